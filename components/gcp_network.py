@@ -1,0 +1,174 @@
+"""VPCs: one per GPU NIC, and the cluster's primary network."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_gcp as gcp
+
+# Seed 000: `--rules=tcp:0-65535,udp:0-65535,icmp`.
+GPU_VPC_ALLOWS = [
+    {"protocol": "tcp", "ports": ["0-65535"]},
+    {"protocol": "udp", "ports": ["0-65535"]},
+    {"protocol": "icmp"},
+]
+
+
+@dataclass(frozen=True)
+class GpuVpcArgs:
+    network_name: str
+    """VPC name, `<prefix>-net-N`."""
+    subnet_name: str
+    """Subnet name, `<prefix>-sub-N`."""
+    firewall_name: str
+    """Ingress rule name, `<prefix>-internal-N`."""
+    region: str
+    """Region of the subnet."""
+    cidr: str
+    """Subnet range."""
+    mtu: int
+    """VPC MTU (8244 for GPUDirect-TCPX)."""
+    source_ranges: list[str] | None = None
+    """Sources the internal rule allows; default: the subnet's own range (never 0.0.0.0/0)."""
+
+
+class GpuVpc(pulumi.ComponentResource):
+    """A custom-mode VPC for one GPU NIC: the network, its one subnet and an internal firewall rule."""
+
+    network_name: pulumi.Output[str]
+    """Name of the VPC (what `additional_node_network_configs` and GKENetworkParamSets take)."""
+    subnet_name: pulumi.Output[str]
+    """Name of the subnet."""
+
+    def __init__(self, name: str, args: GpuVpcArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-fabric:gcp:GpuVpc", name, None, opts)
+        # Fixed physical names cannot coexist with their replacement: delete first.
+        replaced_first = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
+
+        network = gcp.compute.Network(
+            f"{name}-net",
+            name=args.network_name,
+            auto_create_subnetworks=False,
+            mtu=args.mtu,
+            opts=replaced_first,
+        )
+        subnet = gcp.compute.Subnetwork(
+            f"{name}-sub",
+            name=args.subnet_name,
+            network=network.id,
+            region=args.region,
+            ip_cidr_range=args.cidr,
+            opts=replaced_first,
+        )
+        gcp.compute.Firewall(
+            f"{name}-internal",
+            name=args.firewall_name,
+            network=network.id,
+            direction="INGRESS",
+            source_ranges=args.source_ranges or [args.cidr],
+            allows=GPU_VPC_ALLOWS,
+            opts=replaced_first,
+        )
+
+        self.network_name = network.name
+        self.subnet_name = subnet.name
+        self.register_outputs({"network_name": self.network_name, "subnet_name": self.subnet_name})
+
+
+@dataclass(frozen=True)
+class PrimaryNetworkArgs:
+    name: str
+    """Name of the VPC, subnet, router and NAT."""
+    region: str
+    subnet_cidr: str
+    """Node range."""
+    pods_range_name: str
+    pods_cidr: str
+    services_range_name: str
+    services_cidr: str
+    cloud_nat: bool = True
+    """Cloud NAT, so private nodes can pull from registries outside Google."""
+
+
+@dataclass(frozen=True)
+class ExistingPrimaryNetwork:
+    """A network the stack does not own: only names are passed on."""
+
+    network: str
+    subnetwork: str
+    pods_range_name: str
+    services_range_name: str
+
+
+class PrimaryNetwork(pulumi.ComponentResource):
+    """The cluster's own VPC: node subnet with pod and service secondary ranges, and Cloud NAT.
+
+    The seed adds the secondary ranges to the project's default subnet; a stack should own what it
+    configures, so by default it creates a dedicated network instead.
+    """
+
+    network: pulumi.Output[str]
+    """Self link of the VPC."""
+    subnetwork: pulumi.Output[str]
+    """Self link of the node subnet."""
+    pods_range_name: pulumi.Output[str]
+    services_range_name: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: PrimaryNetworkArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:gcp:PrimaryNetwork", name, None, opts)
+        replaced_first = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
+
+        network = gcp.compute.Network(
+            f"{name}-net", name=args.name, auto_create_subnetworks=False, opts=replaced_first
+        )
+        subnet = gcp.compute.Subnetwork(
+            f"{name}-sub",
+            name=args.name,
+            network=network.id,
+            region=args.region,
+            ip_cidr_range=args.subnet_cidr,
+            # Private nodes reach Google APIs and registries (gcr.io, pkg.dev) without NAT.
+            private_ip_google_access=True,
+            secondary_ip_ranges=[
+                {"range_name": args.pods_range_name, "ip_cidr_range": args.pods_cidr},
+                {"range_name": args.services_range_name, "ip_cidr_range": args.services_cidr},
+            ],
+            opts=replaced_first,
+        )
+        if args.cloud_nat:
+            router = gcp.compute.Router(
+                f"{name}-router",
+                name=args.name,
+                network=network.id,
+                region=args.region,
+                opts=replaced_first,
+            )
+            gcp.compute.RouterNat(
+                f"{name}-nat",
+                name=args.name,
+                router=router.name,
+                region=args.region,
+                nat_ip_allocate_option="AUTO_ONLY",
+                source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
+                subnetworks=[
+                    {"name": subnet.id, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}
+                ],
+                log_config={"enable": True, "filter": "ERRORS_ONLY"},
+                opts=replaced_first,
+            )
+
+        self.network = network.self_link
+        self.subnetwork = subnet.self_link
+        self.pods_range_name = pulumi.Output.from_input(args.pods_range_name)
+        self.services_range_name = pulumi.Output.from_input(args.services_range_name)
+        self.register_outputs(
+            {
+                "network": self.network,
+                "subnetwork": self.subnetwork,
+                "pods_range_name": self.pods_range_name,
+                "services_range_name": self.services_range_name,
+            }
+        )

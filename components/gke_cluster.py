@@ -1,0 +1,224 @@
+"""The GKE Standard cluster with multi-networking, its node service account and its k8s provider."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+import yaml
+
+OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+
+# Least privilege for node VMs: Google's role for GKE node service accounts (logging, monitoring,
+# metadata). Access is granted by IAM on the account, so the broad OAuth scope above is the
+# recommended pairing.
+NODE_SERVICE_ACCOUNT_ROLES = ["roles/container.defaultNodeServiceAccount"]
+
+SHIELDED_INSTANCE = {"enable_secure_boot": True, "enable_integrity_monitoring": True}
+
+
+@dataclass(frozen=True)
+class AuthorizedNetworkArgs:
+    cidr_block: str
+    display_name: str = ""
+
+
+@dataclass(frozen=True)
+class ClusterArgs:
+    name: str
+    """Cluster name."""
+    project: str
+    """GCP project ID (for the workload pool and IAM)."""
+    location: str
+    """Region of the control plane."""
+    version: str
+    """Pinned GKE version of the control plane and the system pool."""
+    network: pulumi.Input[str]
+    subnetwork: pulumi.Input[str]
+    pods_range_name: pulumi.Input[str]
+    services_range_name: pulumi.Input[str]
+    deletion_protection: bool
+    """GKE deletion protection."""
+    private_nodes: bool = True
+    master_authorized_networks: list[AuthorizedNetworkArgs] | None = None
+    """If set, the only ranges that reach the control-plane endpoint."""
+    system_machine_type: str = "e2-standard-4"
+    system_node_count: int = 1
+    """Per zone of the region."""
+
+
+def node_account_id(cluster_name: str) -> str:
+    """`<cluster>-nodes`, cut to the 30 characters a service account ID may have."""
+    return f"{cluster_name[:23].rstrip('-')}-nodes"
+
+
+def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
+    """A kubeconfig that authenticates with `gke-gcloud-auth-plugin`: it holds no credential."""
+    context = {"cluster": name, "user": name}
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": name,
+                    "cluster": {
+                        "server": f"https://{endpoint}",
+                        "certificate-authority-data": ca_certificate,
+                    },
+                }
+            ],
+            "contexts": [{"name": name, "context": context}],
+            "current-context": name,
+            "users": [
+                {
+                    "name": name,
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "gke-gcloud-auth-plugin",
+                            "installHint": "Install gke-gcloud-auth-plugin: "
+                            "gcloud components install gke-gcloud-auth-plugin",
+                            "provideClusterInfo": True,
+                        }
+                    },
+                }
+            ],
+        },
+        sort_keys=False,
+    )
+
+
+class Cluster(pulumi.ComponentResource):
+    """A multi-networking GKE Standard cluster (Dataplane V2, VPC-native, pinned version).
+
+    GPUDirect-TCPX does not run on Autopilot, so only Standard is built. Multi-networking can only be
+    set at creation. The default node pool is removed and replaced by a small CPU system pool; every
+    node runs as a dedicated least-privilege service account.
+    """
+
+    cluster: gcp.container.Cluster
+    """The GKE cluster."""
+    node_service_account: pulumi.Output[str]
+    """E-mail of the node service account."""
+    node_account_grants: list[gcp.projects.IAMMember]
+    """Role grants node pools wait for, so nodes can write logs from their first boot."""
+    kubeconfig: pulumi.Output[str]
+    """Exec-plugin kubeconfig (secret)."""
+    provider: k8s.Provider
+    """Kubernetes provider bound to this cluster."""
+
+    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-fabric:gke:Cluster", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+
+        account = gcp.serviceaccount.Account(
+            f"{name}-nodes",
+            account_id=node_account_id(args.name),
+            display_name=f"GKE nodes of {args.name} (gpu-fabric)",
+            opts=child,
+        )
+        self.node_account_grants = [
+            gcp.projects.IAMMember(
+                f"{name}-nodes-{role.split('/')[-1]}",
+                project=args.project,
+                role=role,
+                member=account.member,
+                opts=child,
+            )
+            for role in NODE_SERVICE_ACCOUNT_ROLES
+        ]
+
+        self.cluster = gcp.container.Cluster(
+            name,
+            name=args.name,
+            location=args.location,
+            network=args.network,
+            subnetwork=args.subnetwork,
+            networking_mode="VPC_NATIVE",
+            ip_allocation_policy={
+                "cluster_secondary_range_name": args.pods_range_name,
+                "services_secondary_range_name": args.services_range_name,
+            },
+            datapath_provider="ADVANCED_DATAPATH",
+            enable_multi_networking=True,
+            min_master_version=args.version,
+            # A pinned version without auto-upgrade (seed: --no-enable-autoupgrade) needs the
+            # cluster outside any release channel.
+            release_channel={"channel": "UNSPECIFIED"},
+            remove_default_node_pool=True,
+            initial_node_count=1,
+            # The short-lived default pool still runs as the dedicated account, not as the
+            # Compute Engine default (Editor) account.
+            node_config={
+                "service_account": account.email,
+                "oauth_scopes": OAUTH_SCOPES,
+                "shielded_instance_config": SHIELDED_INSTANCE,
+            },
+            enable_shielded_nodes=True,
+            workload_identity_config={"workload_pool": f"{args.project}.svc.id.goog"},
+            private_cluster_config=(
+                {"enable_private_nodes": True, "enable_private_endpoint": False}
+                if args.private_nodes
+                else None
+            ),
+            master_authorized_networks_config=(
+                {
+                    "cidr_blocks": [
+                        {"cidr_block": n.cidr_block, "display_name": n.display_name}
+                        for n in args.master_authorized_networks
+                    ]
+                }
+                if args.master_authorized_networks is not None
+                else None
+            ),
+            deletion_protection=args.deletion_protection,
+            # node_config only shapes the default pool, which is removed right after creation.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeConfig"]),
+        )
+
+        gcp.container.NodePool(
+            f"{name}-system",
+            name="system",
+            cluster=self.cluster.id,
+            location=args.location,
+            version=args.version,
+            node_count=args.system_node_count,
+            management={"auto_upgrade": False, "auto_repair": True},
+            node_config={
+                "machine_type": args.system_machine_type,
+                "image_type": "COS_CONTAINERD",
+                "service_account": account.email,
+                "oauth_scopes": OAUTH_SCOPES,
+                "shielded_instance_config": SHIELDED_INSTANCE,
+                "workload_metadata_config": {"mode": "GKE_METADATA"},
+            },
+            opts=pulumi.ResourceOptions(parent=self, depends_on=self.node_account_grants),
+        )
+
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(
+                self.cluster.name,
+                self.cluster.endpoint,
+                self.cluster.master_auth.cluster_ca_certificate,
+            ).apply(lambda parts: exec_kubeconfig(*parts))
+        )
+        # The provider is replaced only when the cluster is (cluster_identifier), not whenever
+        # the engine cannot prove a computed kubeconfig unchanged: a replaced provider would
+        # replace every object on it.
+        self.provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=self.kubeconfig,
+            cluster_identifier=self.cluster.id,
+            opts=child,
+        )
+        self.node_service_account = account.email
+        self.register_outputs(
+            {
+                "cluster_id": self.cluster.id,
+                "node_service_account": self.node_service_account,
+                "kubeconfig": self.kubeconfig,
+            }
+        )

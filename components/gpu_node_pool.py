@@ -1,0 +1,151 @@
+"""The GPU node pool: accelerators, gVNIC, additional node networks and compact placement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_gcp as gcp
+
+from .gke_cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
+
+
+@dataclass(frozen=True)
+class NodeNetwork:
+    """One additional node network, in NIC order."""
+
+    network: pulumi.Input[str]
+    """VPC name."""
+    subnetwork: pulumi.Input[str]
+    """Subnet name."""
+
+
+@dataclass(frozen=True)
+class Reservation:
+    name: str
+    project: str | None = None
+    """Owner project of a shared reservation."""
+
+    @property
+    def value(self) -> str:
+        return f"projects/{self.project}/reservations/{self.name}" if self.project else self.name
+
+
+@dataclass(frozen=True)
+class GpuNodePoolArgs:
+    name: str
+    """Node pool name."""
+    cluster_id: pulumi.Input[str]
+    """The cluster's ID; the pool waits for the cluster and nothing inside it."""
+    location: str
+    """The cluster's location."""
+    region: str
+    """Region of the placement policy."""
+    zone: str
+    """The one zone of the pool."""
+    version: str
+    """Pinned GKE node version."""
+    machine_type: str
+    accelerator_type: str
+    accelerator_count: int
+    gpu_driver_version: str
+    """DEFAULT, LATEST or INSTALLATION_DISABLED."""
+    node_count: int
+    service_account: pulumi.Input[str]
+    node_networks: list[NodeNetwork]
+    """Additional node networks in NIC order. Immutable: a change recreates the pool."""
+    local_ssd_count: int = 0
+    """Local SSDs as ephemeral storage; 0 for none."""
+    placement_policy_name: str | None = None
+    """Compact placement through a policy of this name; None for no compact placement."""
+    reservation: Reservation | None = None
+    boot_disk_type: str = "pd-balanced"
+    boot_disk_size_gb: int = 200
+    depends_on: list[pulumi.Resource] = field(default_factory=list)
+    """Resources nodes need at boot (the node account's role grants)."""
+
+
+class GpuNodePool(pulumi.ComponentResource):
+    """A COS node pool with gVNIC, GPUs with the GKE-installed driver, and one NIC per GPU VPC.
+
+    It depends on the cluster and the GPU networks only. It does not wait for the Network objects:
+    GKE resolves them when pods ask for them, and node networks are set on the VMs by name.
+    """
+
+    node_pool_name: pulumi.Output[str]
+    placement_policy: pulumi.Output[str] | None
+    """Name of the compact placement policy, if any."""
+
+    def __init__(
+        self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:gke:GpuNodePool", name, None, opts)
+
+        placement = None
+        self.placement_policy = None
+        if args.placement_policy_name:
+            policy = gcp.compute.ResourcePolicy(
+                f"{name}-placement",
+                name=args.placement_policy_name,
+                region=args.region,
+                group_placement_policy={"collocation": "COLLOCATED"},
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            # Compact placement is zonal; the pool has exactly one zone.
+            placement = {"type": "COMPACT", "policy_name": policy.name}
+            self.placement_policy = policy.name
+
+        node_config: dict = {
+            "machine_type": args.machine_type,
+            "image_type": "COS_CONTAINERD",  # gVNIC and multi-networking need COS
+            "gvnic": {"enabled": True},
+            "guest_accelerators": [
+                {
+                    "type": args.accelerator_type,
+                    "count": args.accelerator_count,
+                    "gpu_driver_installation_config": {
+                        "gpu_driver_version": args.gpu_driver_version
+                    },
+                }
+            ],
+            "disk_type": args.boot_disk_type,
+            "disk_size_gb": args.boot_disk_size_gb,
+            "service_account": args.service_account,
+            "oauth_scopes": OAUTH_SCOPES,
+            "shielded_instance_config": SHIELDED_INSTANCE,
+            "workload_metadata_config": {"mode": "GKE_METADATA"},
+        }
+        if args.local_ssd_count:
+            node_config["ephemeral_storage_local_ssd_config"] = {
+                "local_ssd_count": args.local_ssd_count
+            }
+        if args.reservation:
+            node_config["reservation_affinity"] = {
+                "consume_reservation_type": "SPECIFIC_RESERVATION",
+                "key": "compute.googleapis.com/reservation-name",
+                "values": [args.reservation.value],
+            }
+
+        pool = gcp.container.NodePool(
+            name,
+            name=args.name,
+            cluster=args.cluster_id,
+            location=args.location,
+            node_locations=[args.zone],
+            version=args.version,
+            node_count=args.node_count,
+            management={"auto_upgrade": False, "auto_repair": True},
+            placement_policy=placement,
+            network_config={
+                "additional_node_network_configs": [
+                    {"network": n.network, "subnetwork": n.subnetwork} for n in args.node_networks
+                ]
+            },
+            node_config=node_config,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=args.depends_on),
+        )
+
+        self.node_pool_name = pool.name
+        self.register_outputs(
+            {"node_pool_name": self.node_pool_name, "placement_policy": self.placement_policy}
+        )

@@ -1,0 +1,35 @@
+"""Which component builds which platform, and what each stack exports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pulumi
+
+from .config import Platform, StackConfig
+from .gke_tcpx import TcpxCluster
+
+
+def _gke_a3_high(cfg: StackConfig) -> dict[str, pulumi.Input]:
+    fabric = TcpxCluster(cfg.gke.name, cfg)
+    return {
+        "clusterName": fabric.cluster.cluster.name,
+        "clusterId": fabric.cluster.cluster.id,
+        "clusterEndpoint": fabric.cluster.cluster.endpoint,
+        "kubeconfig": fabric.cluster.kubeconfig,
+        "nodeServiceAccount": fabric.cluster.node_service_account,
+        "gpuNodePool": fabric.node_pool.node_pool_name,
+        "gpuNetworks": [v.network_name for v in fabric.gpu_vpcs],
+        "gpuSubnets": [v.subnet_name for v in fabric.gpu_vpcs],
+        "networkObjects": fabric.network_objects.network_names,
+    }
+
+
+BUILDERS: dict[Platform, Callable[[StackConfig], dict[str, pulumi.Input]]] = {
+    Platform.GKE_A3_HIGH: _gke_a3_high,
+}
+
+
+def build(cfg: StackConfig) -> dict[str, pulumi.Input]:
+    """Register the stack's resources; returns the stack outputs."""
+    return BUILDERS[cfg.platform](cfg)

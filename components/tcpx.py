@@ -1,0 +1,219 @@
+"""GPUDirect-TCPX on GKE: the NCCL installer DaemonSet, the pod-spec wiring and a smoke test."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+UPSTREAM_INSTALLER = Path(__file__).with_name("upstream") / "nccl-tcpx-installer.yaml"
+
+GPU_RESOURCE = "nvidia.com/gpu"
+LIBRARY_DIR = "/usr/local/nvidia/lib64"
+# Seed 000, "add GPUDirect-TCPX to a manifest" (and upstream nccl-test.yaml).
+TCPX_VOLUMES = [
+    {"name": "libraries", "hostPath": {"path": "/home/kubernetes/bin/nvidia/lib64"}},
+    {"name": "tcpx-socket", "hostPath": {"path": "/run/tcpx"}},
+]
+# The seed mounts the daemon's socket directory at /tmp in GPU containers (step 3, and upstream
+# nccl-test.yaml); the NCCL plugin looks for the socket there unless
+# NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX says otherwise.
+GPU_CONTAINER_MOUNTS = [
+    {"name": "tcpx-socket", "mountPath": "/tmp"},
+    {"name": "libraries", "mountPath": LIBRARY_DIR},
+]
+LD_LIBRARY_PATH = {"name": "LD_LIBRARY_PATH", "value": LIBRARY_DIR}
+NCCL_CONFIG_MAP = "nccl-configmap"
+
+
+def installer_manifest(installer_image: str, pause_image: str) -> dict:
+    """The upstream `nccl-tcpx-installer` DaemonSet, verbatim but for the two catalog images."""
+    manifest = yaml.safe_load(UPSTREAM_INSTALLER.read_text())
+    pod = manifest["spec"]["template"]["spec"]
+    (installer,) = pod["initContainers"]
+    (pause,) = pod["containers"]
+    installer["image"] = installer_image
+    pause["image"] = pause_image
+    return manifest
+
+
+def tcpx_daemon_container(image: str) -> dict:
+    """The tcpx-daemon (RxDM) sidecar of seed 000. Privileged: it programs the GPU NICs."""
+    return {
+        "name": "tcpx-daemon",
+        "image": image,
+        "command": [
+            "/tcpgpudmarxd/build/app/tcpgpudmarxd",
+            "--gpu_nic_preset",
+            "a3vm",
+            "--gpu_shmem_type",
+            "fd",
+            "--uds_path",
+            "/run/tcpx",
+            "--setup_param",
+            # Verbatim from the seed and upstream, escaped quotes included.
+            '\\"--verbose 128 2 0 \\"',
+        ],
+        "securityContext": {"privileged": True},
+        "volumeMounts": [
+            {"name": "libraries", "mountPath": LIBRARY_DIR},
+            {"name": "tcpx-socket", "mountPath": "/run/tcpx"},
+        ],
+        "env": [dict(LD_LIBRARY_PATH)],
+    }
+
+
+def _requests_gpu(container: dict) -> bool:
+    resources = container.get("resources", {})
+    return any(GPU_RESOURCE in resources.get(kind, {}) for kind in ("limits", "requests"))
+
+
+def with_tcpx(pod_spec: dict, daemon_image: str) -> dict:
+    """Return a copy of `pod_spec` wired for GPUDirect-TCPX (seed 000, hostNetwork pattern).
+
+    Adds hostNetwork with `ClusterFirstWithHostNet` DNS, the `libraries` and `tcpx-socket` host-path
+    volumes, the tcpx-daemon sidecar, and to every container that requests `nvidia.com/gpu` the two
+    mounts and `LD_LIBRARY_PATH`. Raises ValueError where the spec cannot be wired without
+    overwriting something it already has.
+    """
+    spec = copy.deepcopy(pod_spec)
+    containers = spec.get("containers", [])
+    gpu_containers = [c for c in containers if _requests_gpu(c)]
+    if not gpu_containers:
+        raise ValueError(f"no container requests {GPU_RESOURCE}; TCPX serves GPU containers")
+    if any(c.get("name") == "tcpx-daemon" for c in containers):
+        raise ValueError("the pod already has a container named tcpx-daemon")
+    taken = {v["name"] for v in spec.get("volumes", [])} & {v["name"] for v in TCPX_VOLUMES}
+    if taken:
+        raise ValueError(f"the pod already has volumes named {sorted(taken)}")
+    if spec.get("hostNetwork") is False:
+        raise ValueError("hostNetwork is false; this TCPX pattern needs hostNetwork: true")
+
+    spec["hostNetwork"] = True
+    spec["dnsPolicy"] = "ClusterFirstWithHostNet"
+    spec["volumes"] = [*spec.get("volumes", []), *copy.deepcopy(TCPX_VOLUMES)]
+    for container in gpu_containers:
+        mounts = container.setdefault("volumeMounts", [])
+        clash = {m["mountPath"] for m in mounts} & {m["mountPath"] for m in GPU_CONTAINER_MOUNTS}
+        if clash:
+            raise ValueError(f"container {container['name']} already mounts {sorted(clash)}")
+        mounts.extend(copy.deepcopy(GPU_CONTAINER_MOUNTS))
+        env = container.setdefault("env", [])
+        if any(e["name"] == "LD_LIBRARY_PATH" for e in env):
+            raise ValueError(f"container {container['name']} already sets LD_LIBRARY_PATH")
+        env.append(dict(LD_LIBRARY_PATH))
+    spec["containers"] = [tcpx_daemon_container(daemon_image), *containers]
+    return spec
+
+
+@dataclass(frozen=True)
+class TcpxInstallerArgs:
+    installer_image: str
+    pause_image: str
+
+
+class TcpxInstaller(pulumi.ComponentResource):
+    """The `nccl-tcpx-installer` DaemonSet: puts NCCL and the TCPX plugin on every H100 node.
+
+    Privileged with hostNetwork/hostPID as upstream requires: it writes into the node's
+    /home/kubernetes/bin. It needs only the cluster (through the provider), not the node pool.
+    """
+
+    daemon_set: k8s.apps.v1.DaemonSet
+
+    def __init__(
+        self, name: str, args: TcpxInstallerArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:gke:TcpxInstaller", name, None, opts)
+        manifest = installer_manifest(args.installer_image, args.pause_image)
+        self.daemon_set = k8s.apps.v1.DaemonSet(
+            name,
+            metadata=manifest["metadata"],
+            spec=manifest["spec"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({})
+
+
+def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> list[dict]:
+    """Seed 000's test workload: per host a headless Service and a pod wired by `with_tcpx`.
+
+    Run the all-gather from the README once both pods are Running.
+    """
+    manifests: list[dict] = []
+    for host in range(1, hosts + 1):
+        label = {"name": f"nccl-host-{host}"}
+        pod_spec = with_tcpx(
+            {
+                "hostname": f"host{host}",
+                "subdomain": f"nccl-host-{host}",
+                "containers": [
+                    {
+                        "name": "nccl-test",
+                        "image": test_image,
+                        "command": ["/bin/sh", "-c", "while true; do echo hello; sleep 1; done"],
+                        "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
+                        "resources": {"limits": {GPU_RESOURCE: 8}},
+                        "volumeMounts": [{"name": "config-volume", "mountPath": "/configs"}],
+                    }
+                ],
+                # Upstream's nccl-config-default.yaml (the all-gather scripts), applied by the
+                # user as in seed 000; optional, so the pods start before it exists.
+                "volumes": [
+                    {
+                        "name": "config-volume",
+                        "configMap": {
+                            "name": NCCL_CONFIG_MAP,
+                            "defaultMode": 0o777,
+                            "optional": True,
+                        },
+                    }
+                ],
+            },
+            daemon_image,
+        )
+        manifests += [
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": f"nccl-host-{host}"},
+                "spec": {"selector": label, "clusterIP": "None"},
+            },
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"nccl-test-host-{host}", "labels": label},
+                "spec": pod_spec,
+            },
+        ]
+    return manifests
+
+
+@dataclass(frozen=True)
+class TcpxSmokeTestArgs:
+    test_image: str
+    daemon_image: str
+    namespace: str = "default"
+    depends_on: list[pulumi.Resource] = field(default_factory=list)
+    """What the pods need running first (node pool, installer, Network objects)."""
+
+
+class TcpxSmokeTest(pulumi.ComponentResource):
+    """Two GPUDirect-TCPX test pods (seed 000, "deploy a test workload"), off by default."""
+
+    def __init__(
+        self, name: str, args: TcpxSmokeTestArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:gke:TcpxSmokeTest", name, None, opts)
+        # Children do not inherit a component's depends_on, so each pod and service gets it.
+        child = pulumi.ResourceOptions(parent=self, depends_on=args.depends_on)
+        for manifest in smoke_test_manifests(args.test_image, args.daemon_image):
+            metadata = {**manifest["metadata"], "namespace": args.namespace}
+            resource = k8s.core.v1.Service if manifest["kind"] == "Service" else k8s.core.v1.Pod
+            resource(f"{name}-{manifest['metadata']['name']}", metadata=metadata,
+                     spec=manifest["spec"], opts=child)
+        self.register_outputs({})

@@ -1,0 +1,275 @@
+"""Run the real Pulumi program in-process under Pulumi mocks and record every registration.
+
+This is how gpu-fabric is seen on a machine without the Pulumi CLI or provider plugins: the
+offline plan (`make plan`) and the tests both use it. Nothing here talks to a cloud.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import runpy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import yaml
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime.config import set_all_config
+from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resource
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+_SIG_KEY = pulumi.runtime.rpc._special_sig_key
+_SECRET_SIG = pulumi.runtime.rpc._special_secret_sig
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["name"]
+STACKS_DIR = ROOT / yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
+PROGRAM = ROOT / "__main__.py"
+
+LAST_RUN: Plan | None = None
+"""The most recent run's plan, kept even when the program raised (tests inspect it)."""
+
+
+@dataclass
+class Registration:
+    """One resource as the engine received it."""
+
+    urn: str
+    type: str
+    name: str
+    parent: str
+    custom: bool
+    provider: str
+    """Provider reference (`<provider urn>::<id>`), '' for the default provider."""
+    dependencies: list[str]
+    property_dependencies: dict[str, list[str]]
+    inputs: dict[str, Any]
+    protect: bool
+    delete_before_replace: bool
+    ignore_changes: list[str]
+    secret_inputs: list[str] = field(default_factory=list)
+    """Dotted paths of inputs that are Pulumi secrets (masked in the plan file)."""
+
+    @property
+    def provider_urn(self) -> str:
+        return self.provider.rsplit("::", 1)[0] if self.provider else ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "urn": self.urn,
+            "type": self.type,
+            "name": self.name,
+            "parent": self.parent,
+            "custom": self.custom,
+            "provider": self.provider_urn,
+            "dependencies": self.dependencies,
+            "propertyDependencies": self.property_dependencies,
+            "protect": self.protect,
+            "deleteBeforeReplace": self.delete_before_replace,
+            "ignoreChanges": self.ignore_changes,
+            "secretInputs": self.secret_inputs,
+            "inputs": _masked(self.inputs, self.secret_inputs),
+        }
+
+
+@dataclass
+class Plan:
+    """Everything the program registered, in registration order, and the stack outputs."""
+
+    stack: str
+    resources: list[Registration] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    secret_outputs: set[str] = field(default_factory=set)
+
+    def of_type(self, type_: str) -> list[Registration]:
+        return [r for r in self.resources if r.type == type_]
+
+    def named(self, name: str) -> Registration:
+        (match,) = [r for r in self.resources if r.name == name]
+        return match
+
+    def by_urn(self, urn: str) -> Registration:
+        (match,) = [r for r in self.resources if r.urn == urn]
+        return match
+
+    def depends_on(self, resource: Registration, other: Registration) -> bool:
+        """True if `resource` waits for `other`, directly or transitively.
+
+        Pulumi waits for a component by waiting for all of its children, so a dependency on a
+        component counts as one on each of its descendants. A parent's own dependencies are not
+        inherited by its children (the engine does not either).
+        """
+        seen: set[str] = set()
+        todo = [*resource.dependencies, *sum(resource.property_dependencies.values(), [])]
+        while todo:
+            urn = todo.pop()
+            if urn in seen:
+                continue
+            seen.add(urn)
+            if urn == other.urn:
+                return True
+            dep = next((r for r in self.resources if r.urn == urn), None)
+            if dep is None:
+                continue
+            todo += [*dep.dependencies, *sum(dep.property_dependencies.values(), [])]
+            todo += [r.urn for r in self.resources if r.parent == urn]  # a component's children
+        return False
+
+    def kubernetes_objects(self) -> list[Registration]:
+        return [
+            r
+            for r in self.resources
+            if r.custom and r.type.startswith("kubernetes:") and "providers" not in r.type
+        ]
+
+
+def manifest(registration: Registration) -> dict[str, Any]:
+    """The Kubernetes object as sent to the engine, in `apiVersion, kind, metadata, ...` order."""
+    inputs = dict(registration.inputs)
+    ordered = {key: inputs.pop(key) for key in ("apiVersion", "kind", "metadata") if key in inputs}
+    return {**ordered, **inputs}
+
+
+class _RecordingMonitor(pulumi_mocks.MockMonitor):
+    def __init__(self, mocks: pulumi_mocks.Mocks, plan: Plan):
+        super().__init__(mocks)
+        self.plan = plan
+
+    def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            secrets: list[str] = []
+            inputs = _plain(pulumi.runtime.rpc.deserialize_properties(request.object), "", secrets)
+            self.plan.resources.append(
+                Registration(
+                    urn=response.urn,
+                    type=request.type,
+                    name=request.name,
+                    parent=request.parent,
+                    custom=request.custom,
+                    provider=request.provider,
+                    dependencies=list(request.dependencies),
+                    property_dependencies={
+                        k: list(v.urns) for k, v in request.propertyDependencies.items()
+                    },
+                    inputs=inputs,
+                    protect=request.protect,
+                    delete_before_replace=request.deleteBeforeReplace,
+                    ignore_changes=list(request.ignoreChanges),
+                    secret_inputs=secrets,
+                )
+            )
+        return response
+
+
+def _plain(value: Any, path: str = "", secrets: list[str] | None = None) -> Any:
+    """Unwrap secrets (noting their paths in `secrets`) and turn whole floats back into ints."""
+    if isinstance(value, dict):
+        if value.get(_SIG_KEY) == _SECRET_SIG:
+            if secrets is not None:
+                secrets.append(path)
+            return _plain(value["value"], path, secrets)
+        return {k: _plain(v, f"{path}.{k}".lstrip("."), secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v, f"{path}[{i}]", secrets) for i, v in enumerate(value)]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _masked(inputs: dict[str, Any], paths: list[str]) -> dict[str, Any]:
+    """`inputs` with every secret path replaced by "[secret]"."""
+
+    def walk(value: Any, path: str) -> Any:
+        if path in paths:
+            return "[secret]"
+        if isinstance(value, dict):
+            return {k: walk(v, f"{path}.{k}".lstrip(".")) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return value
+
+    return walk(inputs, "")
+
+
+class _CloudMocks(pulumi_mocks.Mocks):
+    """Plausible provider outputs, so the program computes what it would on a real deploy."""
+
+    def __init__(self, project: str):
+        self.project = project
+
+    def new_resource(self, args: pulumi_mocks.MockResourceArgs):
+        inputs = dict(args.inputs)
+        name = inputs.get("name", args.name)
+        state = {**inputs, "name": name}
+        typ = args.typ
+        if typ == "gcp:container/cluster:Cluster":
+            location = inputs.get("location", "")
+            state.update(
+                id=f"projects/{self.project}/locations/{location}/clusters/{name}",
+                endpoint="203.0.113.10",
+                masterAuth={
+                    "clusterCaCertificate": base64.b64encode(b"mock-ca").decode(),
+                },
+            )
+            return state["id"], state
+        if typ == "gcp:serviceaccount/account:Account":
+            email = f"{inputs['accountId']}@{self.project}.iam.gserviceaccount.com"
+            state.update(email=email, member=f"serviceAccount:{email}")
+        if typ.startswith("gcp:compute/"):
+            kind = typ.split(":")[-1].lower()
+            scope = f"regions/{inputs['region']}" if "region" in inputs else "global"
+            self_link = f"https://www.googleapis.com/compute/v1/projects/{self.project}/{scope}/{kind}s/{name}"
+            state.update(selfLink=self_link)
+            return f"projects/{self.project}/{scope}/{kind}s/{name}", state
+        return f"{name}-id", state
+
+    def call(self, args: pulumi_mocks.MockCallArgs):
+        return {}
+
+
+def stack_config(stack: str) -> dict[str, str]:
+    """The stack file's `config:` as Pulumi hands it to a program: objects as JSON text."""
+    path = STACKS_DIR / f"Pulumi.{stack}.yaml"
+    if not path.exists():
+        known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+        raise FileNotFoundError(f"no stack file {path}; known stacks: {', '.join(known)}")
+    values = (yaml.safe_load(path.read_text()) or {}).get("config", {}) or {}
+    return {key: _config_text(key, value) for key, value in values.items()}
+
+
+def _config_text(key: str, value: Any) -> str:
+    if isinstance(value, dict) and set(value) == {"secure"}:
+        # Encrypted values need the stack's secrets provider; offline they stand for themselves.
+        return "[secret]"
+    if isinstance(value, (dict, list, bool, int, float)):
+        return json.dumps(value)
+    return str(value)
+
+
+def run(stack: str, config: dict[str, str] | None = None) -> Plan:
+    """Run `__main__.py` for `stack` under mocks. `config` replaces the stack file's values.
+
+    Raises whatever the program raises (a ConfigError for bad config), after the engine settles.
+    """
+    values = stack_config(stack) if config is None else config
+    global LAST_RUN
+    plan = LAST_RUN = Plan(stack=stack)
+    mocks = _CloudMocks(project=values.get("gcp:project", "mock-project"))
+    set_root_resource(None)  # a fresh root stack per run, so runs in one process stay apart
+    pulumi_mocks.set_mocks(
+        mocks, project=PROJECT, stack=stack, preview=False, monitor=_RecordingMonitor(mocks, plan)
+    )
+    set_all_config(values)
+    _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))
+
+    root = get_root_resource()
+    for name, value in getattr(root, "outputs", {}).items():
+        output = pulumi.Output.from_input(value)
+        plan.outputs[name] = _plain(_sync_await(output.future()))
+        if _sync_await(output.is_secret()):
+            plan.secret_outputs.add(name)
+    return plan

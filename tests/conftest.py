@@ -1,0 +1,62 @@
+"""Shared fixtures: run the real program under mocks with the a3-prod stack file, or a variant."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from offline import engine
+
+
+def stack_values(stack: str = "a3-prod") -> dict[str, Any]:
+    """The stack file's config, with object values decoded (so tests can edit them)."""
+    decoded = {}
+    for key, text in engine.stack_config(stack).items():
+        try:
+            decoded[key] = json.loads(text)
+        except ValueError:
+            decoded[key] = text
+    return decoded
+
+
+def with_changes(values: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """Apply `{"gpu-fabric:gke.version": "..."}`-style edits; the value `DELETE` removes a key."""
+    values = copy.deepcopy(values)
+    for path, new in changes.items():
+        key, _, rest = path.partition(".")
+        if not rest:
+            if new is DELETE:
+                values.pop(key, None)
+            else:
+                values[key] = new
+            continue
+        node = values.setdefault(key, {})
+        *parents, last = rest.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        if new is DELETE:
+            node.pop(last, None)
+        else:
+            node[last] = new
+    return values
+
+
+DELETE = object()
+
+
+def encode(values: dict[str, Any]) -> dict[str, str]:
+    """As Pulumi hands config to a program: objects as JSON text, strings as they are."""
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
+
+
+def run_stack(changes: dict[str, Any] | None = None, stack: str = "a3-prod") -> engine.Plan:
+    return engine.run(stack, encode(with_changes(stack_values(stack), changes or {})))
+
+
+@pytest.fixture(scope="session")
+def a3_plan() -> engine.Plan:
+    """The a3-prod stack exactly as committed."""
+    return engine.run("a3-prod")

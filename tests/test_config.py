@@ -1,0 +1,385 @@
+"""Every validation rule, triggered: each names the stack key, the bad value and the fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from components import catalog as catalog_module
+from components.config import ConfigError, Problem, StackConfig, parse, raw_from_pulumi_config
+from offline import engine, plan as plan_cli
+from tests.conftest import DELETE, encode, stack_values, with_changes
+
+
+def parse_stack(changes: dict) -> object:
+    values = encode(with_changes(stack_values(), changes))
+    return parse(raw_from_pulumi_config(values), "a3-prod")
+
+
+def problems(changes: dict) -> list[Problem]:
+    with pytest.raises(ConfigError) as err:
+        parse_stack(changes)
+    return err.value.problems
+
+
+def only_problem(changes: dict) -> Problem:
+    (problem,) = problems(changes)
+    return problem
+
+
+def test_committed_stack_is_valid():
+    cfg = parse_stack({})
+    assert cfg.gpu_pool.machine_type == "a3-highgpu-8g"
+    assert cfg.gpu_mtu == 8244
+
+
+@pytest.mark.parametrize(
+    "key, stack_key",
+    [
+        ("gpu-fabric:network.gpuSubnets", "gpu-fabric:network.gpuSubnets[2]"),
+        ("gpu-fabric:network.primary.subnetCidr", "gpu-fabric:network.primary.subnetCidr"),
+        ("gpu-fabric:network.primary.podsCidr", "gpu-fabric:network.primary.podsCidr"),
+        ("gpu-fabric:network.primary.servicesCidr", "gpu-fabric:network.primary.servicesCidr"),
+    ],
+)
+def test_cidr_that_does_not_parse(key, stack_key):
+    bad = "192.168.300.0/24"
+    value = ["192.168.1.0/24", "192.168.2.0/24", bad, "192.168.4.0/24"] if key.endswith(
+        "gpuSubnets"
+    ) else bad
+    problem = only_problem({key: value})
+    assert problem.key == stack_key
+    assert problem.value == bad
+    assert "not a CIDR range" in problem.message and "ADDRESS/PREFIX" in problem.message
+
+
+def test_cidr_with_host_bits_is_refused():
+    problem = only_problem({"gpu-fabric:network.primary.subnetCidr": "10.0.0.1/20"})
+    assert problem.key == "gpu-fabric:network.primary.subnetCidr"
+    assert "host bits" in problem.message
+
+
+def test_ipv6_range_is_refused():
+    problem = only_problem({"gpu-fabric:network.primary.podsCidr": "fd00::/64"})
+    assert "IPv4" in problem.message
+
+
+@pytest.mark.parametrize(
+    "changes, key, other",
+    [
+        (
+            {"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24", "192.168.1.128/25",
+                                               "192.168.3.0/24", "192.168.4.0/24"]},
+            "gpu-fabric:network.gpuSubnets[1]",
+            "gpu-fabric:network.gpuSubnets[0]",
+        ),
+        (
+            {"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24", "192.168.2.0/24",
+                                               "192.168.3.0/24", "10.0.1.0/24"]},
+            "gpu-fabric:network.primary.subnetCidr",
+            "gpu-fabric:network.gpuSubnets[3]",
+        ),
+        (
+            {"gpu-fabric:network.primary.servicesCidr": "10.64.16.0/20"},
+            "gpu-fabric:network.primary.servicesCidr",
+            "gpu-fabric:network.primary.podsCidr",
+        ),
+        (
+            {"gpu-fabric:network.primary.podsCidr": "10.0.0.0/8"},
+            "gpu-fabric:network.primary.podsCidr",
+            "gpu-fabric:network.primary.subnetCidr",
+        ),
+    ],
+)
+def test_overlapping_ranges(changes, key, other):
+    found = problems(changes)
+    assert any(p.key == key and other in p.message and "does not overlap" in p.message
+               for p in found), found
+
+
+@pytest.mark.parametrize("mtu", [1299, 8897, 0])
+def test_mtu_outside_range(mtu):
+    problem = only_problem({"gpu-fabric:network.gpuMtu": mtu})
+    assert problem.key == "gpu-fabric:network.gpuMtu"
+    assert problem.value == mtu
+    assert "1300..8896" in problem.message
+
+
+@pytest.mark.parametrize("mtu", [1300, 8896])
+def test_mtu_bounds_are_accepted(mtu):
+    assert parse_stack({"gpu-fabric:network.gpuMtu": mtu}).gpu_mtu == mtu
+
+
+@pytest.mark.parametrize("zone", ["us-east1-b", "us-central1", "us-central1-c-x", "europe-west4-a"])
+def test_zone_outside_region(zone):
+    problem = only_problem({"gpu-fabric:gpuPool.zone": zone})
+    assert problem.key == "gpu-fabric:gpuPool.zone"
+    assert problem.value == zone
+    assert "not a zone of region us-central1" in problem.message
+
+
+def test_unknown_machine_type():
+    problem = only_problem({"gpu-fabric:gpuPool.machineType": "a3-megagpu-8g"})
+    assert problem.key == "gpu-fabric:gpuPool.machineType"
+    assert problem.value == "a3-megagpu-8g"
+    assert "a3-highgpu-8g" in problem.message
+
+
+def test_machine_type_of_another_platform(monkeypatch):
+    real = catalog_module.catalog()
+    other = real.machines["a3-highgpu-8g"].model_copy(update={"platform": "gke-other"})
+    fake = real.model_copy(update={"machines": {**real.machines, "x-gpu": other}})
+    monkeypatch.setattr("components.config.catalog", lambda: fake)
+    found = problems({"gpu-fabric:gpuPool.machineType": "x-gpu"})
+    assert any(p.key == "gpu-fabric:gpuPool.machineType" and "gke-other" in p.message
+               for p in found)
+
+
+@pytest.mark.parametrize("key", ["gpu-fabric:gpuPool.nodeCount", "gpu-fabric:gke.systemPool.nodeCount"])
+def test_negative_node_count(key):
+    problem = only_problem({key: -1})
+    assert problem.key == key
+    assert problem.value == -1
+    assert "cannot be negative" in problem.message
+
+
+def test_zero_gpu_nodes_is_allowed():
+    assert parse_stack({"gpu-fabric:gpuPool.nodeCount": 0}).gpu_pool.node_count == 0
+
+
+@pytest.mark.parametrize(
+    "version, floor",
+    [
+        ("1.27.7-gke.1120999", "1.27.7-gke.1121000"),
+        ("1.27.6-gke.9999999", "1.27.7-gke.1121000"),
+        ("1.28.8-gke.1094000", "1.28.8-gke.1095000"),
+        ("1.29.2-gke.2000000", "1.29.3-gke.1093000"),
+    ],
+)
+def test_version_below_tcpx_floor(version, floor):
+    problem = only_problem({"gpu-fabric:gke.version": version})
+    assert problem.key == "gpu-fabric:gke.version"
+    assert problem.value == version
+    assert f"floor {floor}" in problem.message and f"pick {floor} or newer" in problem.message
+
+
+@pytest.mark.parametrize("version", ["1.27.7-gke.1121000", "1.28.8-gke.1095000",
+                                     "1.29.3-gke.1093000", "1.30.1-gke.1000", "1.34.1-gke.3355002"])
+def test_versions_at_or_above_floor_are_accepted(version):
+    assert parse_stack({"gpu-fabric:gke.version": version}).gke.version == version
+
+
+def test_version_below_1_27_is_unsupported():
+    problem = only_problem({"gpu-fabric:gke.version": "1.26.15-gke.1000000"})
+    assert "not supported" in problem.message and "1.27 or newer" in problem.message
+
+
+@pytest.mark.parametrize("version", ["1.33", "latest", "1.33.5", "v1.33.5-gke.1"])
+def test_version_that_is_not_a_full_gke_version(version):
+    problem = only_problem({"gpu-fabric:gke.version": version})
+    assert problem.key == "gpu-fabric:gke.version"
+    assert "MAJOR.MINOR.PATCH-gke.BUILD" in problem.message
+
+
+@pytest.mark.parametrize("version", ["1.35.0-gke.1000000", "1.36.1-gke.100"])
+def test_a3_high_on_gke_1_35_or_newer_needs_an_explicit_override(version):
+    problem = only_problem({"gpu-fabric:gke.version": version})
+    assert "COS 125" in problem.message
+    assert "gpu-fabric:gpuPool.allowUnsupportedGkeVersion: true" in problem.message
+    cfg = parse_stack({"gpu-fabric:gke.version": version,
+                       "gpu-fabric:gpuPool.allowUnsupportedGkeVersion": True})
+    assert cfg.gke.version == version
+
+
+@pytest.mark.parametrize(
+    "changes, key, suggestion",
+    [
+        ({"gpu-fabric:gke.verison": "x"}, "gpu-fabric:gke.verison", "version"),
+        ({"gpu-fabric:gpuPool.localSSD": True}, "gpu-fabric:gpuPool.localSSD", "localSsd"),
+        ({"gpu-fabric:smokeTests": True}, "gpu-fabric:smokeTests", "smokeTest"),
+        ({"gpu-fabric:network.primary.podCidr": "10.1.0.0/16"},
+         "gpu-fabric:network.primary.podCidr", "podsCidr"),
+    ],
+)
+def test_unknown_keys_are_errors(changes, key, suggestion):
+    problem = only_problem(changes)
+    assert problem.key == key
+    assert f"did you mean {suggestion!r}" in problem.message
+
+
+@pytest.mark.parametrize(
+    "key", ["gpu-fabric:gke.version", "gpu-fabric:gpuPool.zone", "gpu-fabric:region", "gcp:project"]
+)
+def test_missing_required_keys(key):
+    problem = only_problem({key: DELETE})
+    assert problem.key == key
+    assert "required" in problem.message
+
+
+@pytest.mark.parametrize(
+    "changes, key",
+    [
+        ({"gpu-fabric:gpuPool.gpuDriverVersion": "R535"}, "gpu-fabric:gpuPool.gpuDriverVersion"),
+        ({"gpu-fabric:platform": "gke-autopilot"}, "gpu-fabric:platform"),
+    ],
+)
+def test_enum_values(changes, key):
+    problem = only_problem(changes)
+    assert problem.key == key and "must be one of" in problem.message
+
+
+@pytest.mark.parametrize("source", ["0.0.0.0/0"])
+def test_gpu_firewall_open_to_the_internet_is_refused(source):
+    problem = only_problem({"gpu-fabric:network.gpuFirewallSourceRanges": ["192.168.0.0/16", source]})
+    assert problem.key == "gpu-fabric:network.gpuFirewallSourceRanges[1]"
+    assert "whole internet" in problem.message
+
+
+def test_empty_gpu_firewall_source_list_is_refused():
+    problem = only_problem({"gpu-fabric:network.gpuFirewallSourceRanges": []})
+    assert problem.key == "gpu-fabric:network.gpuFirewallSourceRanges"
+    assert "remove the key" in problem.message
+
+
+def test_authorized_network_open_to_the_internet_is_refused():
+    problem = only_problem(
+        {"gpu-fabric:gke.masterAuthorizedNetworks": [{"cidrBlock": "0.0.0.0/0"}]}
+    )
+    assert problem.key == "gpu-fabric:gke.masterAuthorizedNetworks[0].cidrBlock"
+
+
+def test_gpu_subnet_count_must_match_the_nics():
+    problem = only_problem({"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24"]})
+    assert problem.key == "gpu-fabric:network.gpuSubnets"
+    assert "4 GPU NICs" in problem.message
+
+
+def test_existing_primary_network_with_cidrs_is_refused():
+    found = problems(
+        {
+            "gpu-fabric:network.primary.existing": {
+                "network": "shared-vpc",
+                "subnetwork": "shared-sub",
+                "podsRangeName": "pods",
+                "servicesRangeName": "services",
+            }
+        }
+    )
+    keys = {p.key for p in found}
+    assert "gpu-fabric:network.primary.subnetCidr" in keys
+    assert all("remove it" in p.message for p in found)
+
+
+def test_existing_primary_network_alone_is_accepted():
+    values = stack_values()
+    values["gpu-fabric:network"]["primary"] = {
+        "existing": {
+            "network": "shared-vpc",
+            "subnetwork": "shared-sub",
+            "podsRangeName": "pods",
+            "servicesRangeName": "services",
+        }
+    }
+    cfg = parse(raw_from_pulumi_config(encode(values)), "a3-prod")
+    assert cfg.network.primary.existing.network == "shared-vpc"
+
+
+def test_tcpx_images_are_overridden_as_a_pair():
+    problem = only_problem({"gpu-fabric:images": {"tcpx": {"installer": "x:v3.1.12"}}})
+    assert problem.key == "gpu-fabric:images.tcpx.daemon"
+    assert "required" in problem.message
+
+
+def test_tcpx_installer_with_the_wrong_daemon_is_refused():
+    problem = only_problem(
+        {"gpu-fabric:images": {"tcpx": {"installer": "r/nccl-plugin:v3.1.12",
+                                        "daemon": "r/tcpgpudmarxd-dev:v2.0.12"}}}
+    )
+    assert problem.key == "gpu-fabric:images.tcpx.daemon"
+    assert "pairs with tcpx-daemon v2.0.15" in problem.message
+
+
+def test_a_known_tcpx_pair_is_accepted():
+    cfg = parse_stack({"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.12",
+                                                      "daemon": "r/d:v2.0.15"}}})
+    assert cfg.tcpx_images.installer == "r/p:v3.1.12"
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("gpu-fabric:gke.name", "A3_Prod"),
+        ("gpu-fabric:gke.name", "a" * 41),
+        ("gpu-fabric:network.prefix", "x" * 53),
+        ("gpu-fabric:gpuPool.name", "pool-"),
+    ],
+)
+def test_resource_names_follow_gcp_rules(key, value):
+    problem = only_problem({key: value})
+    assert problem.key == key and "lowercase letters" in problem.message
+
+
+def test_several_problems_are_reported_together():
+    found = problems({"gpu-fabric:network.gpuMtu": 9000, "gpu-fabric:gpuPool.nodeCount": -2})
+    assert {p.key for p in found} == {"gpu-fabric:network.gpuMtu", "gpu-fabric:gpuPool.nodeCount"}
+
+
+def test_error_text_names_key_value_and_fix():
+    with pytest.raises(ConfigError) as err:
+        parse_stack({"gpu-fabric:gke.version": "1.28.1-gke.1"})
+    assert str(err.value).splitlines()[1] == (
+        '  - gpu-fabric:gke.version: "1.28.1-gke.1": below the gpudirect-tcpx floor '
+        "1.28.8-gke.1095000 for minor 1.28; pick 1.28.8-gke.1095000 or newer"
+    )
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24", "192.168.1.0/24",
+                                           "192.168.3.0/24", "192.168.4.0/24"]},
+        {"gpu-fabric:network.gpuMtu": 9001},
+        {"gpu-fabric:gpuPool.zone": "us-west1-a"},
+        {"gpu-fabric:gpuPool.machineType": "n1-standard-8"},
+        {"gpu-fabric:gpuPool.nodeCount": -1},
+        {"gpu-fabric:gke.version": "1.29.1-gke.1"},
+        {"gpu-fabric:gke.version": "1.35.1-gke.1"},
+        {"gpu-fabric:gke.bogus": 1},
+    ],
+)
+def test_bad_config_registers_no_resource(changes):
+    values = encode(with_changes(stack_values(), changes))
+    with pytest.raises(ConfigError):
+        engine.run("a3-prod", values)
+    # The program raised before its first registration: the recording monitor saw nothing.
+    assert engine.LAST_RUN is not None and engine.LAST_RUN.resources == []
+
+
+def test_plan_command_exits_non_zero_on_bad_config(tmp_path, monkeypatch, capsys):
+    bad = encode(with_changes(stack_values(), {"gpu-fabric:gke.version": "1.26.1-gke.1"}))
+    monkeypatch.setattr(engine, "stack_config", lambda stack: bad)
+    assert plan_cli.main(["a3-prod", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "gpu-fabric:gke.version" in err and "1.26.1-gke.1" in err
+    assert not list(tmp_path.iterdir())
+
+
+def _config_keys(model, prefix: str) -> list[str]:
+    """Every leaf key of the config model, as written in a stack file."""
+    keys = []
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{field.alias or name}" if prefix.endswith(":") else f"{prefix}.{field.alias or name}"
+        nested = [a for a in (field.annotation, *getattr(field.annotation, "__args__", ()))
+                  if isinstance(a, type) and issubclass(a, BaseModel)]
+        keys += _config_keys(nested[0], key) if nested else [key]
+    return keys
+
+
+def test_readme_documents_every_config_key():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    keys = [k.replace("gpu-fabric:project", "gcp:project")
+            for k in _config_keys(StackConfig, "gpu-fabric:")]
+    missing = [k for k in keys if f"`{k}`" not in readme]
+    assert not missing, f"README config reference lacks {missing}"

@@ -1,0 +1,47 @@
+"""`make plan`: the tree, build/plan/<stack>.json and the rendered Kubernetes objects."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from offline import plan as plan_cli
+
+
+def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
+    assert plan_cli.main(["a3-prod", "--out", str(tmp_path)]) == 0
+    tree = capsys.readouterr().out
+    assert "gcp:container/nodePool:NodePool a3-prod-a3-highgpu" in tree
+    assert 'nodeConfig.gvnic.enabled=true' in tree
+    assert "kubeconfig: [secret]" in tree
+
+    written = json.loads((tmp_path / "a3-prod.json").read_text())
+    resources = written["resources"]
+    assert len(resources) == 43
+    for resource in resources:
+        assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
+    (gate,) = [r for r in resources if r["type"] == "command:local:Command"]
+    assert "[secret]" in json.dumps(gate["inputs"]["environment"])
+    assert "gke-gcloud-auth-plugin" not in json.dumps(gate["inputs"])
+    assert written["outputs"]["kubeconfig"] == "[secret]"
+
+    files = sorted(p.name for p in (tmp_path / "a3-prod").iterdir())
+    assert files == [
+        "daemonset-kube-system-nccl-tcpx-installer.yaml",
+        *[f"gkenetworkparamset-vpc{n}.yaml" for n in range(1, 5)],
+        *[f"network-vpc{n}.yaml" for n in range(1, 5)],
+    ]
+    network = yaml.safe_load((tmp_path / "a3-prod" / "network-vpc1.yaml").read_text())
+    assert list(network)[:3] == ["apiVersion", "kind", "metadata"]
+
+
+def test_unknown_stack_is_reported(tmp_path, capsys):
+    assert plan_cli.main(["nope", "--out", str(tmp_path)]) == 2
+    assert "known stacks: a3-prod" in capsys.readouterr().err
+
+
+def test_pick_reads_nested_and_listed_values():
+    data = {"a": {"b": [{"c": 1}, {"c": 2}]}}
+    assert plan_cli.pick(data, "a.b[].c") == [1, 2]
+    assert plan_cli.pick(data, "a.x") is None
