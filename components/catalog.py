@@ -97,6 +97,8 @@ class GkeVersionRules(_Data):
     """Oldest supported GKE minor."""
     patch_floors: dict[str, str]
     """Minor -> oldest supported patch of that minor."""
+    advisory_floors: dict[str, str] = {}
+    """Minor -> recommended patch; older patches get a warning, not an error."""
     unsupported_from_minor: str | None = None
     """First GKE minor on which the machine type is not supported."""
     unsupported_reason: str | None = None
@@ -104,14 +106,19 @@ class GkeVersionRules(_Data):
 
     @model_validator(mode="after")
     def _floors_parse(self) -> GkeVersionRules:
-        for minor, floor in self.patch_floors.items():
-            if GkeVersion(floor).minor != minor:
-                raise ValueError(f"patch floor {floor} is filed under minor {minor}")
+        for floors in (self.patch_floors, self.advisory_floors):
+            for minor, floor in floors.items():
+                if GkeVersion(floor).minor != minor:
+                    raise ValueError(f"patch floor {floor} is filed under minor {minor}")
         return self
 
     def floor_for(self, minor: str) -> GkeVersion | None:
         """The patch floor of a minor, or None where the minor has no floor of its own."""
         floor = self.patch_floors.get(minor)
+        return GkeVersion(floor) if floor else None
+
+    def advisory_floor_for(self, minor: str) -> GkeVersion | None:
+        floor = self.advisory_floors.get(minor)
         return GkeVersion(floor) if floor else None
 
 

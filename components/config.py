@@ -277,6 +277,19 @@ class StackConfig(_Config):
     def pause_image(self) -> str:
         return self.images.pause or catalog().images.pause
 
+    @property
+    def warnings(self) -> list[str]:
+        """Advice that is not fatal: the stack deploys, but you may want to change it."""
+        version = GkeVersion(self.gke.version)
+        advised = self.machine.gke.advisory_floor_for(version.minor)
+        if advised and version < advised:
+            return [
+                f"{NAMESPACE}:gke.version: {version} is below {advised}, the security patch "
+                f"cluster-toolkit requires for {self.gpu_pool.machine_type} on {version.minor} "
+                "(warning, not fatal)"
+            ]
+        return []
+
 
 # --- errors ------------------------------------------------------------------------------------
 
@@ -558,4 +571,7 @@ def load_stack_config() -> StackConfig:
     from pulumi.runtime import config as runtime_config
 
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    return parse(raw_from_pulumi_config(values), pulumi.get_stack())
+    cfg = parse(raw_from_pulumi_config(values), pulumi.get_stack())
+    for warning in cfg.warnings:
+        pulumi.log.warn(warning)
+    return cfg

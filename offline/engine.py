@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import runpy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +84,8 @@ class Plan:
     resources: list[Registration] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
     secret_outputs: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
+    """What the program logged as warnings (`pulumi.log.warn`)."""
 
     def of_type(self, type_: str) -> list[Registration]:
         return [r for r in self.resources if r.type == type_]
@@ -195,6 +198,22 @@ def _masked(inputs: dict[str, Any], paths: list[str]) -> dict[str, Any]:
     return walk(inputs, "")
 
 
+class _WarningRecorder(logging.Handler):
+    def __init__(self, plan: Plan):
+        super().__init__(logging.WARNING)
+        self.plan = plan
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.plan.warnings.append(record.getMessage())
+
+
+def _engine_logger(plan: Plan) -> logging.Logger:
+    logger = logging.getLogger("gpu-fabric.offline-engine")
+    logger.handlers = [_WarningRecorder(plan)]
+    logger.propagate = False
+    return logger
+
+
 class _CloudMocks(pulumi_mocks.Mocks):
     """Plausible provider outputs, so the program computes what it would on a real deploy."""
 
@@ -261,7 +280,12 @@ def run(stack: str, config: dict[str, str] | None = None) -> Plan:
     mocks = _CloudMocks(project=values.get("gcp:project", "mock-project"))
     set_root_resource(None)  # a fresh root stack per run, so runs in one process stay apart
     pulumi_mocks.set_mocks(
-        mocks, project=PROJECT, stack=stack, preview=False, monitor=_RecordingMonitor(mocks, plan)
+        mocks,
+        project=PROJECT,
+        stack=stack,
+        preview=False,
+        monitor=_RecordingMonitor(mocks, plan),
+        logger=_engine_logger(plan),
     )
     set_all_config(values)
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))

@@ -142,6 +142,7 @@ def render_tree(plan: Plan) -> str:
                 lines.append(f"{'  ' * depth}    waits for: {', '.join(waits)}")
             walk(resource.urn, depth + 1)
 
+    lines += [f"warning: {w}" for w in plan.warnings]
     roots = {r.parent for r in plan.resources} - {r.urn for r in plan.resources}
     for root in sorted(roots):
         walk(root, 1)

@@ -383,3 +383,11 @@ def test_readme_documents_every_config_key():
             for k in _config_keys(StackConfig, "gpu-fabric:")]
     missing = [k for k in keys if f"`{k}`" not in readme]
     assert not missing, f"README config reference lacks {missing}"
+
+
+def test_old_patch_above_the_floor_warns_without_failing():
+    cfg = parse_stack({"gpu-fabric:gke.version": "1.28.8-gke.1095000"})
+    (warning,) = cfg.warnings
+    assert "1.28.15-gke.3163000" in warning and "not fatal" in warning
+    assert parse_stack({"gpu-fabric:gke.version": "1.28.15-gke.3163000"}).warnings == []
+    assert parse_stack({}).warnings == []

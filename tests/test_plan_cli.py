@@ -45,3 +45,15 @@ def test_pick_reads_nested_and_listed_values():
     data = {"a": {"b": [{"c": 1}, {"c": 2}]}}
     assert plan_cli.pick(data, "a.b[].c") == [1, 2]
     assert plan_cli.pick(data, "a.x") is None
+
+
+def test_plan_shows_non_fatal_warnings(monkeypatch, tmp_path, capsys):
+    from offline import engine
+    from tests.conftest import encode, stack_values, with_changes
+
+    values = encode(with_changes(stack_values(), {"gpu-fabric:gke.version": "1.29.3-gke.1093000"}))
+    monkeypatch.setattr(engine, "stack_config", lambda stack: values)
+    assert plan_cli.main(["a3-prod", "--out", str(tmp_path)]) == 0
+    assert "warning: gpu-fabric:gke.version: 1.29.3-gke.1093000 is below 1.29.15-gke.2467000" in (
+        capsys.readouterr().out
+    )
