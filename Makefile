@@ -1,10 +1,11 @@
-# gpu-fabric: `make plan STACK=a3-prod` (offline plan) and `make test`. Both create .venv first.
+# gpu-fabric: `make plan STACK=a3-prod` (offline plan), `make test`, and `make verify STACK=...`
+# (check a deployed cluster). Each creates .venv first.
 STACK ?= a3-prod
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: plan test clean
+.PHONY: plan test verify clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +17,9 @@ plan: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+verify: $(STAMP)
+	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE))
 
 clean:
 	rm -rf build $(VENV)

@@ -2,7 +2,7 @@
 
 import pulumi
 
-from components.config import load_stack_config
+from components.config_checks import load_stack_config
 from components.platforms import build
 
 config = load_stack_config()  # validates everything before any resource is registered

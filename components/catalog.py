@@ -9,6 +9,7 @@ import functools
 import re
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -75,20 +76,42 @@ class Accelerator(_Data):
     """GPUs per node."""
 
 
-class GpuNics(_Data):
+class NicNames(_Data):
+    """Format strings over {prefix}, {n} (1-based) and {i} (0-based NIC index in the group)."""
+
+    network: str
+    subnet: str
+    firewall: str | None = None
+
+
+class NicGroup(_Data):
+    """Additional NICs of one kind, in NIC order."""
+
+    name: str
+    """Key of the group under `network.nics` in stack config."""
     count: int
-    """Additional NICs that carry GPU traffic."""
+    vpc_per_nic: bool
+    """One VPC per NIC (True) or one VPC with a subnet per NIC (False)."""
     mtu: int
-    """MTU of the GPU VPCs."""
     device_mode: DeviceMode
     """`deviceMode` of the GKENetworkParamSets."""
-    network_object_names: list[str]
+    object_names: list[str]
     """Names of the Network/GKENetworkParamSet pairs, in NIC order."""
+    object_names_fixed: bool
+    """True where something outside gpu-fabric asserts the names (they cannot be renamed)."""
+    default_subnets: list[str]
+    names: NicNames
+    network_profile: str | None = None
+    """Suffix of the zonal network profile, e.g. `vpc-roce` -> `<zone>-vpc-roce`."""
+    firewall_forbidden: str | None = None
+    """Why this group's VPC may have no firewall rule, if it may not."""
 
     @model_validator(mode="after")
-    def _one_name_per_nic(self) -> GpuNics:
-        if len(self.network_object_names) != self.count:
-            raise ValueError("gpu_nics.network_object_names needs one name per GPU NIC")
+    def _one_per_nic(self) -> NicGroup:
+        if not len(self.object_names) == len(self.default_subnets) == self.count:
+            raise ValueError(f"nic group {self.name}: one object name and subnet per NIC")
+        if (self.names.firewall is None) != (self.firewall_forbidden is not None):
+            raise ValueError(f"nic group {self.name}: a firewall name exactly where allowed")
         return self
 
 
@@ -126,16 +149,21 @@ class Machine(_Data):
     platform: str
     """The gpu-fabric platform that builds this machine type."""
     fabric: str
-    """GPU network fabric, e.g. `gpudirect-tcpx`."""
+    """GPU network fabric: `gpudirect-tcpx` or `gpudirect-rdma`."""
     accelerator: Accelerator
     arch: str
     """CPU architecture of the nodes (`amd64`, `arm64`)."""
-    gpu_nics: GpuNics
-    local_ssd_count: int
-    """The exact local SSD count GKE accepts for ephemeral storage on this machine type."""
-    installer: str
-    """Key of the installer image set in `images`."""
+    nic_groups: list[NicGroup]
+    local_ssd_count: int | None
+    """The exact local SSD count GKE accepts for ephemeral storage; None where not verified."""
+    boot_disk_types: list[str]
+    """Boot disk types the machine can attach; the first is the default."""
+    placement: dict[str, Any]
+    """`gcp.compute.ResourcePolicy` arguments of its compact placement policy."""
     gke: GkeVersionRules
+
+    def nic_group(self, name: str) -> NicGroup | None:
+        return next((g for g in self.nic_groups if g.name == name), None)
 
 
 class TcpxImages(_Data):
@@ -147,10 +175,18 @@ class TcpxImages(_Data):
     """Installer tag -> daemon tag."""
 
 
+class GibImages(_Data):
+    installer: str
+    """NCCL gIB plugin installer image (arm64)."""
+
+
 class Images(_Data):
     tcpx: TcpxImages
+    gib: GibImages
     pause: str
     """Pause container of the installer DaemonSets."""
+    training_runtime: str
+    """Default image of the torch-distributed-rdma ClusterTrainingRuntime."""
 
 
 class Catalog(_Data):

@@ -1,4 +1,4 @@
-"""VPCs: one per GPU NIC, and the cluster's primary network."""
+"""VPCs: those of the GPU NICs, and the cluster's primary network."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
-# Seed 000: `--rules=tcp:0-65535,udp:0-65535,icmp`.
+# Seed 000: `--rules=tcp:0-65535,udp:0-65535,icmp`, the internal rule of every GPU VPC that may
+# have one.
 GPU_VPC_ALLOWS = [
     {"protocol": "tcp", "ports": ["0-65535"]},
     {"protocol": "udp", "ports": ["0-65535"]},
@@ -16,30 +17,36 @@ GPU_VPC_ALLOWS = [
 
 
 @dataclass(frozen=True)
+class SubnetArgs:
+    name: str
+    cidr: str
+
+
+@dataclass(frozen=True)
 class GpuVpcArgs:
     network_name: str
-    """VPC name, `<prefix>-net-N`."""
-    subnet_name: str
-    """Subnet name, `<prefix>-sub-N`."""
-    firewall_name: str
-    """Ingress rule name, `<prefix>-internal-N`."""
+    """VPC name, e.g. `<prefix>-net-N` (seed 000) or `<prefix>-rdma`."""
+    subnets: list[SubnetArgs]
+    """One subnet per NIC that uses this VPC, in NIC order."""
     region: str
-    """Region of the subnet."""
-    cidr: str
-    """Subnet range."""
+    """Region of the subnets."""
     mtu: int
-    """VPC MTU (8244 for GPUDirect-TCPX)."""
+    """VPC MTU (8244 for GPUDirect-TCPX, 8896 for RDMA)."""
+    network_profile: str | None = None
+    """Network profile URL, e.g. `projects/<p>/global/networkProfiles/<zone>-vpc-roce`."""
+    firewall_name: str | None = None
+    """Name of the internal ingress rule; None for no rule (RDMA VPCs cannot have one)."""
     source_ranges: list[str] | None = None
-    """Sources the internal rule allows; default: the subnet's own range (never 0.0.0.0/0)."""
+    """Sources the internal rule allows; default: the VPC's own subnets (never 0.0.0.0/0)."""
 
 
 class GpuVpc(pulumi.ComponentResource):
-    """A custom-mode VPC for one GPU NIC: the network, its one subnet and an internal firewall rule."""
+    """A custom-mode VPC for GPU NICs: the network, its subnets and an internal firewall rule."""
 
     network_name: pulumi.Output[str]
     """Name of the VPC (what `additional_node_network_configs` and GKENetworkParamSets take)."""
-    subnet_name: pulumi.Output[str]
-    """Name of the subnet."""
+    subnet_names: list[pulumi.Output[str]]
+    """Names of the subnets, in NIC order."""
 
     def __init__(self, name: str, args: GpuVpcArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:gcp:GpuVpc", name, None, opts)
@@ -47,33 +54,40 @@ class GpuVpc(pulumi.ComponentResource):
         replaced_first = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
 
         network = gcp.compute.Network(
-            f"{name}-net",
+            f"{name}-network",
             name=args.network_name,
             auto_create_subnetworks=False,
             mtu=args.mtu,
+            network_profile=args.network_profile,
             opts=replaced_first,
         )
-        subnet = gcp.compute.Subnetwork(
-            f"{name}-sub",
-            name=args.subnet_name,
-            network=network.id,
-            region=args.region,
-            ip_cidr_range=args.cidr,
-            opts=replaced_first,
-        )
-        gcp.compute.Firewall(
-            f"{name}-internal",
-            name=args.firewall_name,
-            network=network.id,
-            direction="INGRESS",
-            source_ranges=args.source_ranges or [args.cidr],
-            allows=GPU_VPC_ALLOWS,
-            opts=replaced_first,
-        )
+        subnets = [
+            gcp.compute.Subnetwork(
+                f"{name}-sub-{i}",
+                name=subnet.name,
+                network=network.id,
+                region=args.region,
+                ip_cidr_range=subnet.cidr,
+                opts=replaced_first,
+            )
+            for i, subnet in enumerate(args.subnets)
+        ]
+        if args.firewall_name:
+            gcp.compute.Firewall(
+                f"{name}-firewall",
+                name=args.firewall_name,
+                network=network.id,
+                direction="INGRESS",
+                source_ranges=args.source_ranges or [s.cidr for s in args.subnets],
+                allows=GPU_VPC_ALLOWS,
+                opts=replaced_first,
+            )
 
         self.network_name = network.name
-        self.subnet_name = subnet.name
-        self.register_outputs({"network_name": self.network_name, "subnet_name": self.subnet_name})
+        self.subnet_names = [subnet.name for subnet in subnets]
+        self.register_outputs(
+            {"network_name": self.network_name, "subnet_names": self.subnet_names}
+        )
 
 
 @dataclass(frozen=True)

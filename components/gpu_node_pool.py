@@ -32,6 +32,14 @@ class Reservation:
 
 
 @dataclass(frozen=True)
+class PlacementPolicy:
+    name: str
+    """Name of the `gcp.compute.ResourcePolicy` (regional)."""
+    policy: dict
+    """Its policy arguments, e.g. `group_placement_policy` or `workload_policy` (catalog)."""
+
+
+@dataclass(frozen=True)
 class GpuNodePoolArgs:
     name: str
     """Node pool name."""
@@ -56,17 +64,19 @@ class GpuNodePoolArgs:
     """Additional node networks in NIC order. Immutable: a change recreates the pool."""
     local_ssd_count: int = 0
     """Local SSDs as ephemeral storage; 0 for none."""
-    placement_policy_name: str | None = None
-    """Compact placement through a policy of this name; None for no compact placement."""
+    placement: PlacementPolicy | None = None
+    """Compact placement through this policy; None for none."""
     reservation: Reservation | None = None
     boot_disk_type: str = "pd-balanced"
     boot_disk_size_gb: int = 200
+    labels: dict[str, str] = field(default_factory=dict)
+    """Node labels."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """Resources nodes need at boot (the node account's role grants)."""
 
 
 class GpuNodePool(pulumi.ComponentResource):
-    """A COS node pool with gVNIC, GPUs with the GKE-installed driver, and one NIC per GPU VPC.
+    """A COS node pool with gVNIC, GPUs, and an additional NIC per GPU subnet, compactly placed.
 
     It depends on the cluster and the GPU networks only. It does not wait for the Network objects:
     GKE resolves them when pods ask for them, and node networks are set on the VMs by name.
@@ -83,12 +93,12 @@ class GpuNodePool(pulumi.ComponentResource):
 
         placement = None
         self.placement_policy = None
-        if args.placement_policy_name:
+        if args.placement:
             policy = gcp.compute.ResourcePolicy(
                 f"{name}-placement",
-                name=args.placement_policy_name,
+                name=args.placement.name,
                 region=args.region,
-                group_placement_policy={"collocation": "COLLOCATED"},
+                **args.placement.policy,
                 opts=pulumi.ResourceOptions(parent=self),
             )
             # Compact placement is zonal; the pool has exactly one zone.
@@ -108,13 +118,14 @@ class GpuNodePool(pulumi.ComponentResource):
                     },
                 }
             ],
-            "disk_type": args.boot_disk_type,
-            "disk_size_gb": args.boot_disk_size_gb,
+            "boot_disk": {"disk_type": args.boot_disk_type, "size_gb": args.boot_disk_size_gb},
             "service_account": args.service_account,
             "oauth_scopes": OAUTH_SCOPES,
             "shielded_instance_config": SHIELDED_INSTANCE,
             "workload_metadata_config": {"mode": "GKE_METADATA"},
         }
+        if args.labels:
+            node_config["labels"] = args.labels
         if args.local_ssd_count:
             node_config["ephemeral_storage_local_ssd_config"] = {
                 "local_ssd_count": args.local_ssd_count

@@ -5,25 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pulumi
-import pulumi_command as command
 import pulumi_kubernetes as k8s
+
+from .crd_gate import CrdGate, CrdGateArgs
 
 API_VERSION = "networking.gke.io/v1"
 NETWORK_CRDS = ["networks.networking.gke.io", "gkenetworkparamsets.networking.gke.io"]
-KUBECONFIG_ENV = "GPU_FABRIC_KUBECONFIG"
-
-# GKE installs these CRDs when multi-networking is on, but may serve them a little after the
-# cluster reports RUNNING; a custom resource created before its CRD is served fails after a few
-# retries (pulumi/pulumi-kubernetes#1446). This gate waits for both CRDs to exist and be
-# Established. It runs on the machine that runs `pulumi up` and needs kubectl 1.31+ (for
-# `--for=create`) and gke-gcloud-auth-plugin on PATH, like the provider's kubeconfig.
-CRD_WAIT_SCRIPT = f"""set -eu
-export KUBECONFIG="$(mktemp)"
-trap 'rm -f "$KUBECONFIG"' EXIT
-printf '%s' "${KUBECONFIG_ENV}" > "$KUBECONFIG"
-kubectl wait --for=create --timeout=10m {' '.join(f'crd/{c}' for c in NETWORK_CRDS)}
-kubectl wait --for=condition=Established --timeout=5m {' '.join(f'crd/{c}' for c in NETWORK_CRDS)}
-"""
 
 
 @dataclass(frozen=True)
@@ -80,8 +67,9 @@ class NetworkObjects(pulumi.ComponentResource):
     GKE's own `default` Network is managed by GKE and is not created here.
     """
 
-    crd_gate: command.local.Command
-    """Waits until the Network and GKENetworkParamSet CRDs are Established."""
+    crd_gate: CrdGate
+    """Waits until the Network and GKENetworkParamSet CRDs are Established: GKE installs them
+    with multi-networking but may serve them a little after the cluster reports RUNNING."""
     network_names: list[str]
 
     def __init__(
@@ -92,13 +80,10 @@ class NetworkObjects(pulumi.ComponentResource):
     ):
         super().__init__("gpu-fabric:gke:NetworkObjects", name, None, opts)
 
-        self.crd_gate = command.local.Command(
-            f"{name}-crds-ready",
-            create=CRD_WAIT_SCRIPT,
-            interpreter=["/bin/sh", "-c"],
-            environment={KUBECONFIG_ENV: pulumi.Output.secret(args.kubeconfig)},
-            triggers=[args.cluster_id],
-            opts=pulumi.ResourceOptions(parent=self),
+        self.crd_gate = CrdGate(
+            f"{name}-crds",
+            CrdGateArgs(NETWORK_CRDS, args.kubeconfig, args.cluster_id),
+            pulumi.ResourceOptions(parent=self),
         )
         after_gate = pulumi.ResourceOptions(parent=self, depends_on=[self.crd_gate])
         for net in args.networks:

@@ -7,11 +7,11 @@ from collections.abc import Callable
 import pulumi
 
 from .config import Platform, StackConfig
-from .gke_tcpx import TcpxCluster
+from .gke_gpu_cluster import GpuCluster
 
 
-def _gke_a3_high(cfg: StackConfig) -> dict[str, pulumi.Input]:
-    fabric = TcpxCluster(cfg.gke.name, cfg)
+def _gke(cfg: StackConfig) -> dict[str, pulumi.Input]:
+    fabric = GpuCluster(cfg.gke.name, cfg)
     return {
         "clusterName": fabric.cluster.cluster.name,
         "clusterId": fabric.cluster.cluster.id,
@@ -20,13 +20,14 @@ def _gke_a3_high(cfg: StackConfig) -> dict[str, pulumi.Input]:
         "nodeServiceAccount": fabric.cluster.node_service_account,
         "gpuNodePool": fabric.node_pool.node_pool_name,
         "gpuNetworks": [v.network_name for v in fabric.gpu_vpcs],
-        "gpuSubnets": [v.subnet_name for v in fabric.gpu_vpcs],
+        "gpuSubnets": [s for v in fabric.gpu_vpcs for s in v.subnet_names],
         "networkObjects": fabric.network_objects.network_names,
     }
 
 
 BUILDERS: dict[Platform, Callable[[StackConfig], dict[str, pulumi.Input]]] = {
-    Platform.GKE_A3_HIGH: _gke_a3_high,
+    Platform.GKE_A3_HIGH: _gke,
+    Platform.GKE_A4X: _gke,
 }
 
 

@@ -1,16 +1,12 @@
-"""GPUDirect-TCPX on GKE: the NCCL installer DaemonSet, the pod-spec wiring and a smoke test."""
+"""GPUDirect-TCPX on GKE: the pod-spec wiring (seed 000) and the smoke test workload."""
 
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
-
-UPSTREAM_INSTALLER = Path(__file__).with_name("upstream") / "nccl-tcpx-installer.yaml"
 
 GPU_RESOURCE = "nvidia.com/gpu"
 LIBRARY_DIR = "/usr/local/nvidia/lib64"
@@ -28,17 +24,6 @@ GPU_CONTAINER_MOUNTS = [
 ]
 LD_LIBRARY_PATH = {"name": "LD_LIBRARY_PATH", "value": LIBRARY_DIR}
 NCCL_CONFIG_MAP = "nccl-configmap"
-
-
-def installer_manifest(installer_image: str, pause_image: str) -> dict:
-    """The upstream `nccl-tcpx-installer` DaemonSet, verbatim but for the two catalog images."""
-    manifest = yaml.safe_load(UPSTREAM_INSTALLER.read_text())
-    pod = manifest["spec"]["template"]["spec"]
-    (installer,) = pod["initContainers"]
-    (pause,) = pod["containers"]
-    installer["image"] = installer_image
-    pause["image"] = pause_image
-    return manifest
 
 
 def tcpx_daemon_container(image: str) -> dict:
@@ -108,35 +93,6 @@ def with_tcpx(pod_spec: dict, daemon_image: str) -> dict:
         env.append(dict(LD_LIBRARY_PATH))
     spec["containers"] = [tcpx_daemon_container(daemon_image), *containers]
     return spec
-
-
-@dataclass(frozen=True)
-class TcpxInstallerArgs:
-    installer_image: str
-    pause_image: str
-
-
-class TcpxInstaller(pulumi.ComponentResource):
-    """The `nccl-tcpx-installer` DaemonSet: puts NCCL and the TCPX plugin on every H100 node.
-
-    Privileged with hostNetwork/hostPID as upstream requires: it writes into the node's
-    /home/kubernetes/bin. It needs only the cluster (through the provider), not the node pool.
-    """
-
-    daemon_set: k8s.apps.v1.DaemonSet
-
-    def __init__(
-        self, name: str, args: TcpxInstallerArgs, opts: pulumi.ResourceOptions | None = None
-    ):
-        super().__init__("gpu-fabric:gke:TcpxInstaller", name, None, opts)
-        manifest = installer_manifest(args.installer_image, args.pause_image)
-        self.daemon_set = k8s.apps.v1.DaemonSet(
-            name,
-            metadata=manifest["metadata"],
-            spec=manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        self.register_outputs({})
 
 
 def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> list[dict]:

@@ -19,14 +19,14 @@ from typing import Any
 
 import yaml
 
-from components.config import ConfigError
+from components.config_checks import ConfigError
 from offline.engine import ROOT, Plan, Registration, manifest, run
 
 OUT_DIR = ROOT / "build" / "plan"
 
 # What the tree shows of each resource type: input paths (dotted, `[]` maps over a list).
 KEY_SETTINGS: dict[str, list[str]] = {
-    "gcp:compute/network:Network": ["name", "mtu", "autoCreateSubnetworks"],
+    "gcp:compute/network:Network": ["name", "mtu", "autoCreateSubnetworks", "networkProfile"],
     "gcp:compute/subnetwork:Subnetwork": [
         "name",
         "region",
@@ -37,7 +37,12 @@ KEY_SETTINGS: dict[str, list[str]] = {
     "gcp:compute/firewall:Firewall": ["name", "direction", "sourceRanges", "allows[].protocol"],
     "gcp:compute/router:Router": ["name", "region"],
     "gcp:compute/routerNat:RouterNat": ["name", "natIpAllocateOption"],
-    "gcp:compute/resourcePolicy:ResourcePolicy": ["name", "groupPlacementPolicy.collocation"],
+    "gcp:compute/resourcePolicy:ResourcePolicy": [
+        "name",
+        "groupPlacementPolicy.collocation",
+        "workloadPolicy.type",
+        "workloadPolicy.acceleratorTopology",
+    ],
     "gcp:serviceaccount/account:Account": ["accountId"],
     "gcp:projects/iAMMember:IAMMember": ["role"],
     "gcp:container/cluster:Cluster": [
@@ -68,6 +73,8 @@ KEY_SETTINGS: dict[str, list[str]] = {
         "nodeConfig.guestAccelerators[].gpuDriverInstallationConfig.gpuDriverVersion",
         "nodeConfig.gvnic.enabled",
         "nodeConfig.ephemeralStorageLocalSsdConfig.localSsdCount",
+        "nodeConfig.bootDisk.diskType",
+        "nodeConfig.labels",
         "nodeConfig.reservationAffinity.values",
         "networkConfig.additionalNodeNetworkConfigs[].network",
         "networkConfig.additionalNodeNetworkConfigs[].subnetwork",
@@ -94,6 +101,14 @@ KEY_SETTINGS: dict[str, list[str]] = {
     ],
     "kubernetes:core/v1:Pod": ["metadata.name", "spec.hostNetwork", "spec.containers[].name"],
     "kubernetes:core/v1:Service": ["metadata.name", "spec.clusterIP"],
+    "kubernetes:storage.k8s.io/v1:StorageClass": [
+        "metadata.name",
+        "metadata.annotations",
+        "provisioner",
+        "parameters.type",
+    ],
+    "kubernetes:storage.k8s.io/v1:StorageClassPatch": ["metadata.name", "metadata.annotations"],
+    "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime": ["metadata.name"],
 }
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from components.config import StackConfig
+from components.config_checks import ConfigError, Problem, parse, raw_from_pulumi_config
 from offline import engine
 
 
@@ -60,3 +62,21 @@ def run_stack(changes: dict[str, Any] | None = None, stack: str = "a3-prod") -> 
 def a3_plan() -> engine.Plan:
     """The a3-prod stack exactly as committed."""
     return engine.run("a3-prod")
+
+
+def parse_stack(changes: dict[str, Any], stack: str = "a3-prod") -> StackConfig:
+    """Validate a stack file with `changes` applied, as the program would."""
+    values = encode(with_changes(stack_values(stack), changes))
+    return parse(raw_from_pulumi_config(values), stack)
+
+
+def problems(changes: dict[str, Any], stack: str = "a3-prod") -> list[Problem]:
+    """The problems `changes` cause (the test fails if they cause none)."""
+    with pytest.raises(ConfigError) as err:
+        parse_stack(changes, stack)
+    return err.value.problems
+
+
+def only_problem(changes: dict[str, Any], stack: str = "a3-prod") -> Problem:
+    (problem,) = problems(changes, stack)
+    return problem

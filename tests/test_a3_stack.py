@@ -21,8 +21,16 @@ def gpu_pool(plan: Plan) -> Registration:
     return pool
 
 
+def in_gpu_vpcs(plan: Plan, type_: str | None = None) -> list[Registration]:
+    """Resources inside the GpuVpc components (of one type, if given)."""
+    return [
+        r for r in plan.resources
+        if "$gpu-fabric:gcp:GpuVpc::" in r.parent and (type_ is None or r.type == type_)
+    ]
+
+
 def gpu_networks(plan: Plan) -> list[Registration]:
-    return [n for n in plan.of_type(NETWORK) if "-gpu-" in n.name]
+    return in_gpu_vpcs(plan, NETWORK)
 
 
 def test_four_gpu_vpcs_with_seed_settings(a3_plan):
@@ -31,8 +39,7 @@ def test_four_gpu_vpcs_with_seed_settings(a3_plan):
     assert all(n.inputs["mtu"] == 8244 and n.inputs["autoCreateSubnetworks"] is False
                for n in networks)
 
-    subnets = sorted((s for s in a3_plan.of_type(SUBNET) if "-gpu-" in s.name),
-                     key=lambda r: r.name)
+    subnets = sorted(in_gpu_vpcs(a3_plan, SUBNET), key=lambda r: r.name)
     assert [(s.inputs["name"], s.inputs["ipCidrRange"], s.inputs["region"]) for s in subnets] == [
         (f"a3-prod-sub-{n}", f"192.168.{n}.0/24", "us-central1") for n in range(1, 5)
     ]
@@ -55,7 +62,7 @@ def test_gpu_firewalls_allow_all_internal_traffic_from_their_own_subnet(a3_plan)
 
 
 def test_configured_firewall_sources_replace_the_default():
-    plan = run_stack({"gpu-fabric:network.gpuFirewallSourceRanges": ["192.168.0.0/16"]})
+    plan = run_stack({"gpu-fabric:network.nics.gpu.firewallSourceRanges": ["192.168.0.0/16"]})
     assert {tuple(r.inputs["sourceRanges"]) for r in plan.of_type(FIREWALL)} == {("192.168.0.0/16",)}
 
 
@@ -234,15 +241,12 @@ def test_node_pool_does_not_wait_for_in_cluster_objects(a3_plan):
         assert not a3_plan.depends_on(pool, obj), obj.name
     (cluster,) = a3_plan.of_type(CLUSTER)
     assert a3_plan.depends_on(pool, cluster)
-    for resource in gpu_networks(a3_plan) + [s for s in a3_plan.of_type(SUBNET) if "-gpu-" in s.name]:
+    for resource in gpu_networks(a3_plan) + in_gpu_vpcs(a3_plan, SUBNET):
         assert a3_plan.depends_on(pool, resource), resource.name
 
 
 def test_gpu_vpcs_wait_for_nothing_else(a3_plan):
-    gpu_resources = [
-        r for r in a3_plan.resources if r.custom and r.parent.endswith(("-gpu-1", "-gpu-2",
-                                                                         "-gpu-3", "-gpu-4"))
-    ]
+    gpu_resources = in_gpu_vpcs(a3_plan)
     assert len(gpu_resources) == 12
     vpc_of = {r.urn: r.parent for r in gpu_resources}
     (cluster,) = a3_plan.of_type(CLUSTER)
@@ -330,13 +334,14 @@ def test_stack_outputs(a3_plan):
 def test_components_have_typed_tokens_and_derived_child_names(a3_plan):
     components = [r for r in a3_plan.resources if not r.custom]
     assert {c.type for c in components} == {
-        "gpu-fabric:gke:TcpxCluster",
+        "gpu-fabric:gke:GpuCluster",
         "gpu-fabric:gcp:GpuVpc",
         "gpu-fabric:gcp:PrimaryNetwork",
         "gpu-fabric:gke:Cluster",
         "gpu-fabric:gke:GpuNodePool",
         "gpu-fabric:gke:NetworkObjects",
-        "gpu-fabric:gke:TcpxInstaller",
+        "gpu-fabric:gke:NcclInstaller",
+        "gpu-fabric:k8s:CrdGate",
     }
     for resource in a3_plan.resources:
         if resource.parent and not resource.parent.endswith("::gpu-fabric-a3-prod"):

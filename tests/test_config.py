@@ -8,37 +8,30 @@ import pytest
 from pydantic import BaseModel
 
 from components import catalog as catalog_module
-from components.config import ConfigError, Problem, StackConfig, parse, raw_from_pulumi_config
+from components.config import StackConfig
+from components.config_checks import ConfigError, parse, raw_from_pulumi_config
 from offline import engine, plan as plan_cli
-from tests.conftest import DELETE, encode, stack_values, with_changes
-
-
-def parse_stack(changes: dict) -> object:
-    values = encode(with_changes(stack_values(), changes))
-    return parse(raw_from_pulumi_config(values), "a3-prod")
-
-
-def problems(changes: dict) -> list[Problem]:
-    with pytest.raises(ConfigError) as err:
-        parse_stack(changes)
-    return err.value.problems
-
-
-def only_problem(changes: dict) -> Problem:
-    (problem,) = problems(changes)
-    return problem
+from tests.conftest import (
+    DELETE,
+    encode,
+    only_problem,
+    parse_stack,
+    problems,
+    stack_values,
+    with_changes,
+)
 
 
 def test_committed_stack_is_valid():
     cfg = parse_stack({})
     assert cfg.gpu_pool.machine_type == "a3-highgpu-8g"
-    assert cfg.gpu_mtu == 8244
+    assert [plan.mtu for plan in cfg.nic_groups] == [8244]
 
 
 @pytest.mark.parametrize(
     "key, stack_key",
     [
-        ("gpu-fabric:network.gpuSubnets", "gpu-fabric:network.gpuSubnets[2]"),
+        ("gpu-fabric:network.nics.gpu.subnets", "gpu-fabric:network.nics.gpu.subnets[2]"),
         ("gpu-fabric:network.primary.subnetCidr", "gpu-fabric:network.primary.subnetCidr"),
         ("gpu-fabric:network.primary.podsCidr", "gpu-fabric:network.primary.podsCidr"),
         ("gpu-fabric:network.primary.servicesCidr", "gpu-fabric:network.primary.servicesCidr"),
@@ -47,7 +40,7 @@ def test_committed_stack_is_valid():
 def test_cidr_that_does_not_parse(key, stack_key):
     bad = "192.168.300.0/24"
     value = ["192.168.1.0/24", "192.168.2.0/24", bad, "192.168.4.0/24"] if key.endswith(
-        "gpuSubnets"
+        "subnets"
     ) else bad
     problem = only_problem({key: value})
     assert problem.key == stack_key
@@ -70,16 +63,16 @@ def test_ipv6_range_is_refused():
     "changes, key, other",
     [
         (
-            {"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24", "192.168.1.128/25",
+            {"gpu-fabric:network.nics.gpu.subnets": ["192.168.1.0/24", "192.168.1.128/25",
                                                "192.168.3.0/24", "192.168.4.0/24"]},
-            "gpu-fabric:network.gpuSubnets[1]",
-            "gpu-fabric:network.gpuSubnets[0]",
+            "gpu-fabric:network.nics.gpu.subnets[1]",
+            "gpu-fabric:network.nics.gpu.subnets[0]",
         ),
         (
-            {"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24", "192.168.2.0/24",
+            {"gpu-fabric:network.nics.gpu.subnets": ["192.168.1.0/24", "192.168.2.0/24",
                                                "192.168.3.0/24", "10.0.1.0/24"]},
             "gpu-fabric:network.primary.subnetCidr",
-            "gpu-fabric:network.gpuSubnets[3]",
+            "gpu-fabric:network.nics.gpu.subnets[3]",
         ),
         (
             {"gpu-fabric:network.primary.servicesCidr": "10.64.16.0/20"},
@@ -101,15 +94,15 @@ def test_overlapping_ranges(changes, key, other):
 
 @pytest.mark.parametrize("mtu", [1299, 8897, 0])
 def test_mtu_outside_range(mtu):
-    problem = only_problem({"gpu-fabric:network.gpuMtu": mtu})
-    assert problem.key == "gpu-fabric:network.gpuMtu"
+    problem = only_problem({"gpu-fabric:network.nics.gpu.mtu": mtu})
+    assert problem.key == "gpu-fabric:network.nics.gpu.mtu"
     assert problem.value == mtu
     assert "1300..8896" in problem.message
 
 
 @pytest.mark.parametrize("mtu", [1300, 8896])
 def test_mtu_bounds_are_accepted(mtu):
-    assert parse_stack({"gpu-fabric:network.gpuMtu": mtu}).gpu_mtu == mtu
+    assert parse_stack({"gpu-fabric:network.nics.gpu.mtu": mtu}).nic_groups[0].mtu == mtu
 
 
 @pytest.mark.parametrize("zone", ["us-east1-b", "us-central1", "us-central1-c-x", "europe-west4-a"])
@@ -132,6 +125,7 @@ def test_machine_type_of_another_platform(monkeypatch):
     other = real.machines["a3-highgpu-8g"].model_copy(update={"platform": "gke-other"})
     fake = real.model_copy(update={"machines": {**real.machines, "x-gpu": other}})
     monkeypatch.setattr("components.config.catalog", lambda: fake)
+    monkeypatch.setattr("components.config_checks.catalog", lambda: fake)
     found = problems({"gpu-fabric:gpuPool.machineType": "x-gpu"})
     assert any(p.key == "gpu-fabric:gpuPool.machineType" and "gke-other" in p.message
                for p in found)
@@ -232,14 +226,14 @@ def test_enum_values(changes, key):
 
 @pytest.mark.parametrize("source", ["0.0.0.0/0"])
 def test_gpu_firewall_open_to_the_internet_is_refused(source):
-    problem = only_problem({"gpu-fabric:network.gpuFirewallSourceRanges": ["192.168.0.0/16", source]})
-    assert problem.key == "gpu-fabric:network.gpuFirewallSourceRanges[1]"
+    problem = only_problem({"gpu-fabric:network.nics.gpu.firewallSourceRanges": ["192.168.0.0/16", source]})
+    assert problem.key == "gpu-fabric:network.nics.gpu.firewallSourceRanges[1]"
     assert "whole internet" in problem.message
 
 
 def test_empty_gpu_firewall_source_list_is_refused():
-    problem = only_problem({"gpu-fabric:network.gpuFirewallSourceRanges": []})
-    assert problem.key == "gpu-fabric:network.gpuFirewallSourceRanges"
+    problem = only_problem({"gpu-fabric:network.nics.gpu.firewallSourceRanges": []})
+    assert problem.key == "gpu-fabric:network.nics.gpu.firewallSourceRanges"
     assert "remove the key" in problem.message
 
 
@@ -251,9 +245,9 @@ def test_authorized_network_open_to_the_internet_is_refused():
 
 
 def test_gpu_subnet_count_must_match_the_nics():
-    problem = only_problem({"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24"]})
-    assert problem.key == "gpu-fabric:network.gpuSubnets"
-    assert "4 GPU NICs" in problem.message
+    problem = only_problem({"gpu-fabric:network.nics.gpu.subnets": ["192.168.1.0/24"]})
+    assert problem.key == "gpu-fabric:network.nics.gpu.subnets"
+    assert "4 gpu NIC(s)" in problem.message
 
 
 def test_existing_primary_network_with_cidrs_is_refused():
@@ -322,8 +316,8 @@ def test_resource_names_follow_gcp_rules(key, value):
 
 
 def test_several_problems_are_reported_together():
-    found = problems({"gpu-fabric:network.gpuMtu": 9000, "gpu-fabric:gpuPool.nodeCount": -2})
-    assert {p.key for p in found} == {"gpu-fabric:network.gpuMtu", "gpu-fabric:gpuPool.nodeCount"}
+    found = problems({"gpu-fabric:network.nics.gpu.mtu": 9000, "gpu-fabric:gpuPool.nodeCount": -2})
+    assert {p.key for p in found} == {"gpu-fabric:network.nics.gpu.mtu", "gpu-fabric:gpuPool.nodeCount"}
 
 
 def test_error_text_names_key_value_and_fix():
@@ -338,9 +332,9 @@ def test_error_text_names_key_value_and_fix():
 @pytest.mark.parametrize(
     "changes",
     [
-        {"gpu-fabric:network.gpuSubnets": ["192.168.1.0/24", "192.168.1.0/24",
+        {"gpu-fabric:network.nics.gpu.subnets": ["192.168.1.0/24", "192.168.1.0/24",
                                            "192.168.3.0/24", "192.168.4.0/24"]},
-        {"gpu-fabric:network.gpuMtu": 9001},
+        {"gpu-fabric:network.nics.gpu.mtu": 9001},
         {"gpu-fabric:gpuPool.zone": "us-west1-a"},
         {"gpu-fabric:gpuPool.machineType": "n1-standard-8"},
         {"gpu-fabric:gpuPool.nodeCount": -1},
@@ -373,6 +367,8 @@ def _config_keys(model, prefix: str) -> list[str]:
         key = f"{prefix}{field.alias or name}" if prefix.endswith(":") else f"{prefix}.{field.alias or name}"
         nested = [a for a in (field.annotation, *getattr(field.annotation, "__args__", ()))
                   if isinstance(a, type) and issubclass(a, BaseModel)]
+        if getattr(field.annotation, "__origin__", None) is dict:
+            key += ".<group>"  # a mapping: documented with a placeholder for its keys
         keys += _config_keys(nested[0], key) if nested else [key]
     return keys
 

@@ -10,14 +10,14 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from components import tcpx
+from components import nccl_installer, tcpx
 from components.catalog import catalog
 from offline.engine import manifest
 from tests.conftest import run_stack
 
 KUBERNETES_VERSION = "1.34"
-UPSTREAM = Path(tcpx.__file__).with_name("upstream")
-SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "gke"
+UPSTREAM = nccl_installer.UPSTREAM
+SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 
 
 def crd_schemas() -> dict[tuple[str, str], dict]:
@@ -76,7 +76,7 @@ def test_validation_can_fail():
                    "metadata": {"name": "vpc1"}, "spec": {"parametersRef": {"name": "vpc1"}}}
     with pytest.raises(jsonschema.ValidationError):
         validate(bad_network)
-    daemon_set = tcpx.installer_manifest("i", "p")
+    daemon_set = nccl_installer.installer_manifest(nccl_installer.TCPX_INSTALLER, "i", "p")
     daemon_set["spec"]["template"]["spec"]["hostNetwrok"] = True
     with pytest.raises(kubernetes_validate.ValidationError):
         validate(daemon_set)
@@ -118,10 +118,13 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
 @pytest.mark.parametrize(
     "vendored, reference",
     [
-        ("nccl-tcpx-installer.yaml", "nccl-tcpx-installer.yaml"),
-        ("crds/networking.gke.io_networks.yaml", "crds/networking.gke.io_networks.yaml"),
+        ("nccl-tcpx-installer.yaml", "gke/nccl-tcpx-installer.yaml"),
+        ("nccl-rdma-installer-a4x.yaml", "gke/nccl-rdma-installer-a4x.yaml"),
+        ("torch-distributed-rdma-cluster-training-runtime.yaml",
+         "aicr/torch-distributed-rdma-cluster-training-runtime.yaml"),
+        ("crds/networking.gke.io_networks.yaml", "gke/crds/networking.gke.io_networks.yaml"),
         ("crds/networking.gke.io_gkenetworkparamsets.yaml",
-         "crds/networking.gke.io_gkenetworkparamsets.yaml"),
+         "gke/crds/networking.gke.io_gkenetworkparamsets.yaml"),
     ],
 )
 def test_vendored_upstream_files_are_verbatim(vendored, reference):

@@ -1,0 +1,499 @@
+"""Loading and cross-field rules of the stack configuration.
+
+Every failure is a `Problem` that names the stack key, the bad value and the fix; all problems are
+reported together in one `ConfigError`, raised before any resource is registered.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import itertools
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .catalog import GkeVersion, Machine, catalog, image_tag, minor_tuple
+from .config import (
+    GCP_PROJECT_KEY,
+    NAMESPACE,
+    DriverInstall,
+    Platform,
+    StackConfig,
+)
+
+_MISSING = object()
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    key: str
+    """Full stack key, e.g. `gpu-fabric:gke.version`."""
+    value: Any
+    message: str
+    """What is wrong and the fix."""
+
+    def __str__(self) -> str:
+        shown = "(not set)" if self.value is _MISSING else json.dumps(self.value, default=str)
+        return f"{self.key}: {shown}: {self.message}"
+
+
+class ConfigError(Exception):
+    """The stack configuration is invalid; nothing may be registered."""
+
+    def __init__(self, stack: str, problems: list[Problem]):
+        self.problems = problems
+        lines = [f"stack {stack!r}: {len(problems)} configuration problem(s):"]
+        lines += [f"  - {p}" for p in problems]
+        super().__init__("\n".join(lines))
+
+
+def _key(path: str) -> str:
+    return f"{NAMESPACE}:{path}"
+
+
+# --- pydantic's per-field errors, in the stack file's words ------------------------------------
+
+
+def _stack_key(loc: tuple) -> str:
+    if loc and loc[0] == "project":
+        return GCP_PROJECT_KEY
+    path = ".".join(str(part) if not isinstance(part, int) else f"[{part}]" for part in loc)
+    return _key(path.replace(".[", "["))
+
+
+def _model_at(loc: tuple) -> type[BaseModel] | None:
+    """The config model that owns the last element of `loc`."""
+    model: Any = StackConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        fields = model.model_fields
+        field = next((f for name, f in fields.items() if part in (name, f.alias)), None)
+        if field is None:  # a dict key (e.g. a NIC group name): the value's model is next
+            continue
+        candidates = [field.annotation, *getattr(field.annotation, "__args__", ())]
+        nested = [
+            c
+            for c in itertools.chain(candidates, *(getattr(c, "__args__", ()) for c in candidates))
+            if isinstance(c, type) and issubclass(c, BaseModel)
+        ]
+        if not nested:
+            return None
+        model = nested[0]
+    return model
+
+
+def _problem_from_pydantic(error: dict) -> Problem:
+    loc = error["loc"]
+    key = _stack_key(loc)
+    kind = error["type"]
+    if kind == "missing":
+        return Problem(key, _MISSING, "required; set it in the stack file")
+    if kind == "extra_forbidden":
+        model = _model_at(loc)
+        known = sorted(f.alias or n for n, f in model.model_fields.items()) if model else []
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return Problem(
+            key, error["input"], f"unknown key; {hint}remove it or use one of: {', '.join(known)}"
+        )
+    if kind == "value_error":
+        return Problem(key, error["input"], str(error["ctx"]["error"]))
+    if kind == "enum":
+        return Problem(key, error["input"], f"must be one of {error['ctx']['expected']}")
+    return Problem(key, error["input"], f"{error['msg']}; fix the value in the stack file")
+
+
+# --- cross-field rules -------------------------------------------------------------------------
+
+
+def _cross_checks(cfg: StackConfig) -> list[Problem]:
+    machine = catalog().machines.get(cfg.gpu_pool.machine_type)
+    if machine is None:
+        known = ", ".join(sorted(catalog().machines))
+        return [
+            Problem(
+                _key("gpuPool.machineType"),
+                cfg.gpu_pool.machine_type,
+                f"unknown machine type; use one of the catalog's: {known}",
+            )
+        ]
+    problems: list[Problem] = []
+    if machine.platform != cfg.platform.value:
+        problems.append(
+            Problem(
+                _key("gpuPool.machineType"),
+                cfg.gpu_pool.machine_type,
+                f"belongs to platform {machine.platform!r}, not {cfg.platform.value!r}; "
+                "change gpu-fabric:platform or the machine type",
+            )
+        )
+    if not cfg.gpu_pool.zone.startswith(f"{cfg.region}-") or not re.fullmatch(
+        r"[a-z]+-[a-z]+\d+-[a-z]", cfg.gpu_pool.zone
+    ):
+        problems.append(
+            Problem(
+                _key("gpuPool.zone"),
+                cfg.gpu_pool.zone,
+                f"not a zone of region {cfg.region}; use e.g. {cfg.region}-a, or change "
+                f"{_key('region')}",
+            )
+        )
+    problems += _version_checks(cfg, machine)
+    problems += _nic_checks(cfg, machine)
+    problems += _range_checks(cfg)
+    problems += _pool_checks(cfg, machine)
+    problems += _platform_option_checks(cfg, machine)
+    problems += _tcpx_pair_checks(cfg)
+    return problems
+
+
+def _version_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
+    key = _key("gke.version")
+    version = GkeVersion(cfg.gke.version)
+    rules = machine.gke
+    if minor_tuple(version.minor) < minor_tuple(rules.min_minor):
+        return [
+            Problem(
+                key,
+                version.text,
+                f"GKE {version.minor} is not supported by {machine.fabric} on "
+                f"{cfg.gpu_pool.machine_type} (needs {rules.min_minor} or newer); pick a newer "
+                "version",
+            )
+        ]
+    floor = rules.floor_for(version.minor)
+    if floor and version < floor:
+        return [
+            Problem(
+                key,
+                version.text,
+                f"below the {machine.fabric} floor {floor} for minor {version.minor}; pick {floor} "
+                "or newer",
+            )
+        ]
+    if (
+        rules.unsupported_from_minor
+        and minor_tuple(version.minor) >= minor_tuple(rules.unsupported_from_minor)
+        and not cfg.gpu_pool.allow_unsupported_gke_version
+    ):
+        return [
+            Problem(
+                key,
+                version.text,
+                f"{cfg.gpu_pool.machine_type} is not supported on GKE {rules.unsupported_from_minor} "
+                f"or newer: {rules.unsupported_reason}. Pick an older minor, or set "
+                f"{_key('gpuPool.allowUnsupportedGkeVersion')}: true to accept the risk",
+            )
+        ]
+    return []
+
+
+def _nic_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
+    problems: list[Problem] = []
+    known = [g.name for g in machine.nic_groups]
+    for name, value in cfg.network.nics.items():
+        if name not in known:
+            problems.append(
+                Problem(
+                    _key(f"network.nics.{name}"),
+                    value.model_dump(by_alias=True, exclude_none=True),
+                    f"{cfg.gpu_pool.machine_type} has no NIC group {name!r}; use one of: "
+                    f"{', '.join(known)}",
+                )
+            )
+
+    all_names: list[tuple[str, str]] = []
+    for plan in cfg.nic_groups:
+        group, base = plan.group, f"network.nics.{plan.group.name}"
+        given = cfg.network.nics.get(group.name)
+        if len(plan.subnets) != group.count:
+            problems.append(
+                Problem(
+                    _key(f"{base}.subnets"),
+                    plan.subnets,
+                    f"{cfg.gpu_pool.machine_type} has {group.count} {group.name} NIC(s); give "
+                    f"exactly {group.count} range(s)",
+                )
+            )
+        if plan.firewall_source_ranges is not None and group.firewall_forbidden:
+            problems.append(
+                Problem(
+                    _key(f"{base}.firewallSourceRanges"),
+                    plan.firewall_source_ranges,
+                    f"no firewall rule can be created here: {group.firewall_forbidden}; remove it",
+                )
+            )
+        elif plan.firewall_source_ranges == []:
+            problems.append(
+                Problem(
+                    _key(f"{base}.firewallSourceRanges"),
+                    [],
+                    "an empty list would block all traffic on these NICs; remove the key to allow "
+                    "each VPC's own subnet, or list the ranges",
+                )
+            )
+        if given and given.object_names is not None:
+            problems += _object_name_checks(cfg, plan.group, given.object_names, base)
+        all_names += [(f"{base}.objectNames", n) for n in plan.object_names]
+
+    seen: dict[str, str] = {}
+    for key, name in all_names:
+        if name in seen or name == "default":
+            problems.append(
+                Problem(
+                    _key(key),
+                    name,
+                    "Network object names must be unique and not 'default' (GKE manages that "
+                    "one); pick another name",
+                )
+            )
+        seen[name] = key
+    return problems
+
+
+def _object_name_checks(cfg, group, names: list[str], base: str) -> list[Problem]:
+    key = _key(f"{base}.objectNames")
+    if group.object_names_fixed:
+        return [
+            Problem(
+                key,
+                names,
+                f"the {group.name} Network object names are fixed ({', '.join(group.object_names)}):"
+                f" NVIDIA AICR's {cfg.machine.fabric} health check asserts them by exact name; "
+                "remove the key",
+            )
+        ]
+    problems = []
+    if len(names) != group.count:
+        problems.append(
+            Problem(key, names, f"give exactly {group.count} names, one per {group.name} NIC")
+        )
+    for name in names:
+        if not _DNS_LABEL.match(name) or len(name) > 63:
+            problems.append(
+                Problem(key, name, "must be a DNS label: lowercase letters, digits and hyphens")
+            )
+    return problems
+
+
+def _range_checks(cfg: StackConfig) -> list[Problem]:
+    problems: list[Problem] = []
+    ranges = [
+        (_key(f"network.nics.{plan.group.name}.subnets[{i}]"), cidr)
+        for plan in cfg.nic_groups
+        for i, cidr in enumerate(plan.subnets)
+    ]
+    primary = cfg.network.primary
+    if primary.existing is None:
+        ranges += [
+            (_key("network.primary.subnetCidr"), primary.subnet_cidr),
+            (_key("network.primary.podsCidr"), primary.pods_cidr),
+            (_key("network.primary.servicesCidr"), primary.services_cidr),
+        ]
+    else:
+        for field in sorted(primary.model_fields_set - {"existing"}):
+            problems.append(
+                Problem(
+                    _key(f"network.primary.{type(primary).model_fields[field].alias}"),
+                    getattr(primary, field),
+                    "has no effect with primary.existing (the existing subnet owns its ranges); "
+                    "remove it",
+                )
+            )
+    for (key_a, a), (key_b, b) in itertools.combinations(ranges, 2):
+        if ipaddress.ip_network(a).overlaps(ipaddress.ip_network(b)):
+            problems.append(
+                Problem(key_b, b, f"overlaps {key_a} ({a}); pick a range that does not overlap")
+            )
+    return problems
+
+
+def _pool_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
+    pool = cfg.gpu_pool
+    problems: list[Problem] = []
+    if pool.fast_socket:
+        problems.append(
+            Problem(
+                _key("gpuPool.fastSocket"),
+                True,
+                f"NCCL Fast Socket cannot run beside {machine.fabric} (seed 000: not with "
+                "GPUDirect-TCPX; seed 003: not with gIB); remove it",
+            )
+        )
+    if pool.accelerator_network_profile is not None:
+        problems.append(
+            Problem(
+                _key("gpuPool.acceleratorNetworkProfile"),
+                pool.accelerator_network_profile,
+                "GKE-managed accelerator networking cannot be combined with additional node "
+                "networks and Device-type Networks, which this stack creates for every GPU NIC; "
+                "remove it",
+            )
+        )
+    if pool.local_ssd and machine.local_ssd_count is None:
+        problems.append(
+            Problem(
+                _key("gpuPool.localSsd"),
+                True,
+                f"the catalog has no verified local SSD count for {pool.machine_type}, and GKE "
+                "needs the exact count; remove it (or add the count to the catalog)",
+            )
+        )
+    if pool.boot_disk.type is not None and pool.boot_disk.type not in machine.boot_disk_types:
+        problems.append(
+            Problem(
+                _key("gpuPool.bootDisk.type"),
+                pool.boot_disk.type,
+                f"{pool.machine_type} boots from {', '.join(machine.boot_disk_types)} only; use "
+                "one of them",
+            )
+        )
+    if pool.driver_install is DriverInstall.BUNDLE and pool.gpu_driver_version is not None:
+        problems.append(
+            Problem(
+                _key("gpuPool.gpuDriverVersion"),
+                pool.gpu_driver_version.value,
+                "has no effect with driverInstall: bundle (GKE's install is disabled); remove it",
+            )
+        )
+    return problems
+
+
+@dataclass(frozen=True)
+class _PlatformOption:
+    path: str
+    is_set: Callable[[StackConfig], bool]
+    platforms: set[Platform]
+    why: str
+
+
+# Keys that only mean something on some platforms: set elsewhere they would be silently ignored.
+_PLATFORM_OPTIONS = [
+    _PlatformOption(
+        "images.tcpx",
+        lambda c: c.images.tcpx is not None,
+        {Platform.GKE_A3_HIGH},
+        "GPUDirect-TCPX/TCPXO plugins are incompatible with gIB (GPUDirect-RDMA) on the same "
+        "cluster (seed 003)",
+    ),
+    _PlatformOption(
+        "images.gib",
+        lambda c: c.images.gib is not None,
+        {Platform.GKE_A4X},
+        "the gIB plugin is for GPUDirect-RDMA machines, and cannot run beside GPUDirect-TCPX",
+    ),
+    _PlatformOption(
+        "images.trainingRuntime",
+        lambda c: c.images.training_runtime is not None,
+        {Platform.GKE_A4X},
+        "only the gke-a4x platform has the training runtime",
+    ),
+    _PlatformOption(
+        "storageClass",
+        lambda c: c.storage_class is not None,
+        {Platform.GKE_A4X},
+        "the Hyperdisk StorageClass is for nodes that cannot attach Persistent Disk",
+    ),
+    _PlatformOption(
+        "trainingRuntime",
+        lambda c: c.training_runtime,
+        {Platform.GKE_A4X},
+        "the torch-distributed-rdma runtime wires gIB, which only gke-a4x has",
+    ),
+    _PlatformOption(
+        "smokeTest",
+        lambda c: c.smoke_test,
+        {Platform.GKE_A3_HIGH},
+        "the smoke test is the seed's GPUDirect-TCPX test; on gke-a4x use `make verify`",
+    ),
+]
+
+
+def _platform_option_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
+    del machine
+    return [
+        Problem(
+            _key(option.path),
+            "(set)",
+            f"not for platform {cfg.platform.value}: {option.why}; remove it",
+        )
+        for option in _PLATFORM_OPTIONS
+        if option.is_set(cfg) and cfg.platform not in option.platforms
+    ]
+
+
+def _tcpx_pair_checks(cfg: StackConfig) -> list[Problem]:
+    pair = cfg.images.tcpx
+    if pair is None:
+        return []
+    known = catalog().images.tcpx.known_pairs
+    installer_tag, daemon_tag = image_tag(pair.installer), image_tag(pair.daemon)
+    expected = known.get(installer_tag)
+    if expected and expected != daemon_tag:
+        return [
+            Problem(
+                _key("images.tcpx.daemon"),
+                pair.daemon,
+                f"installer {installer_tag} pairs with tcpx-daemon {expected}, not {daemon_tag}; "
+                f"use the {expected} daemon image",
+            )
+        ]
+    return []
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+
+def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
+    """Validate a raw config mapping (camelCase keys, as in a stack file) or raise ConfigError."""
+    try:
+        cfg = StackConfig.model_validate(raw)
+    except ValidationError as err:
+        raise ConfigError(stack, [_problem_from_pydantic(e) for e in err.errors()]) from None
+    problems = _cross_checks(cfg)
+    if problems:
+        raise ConfigError(stack, problems)
+    return cfg
+
+
+def raw_from_pulumi_config(values: dict[str, Any]) -> dict[str, Any]:
+    """Turn Pulumi's flat config map (`gpu-fabric:gke` -> JSON text) into a raw mapping.
+
+    Every `gpu-fabric:*` key is kept, so an unknown top-level key is reported, not ignored.
+    """
+    raw: dict[str, Any] = {}
+    for key, value in values.items():
+        namespace, _, name = key.partition(":")
+        if key == GCP_PROJECT_KEY:
+            raw["project"] = value
+        elif namespace == NAMESPACE:
+            raw[name] = _decode(value)
+    return raw
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def load_stack_config() -> StackConfig:
+    """Read and validate the current stack's config (call before registering any resource)."""
+    import pulumi
+    from pulumi.runtime import config as runtime_config
+
+    values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    cfg = parse(raw_from_pulumi_config(values), pulumi.get_stack())
+    for warning in cfg.warnings:
+        pulumi.log.warn(warning)
+    return cfg

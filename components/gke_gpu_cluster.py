@@ -1,0 +1,259 @@
+"""A GKE GPU cluster with its GPU fabric, as one component wired in dependency order.
+
+The machine's catalog entry decides the NICs, VPCs and Network objects; the fabric
+(`FABRICS` below) decides the installer and what else goes in the cluster. What waits for what,
+and why (everything else runs in parallel):
+- the GPU VPCs wait for nothing; the cluster waits for its primary network only;
+- the GPU node pool waits for the cluster, the VPCs/subnets it attaches and the node account's role
+  grant, never for in-cluster objects (GKE resolves the Network objects when pods ask for them);
+- the Network objects wait for the CRD gate (the CRDs served) and the VPC/subnet names;
+- the installer DaemonSet and the StorageClass wait for the cluster's provider only;
+- the optional smoke test waits for the node pool, the installer and the Network objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pulumi
+
+from .config import DriverInstall, StackConfig
+from .gcp_network import (
+    ExistingPrimaryNetwork,
+    GpuVpc,
+    GpuVpcArgs,
+    PrimaryNetwork,
+    PrimaryNetworkArgs,
+    SubnetArgs,
+)
+from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
+from .gke_cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
+from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
+from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
+from .nccl_installer import GIB_INSTALLER, TCPX_INSTALLER, NcclInstaller, NcclInstallerArgs
+from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
+
+# Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
+NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
+
+
+def gpu_vpc_args(cfg: StackConfig) -> list[GpuVpcArgs]:
+    """The VPCs of every NIC group, named by the catalog's patterns."""
+    vpcs = []
+    for plan in cfg.nic_groups:
+        group, names = plan.group, plan.group.names
+        profile = (
+            f"projects/{cfg.project}/global/networkProfiles/{cfg.gpu_pool.zone}-{group.network_profile}"
+            if group.network_profile
+            else None
+        )
+        per_vpc = [[i] for i in range(group.count)] if group.vpc_per_nic else [list(range(group.count))]
+        for nics in per_vpc:
+            fmt = {"prefix": cfg.name_prefix, "n": nics[0] + 1, "i": nics[0]}
+            vpcs.append(
+                GpuVpcArgs(
+                    network_name=names.network.format(**fmt),
+                    subnets=[
+                        SubnetArgs(names.subnet.format(**{**fmt, "n": i + 1, "i": i}), plan.subnets[i])
+                        for i in nics
+                    ],
+                    region=cfg.region,
+                    mtu=plan.mtu,
+                    network_profile=profile,
+                    firewall_name=names.firewall.format(**fmt) if names.firewall else None,
+                    source_ranges=plan.firewall_source_ranges,
+                )
+            )
+    return vpcs
+
+
+def _primary_network(name: str, cfg: StackConfig, opts: pulumi.ResourceOptions):
+    primary = cfg.network.primary
+    if primary.existing is not None:
+        e = primary.existing
+        return ExistingPrimaryNetwork(e.network, e.subnetwork, e.pods_range_name, e.services_range_name)
+    return PrimaryNetwork(
+        f"{name}-primary",
+        PrimaryNetworkArgs(
+            name=f"{cfg.gke.name}-primary",
+            region=cfg.region,
+            subnet_cidr=primary.subnet_cidr,
+            # Seed 000: `CLUSTER_NAME-pods` and `CLUSTER_NAME-services`.
+            pods_range_name=f"{cfg.gke.name}-pods",
+            pods_cidr=primary.pods_cidr,
+            services_range_name=f"{cfg.gke.name}-services",
+            services_cidr=primary.services_cidr,
+            cloud_nat=primary.cloud_nat,
+        ),
+        opts,
+    )
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """What a GPU fabric adds to the common cluster."""
+
+    installer: Path
+    """Vendored upstream installer DaemonSet."""
+    installer_image: Callable[[StackConfig], str]
+    extras: Callable[[GpuCluster, str, StackConfig, pulumi.ResourceOptions], None]
+    """Registers the fabric's own in-cluster objects."""
+
+
+def _tcpx_extras(fabric: GpuCluster, name: str, cfg: StackConfig, on_cluster) -> None:
+    if cfg.smoke_test:
+        images = cfg.tcpx_images
+        TcpxSmokeTest(
+            f"{name}-nccl-test",
+            # The installer image carries NCCL and the plugin, as in seed 000's test pods.
+            TcpxSmokeTestArgs(
+                test_image=images.installer,
+                daemon_image=images.daemon,
+                depends_on=[fabric.node_pool, fabric.installer, fabric.network_objects],
+            ),
+            on_cluster,
+        )
+
+
+def _gib_extras(fabric: GpuCluster, name: str, cfg: StackConfig, on_cluster) -> None:
+    # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
+    storage = cfg.hyperdisk_storage_class
+    HyperdiskStorage(
+        f"{name}-hyperdisk", HyperdiskStorageArgs(storage.name, storage.is_default), on_cluster
+    )
+    if cfg.training_runtime:
+        TrainingRuntime(
+            f"{name}-torch-distributed-rdma",
+            TrainingRuntimeArgs(
+                image=cfg.training_runtime_image,
+                networks=[n for plan in cfg.nic_groups for n in plan.object_names],
+                gpus=cfg.machine.accelerator.count,
+                kubeconfig=fabric.cluster.kubeconfig,
+                cluster_id=fabric.cluster.cluster.id,
+            ),
+            on_cluster,
+        )
+
+
+FABRICS: dict[str, Fabric] = {
+    "gpudirect-tcpx": Fabric(TCPX_INSTALLER, lambda cfg: cfg.tcpx_images.installer, _tcpx_extras),
+    "gpudirect-rdma": Fabric(GIB_INSTALLER, lambda cfg: cfg.gib_installer_image, _gib_extras),
+}
+
+
+class GpuCluster(pulumi.ComponentResource):
+    """GPU VPCs, a multi-networking GKE cluster, a GPU node pool, Network objects and the fabric."""
+
+    cluster: Cluster
+    gpu_vpcs: list[GpuVpc]
+    node_pool: GpuNodePool
+    network_objects: NetworkObjects
+    installer: NcclInstaller
+
+    def __init__(self, name: str, cfg: StackConfig, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-fabric:gke:GpuCluster", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        machine = cfg.machine
+        fabric = FABRICS[machine.fabric]
+
+        self.gpu_vpcs = [GpuVpc(args.network_name, args, child) for args in gpu_vpc_args(cfg)]
+        # NIC order: the VPCs in catalog order, each with its subnets in order.
+        nics = [
+            (vpc.network_name, subnet) for vpc in self.gpu_vpcs for subnet in vpc.subnet_names
+        ]
+        primary = _primary_network(name, cfg, child)
+
+        self.cluster = Cluster(
+            name,
+            ClusterArgs(
+                name=cfg.gke.name,
+                project=cfg.project,
+                location=cfg.region,
+                version=cfg.gke.version,
+                network=primary.network,
+                subnetwork=primary.subnetwork,
+                pods_range_name=primary.pods_range_name,
+                services_range_name=primary.services_range_name,
+                deletion_protection=cfg.gke.deletion_protection,
+                private_nodes=cfg.gke.private_nodes,
+                master_authorized_networks=(
+                    [
+                        AuthorizedNetworkArgs(n.cidr_block, n.display_name)
+                        for n in cfg.gke.master_authorized_networks
+                    ]
+                    if cfg.gke.master_authorized_networks is not None
+                    else None
+                ),
+                system_machine_type=cfg.gke.system_pool.machine_type,
+                system_node_count=cfg.gke.system_pool.node_count,
+            ),
+            child,
+        )
+
+        pool = cfg.gpu_pool
+        self.node_pool = GpuNodePool(
+            f"{name}-{pool.name}",
+            GpuNodePoolArgs(
+                name=pool.name,
+                cluster_id=self.cluster.cluster.id,
+                location=cfg.region,
+                region=cfg.region,
+                zone=pool.zone,
+                version=cfg.gke.version,
+                machine_type=pool.machine_type,
+                accelerator_type=machine.accelerator.type,
+                accelerator_count=machine.accelerator.count,
+                gpu_driver_version=cfg.gpu_driver_version.value,
+                node_count=pool.node_count,
+                service_account=self.cluster.node_service_account,
+                node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
+                local_ssd_count=cfg.local_ssd_count,
+                placement=(
+                    PlacementPolicy(
+                        f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-"), machine.placement
+                    )
+                    if pool.compact_placement
+                    else None
+                ),
+                reservation=(
+                    Reservation(pool.reservation.name, pool.reservation.project)
+                    if pool.reservation
+                    else None
+                ),
+                boot_disk_type=cfg.boot_disk_type,
+                boot_disk_size_gb=pool.boot_disk.size_gb,
+                labels=(
+                    NO_GKE_DEVICE_PLUGIN_LABEL
+                    if pool.driver_install is DriverInstall.BUNDLE
+                    else {}
+                ),
+                depends_on=list(self.cluster.node_account_grants),
+            ),
+            child,
+        )
+
+        on_cluster = pulumi.ResourceOptions(parent=self, providers=[self.cluster.provider])
+        object_names = [n for plan in cfg.nic_groups for n in plan.object_names]
+        device_modes = [plan.group.device_mode.value for plan in cfg.nic_groups for _ in plan.subnets]
+        self.network_objects = NetworkObjects(
+            f"{name}-networks",
+            NetworkObjectsArgs(
+                networks=[
+                    DeviceNetwork(object_name, network, subnet, mode)
+                    for object_name, (network, subnet), mode in zip(object_names, nics, device_modes)
+                ],
+                kubeconfig=self.cluster.kubeconfig,
+                cluster_id=self.cluster.cluster.id,
+            ),
+            on_cluster,
+        )
+
+        self.installer = NcclInstaller(
+            f"{name}-{fabric.installer.stem}",
+            NcclInstallerArgs(fabric.installer, fabric.installer_image(cfg), cfg.pause_image),
+            on_cluster,
+        )
+        fabric.extras(self, name, cfg, on_cluster)
+        self.register_outputs({})

@@ -1,0 +1,58 @@
+"""The NCCL plugin installer DaemonSets, reproduced from upstream manifests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+UPSTREAM = Path(__file__).with_name("upstream")
+# GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
+TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
+GIB_INSTALLER = UPSTREAM / "nccl-rdma-installer-a4x.yaml"
+
+
+def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
+    """An upstream installer DaemonSet, verbatim but for its two images (from the catalog)."""
+    manifest = yaml.safe_load(upstream.read_text())
+    pod = manifest["spec"]["template"]["spec"]
+    (installer,) = pod["initContainers"]
+    (pause,) = pod["containers"]
+    installer["image"] = installer_image
+    pause["image"] = pause_image
+    return manifest
+
+
+@dataclass(frozen=True)
+class NcclInstallerArgs:
+    upstream: Path
+    """The vendored upstream manifest."""
+    installer_image: str
+    pause_image: str
+
+
+class NcclInstaller(pulumi.ComponentResource):
+    """An installer DaemonSet that puts NCCL and a network plugin on every GPU node.
+
+    Privileged with hostNetwork/hostPID, as upstream requires: it writes into the node's
+    /home/kubernetes/bin. It needs only the cluster (through the provider), not the node pool:
+    a DaemonSet needs no nodes to exist.
+    """
+
+    daemon_set: k8s.apps.v1.DaemonSet
+
+    def __init__(
+        self, name: str, args: NcclInstallerArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:gke:NcclInstaller", name, None, opts)
+        manifest = installer_manifest(args.upstream, args.installer_image, args.pause_image)
+        self.daemon_set = k8s.apps.v1.DaemonSet(
+            name,
+            metadata=manifest["metadata"],
+            spec=manifest["spec"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({})

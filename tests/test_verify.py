@@ -1,0 +1,261 @@
+"""`make verify`: the fail-closed fabric check, against recorded-shape API objects."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlparse
+
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+from kubernetes.client import ApiClient, Configuration
+from kubernetes.client.rest import RESTResponse
+
+import verify.__main__ as verify_cli
+from components.config_checks import parse, raw_from_pulumi_config
+from offline.engine import stack_config
+from tests.test_manifests import CRD_SCHEMAS
+from verify.fabric import Snapshot, check, expected_from
+
+FIXTURE = Path(__file__).with_name("fixtures") / "a4x-prod-healthy.yaml"
+
+
+def recorded() -> dict:
+    return yaml.safe_load(FIXTURE.read_text())
+
+
+def snapshot_of(objects: dict) -> Snapshot:
+    return Snapshot(
+        param_sets=objects["gkenetworkparamsets"]["items"],
+        networks=objects["networks"]["items"],
+        daemon_set=objects["daemonset"],
+        pods=objects["pods"]["items"],
+    )
+
+
+@pytest.fixture(scope="module")
+def expected():
+    cfg = parse(raw_from_pulumi_config(stack_config("a4x-prod")), "a4x-prod")
+    return expected_from(cfg)
+
+
+def test_expectations_come_from_the_stack(expected):
+    assert [(n.name, n.device_mode, n.vpc, n.subnet) for n in expected.networks] == [
+        ("gvnic-1", "NetDevice", "a4x-prod-gvnic", "a4x-prod-gvnic"),
+        *[(f"rdma-{i}", "RDMA", "a4x-prod-rdma", f"a4x-prod-rdma-sub-{i}") for i in range(4)],
+    ]
+    assert (expected.installer_namespace, expected.installer_name) == (
+        "kube-system", "nccl-rdma-installer"
+    )
+    assert expected.installer_selector == {"k8s-app": "nccl-rdma-installer"}
+
+
+def test_fixture_objects_are_valid_api_objects():
+    objects = recorded()
+    for obj in objects["gkenetworkparamsets"]["items"] + objects["networks"]["items"]:
+        jsonschema.validate(obj, CRD_SCHEMAS[(obj["apiVersion"], obj["kind"])])
+    for obj in [objects["daemonset"], *objects["pods"]["items"]]:
+        kubernetes_validate.validate(obj, "1.34", strict=True)
+
+
+def test_healthy_cluster_passes(expected):
+    assert check(expected, snapshot_of(recorded())) == []
+
+
+def _drop(kind: str, name: str):
+    def change(objects):
+        objects[kind]["items"] = [o for o in objects[kind]["items"] if o["metadata"]["name"] != name]
+    return change
+
+
+def _item(kind: str, name: str) -> callable:
+    def get(objects):
+        return next(o for o in objects[kind]["items"] if o["metadata"]["name"] == name)
+    return get
+
+
+def _set_ready(kind, name, status, reason="Pending", message=""):
+    def change(objects):
+        ready = next(c for c in _item(kind, name)(objects)["status"]["conditions"]
+                     if c["type"] == "Ready")
+        ready.update(status=status, reason=reason, message=message)
+    return change
+
+
+BROKEN = {
+    "param set missing": (
+        _drop("gkenetworkparamsets", "rdma-2"), ["GKENetworkParamSet rdma-2: missing"]
+    ),
+    "network missing": (_drop("networks", "gvnic-1"), ["Network gvnic-1: missing"]),
+    "wrong device mode": (
+        lambda o: _item("gkenetworkparamsets", "rdma-1")(o)["spec"].update(deviceMode="NetDevice"),
+        ["GKENetworkParamSet rdma-1: deviceMode is 'NetDevice', expected 'RDMA'"],
+    ),
+    "wrong subnet": (
+        lambda o: _item("gkenetworkparamsets", "rdma-3")(o)["spec"].update(vpcSubnet="other"),
+        ["GKENetworkParamSet rdma-3: vpcSubnet is 'other', the stack has 'a4x-prod-rdma-sub-3'"],
+    ),
+    "broken parametersRef": (
+        lambda o: _item("networks", "rdma-0")(o)["spec"]["parametersRef"].update(name="rdma-9"),
+        ["Network rdma-0: parametersRef is"],
+    ),
+    "not a Device network": (
+        lambda o: _item("networks", "rdma-0")(o)["spec"].update(type="L3"),
+        ["Network rdma-0: type is 'L3', expected 'Device'"],
+    ),
+    "param set not ready": (
+        _set_ready("gkenetworkparamsets", "rdma-0", "False", "DeviceModeSubnetAlreadyInUse",
+                   "subnet is used by another param set"),
+        ["GKENetworkParamSet rdma-0: is not Ready (DeviceModeSubnetAlreadyInUse: subnet is used "
+         "by another param set)"],
+    ),
+    "network without conditions": (
+        lambda o: _item("networks", "gvnic-1")(o).pop("status"),
+        ["Network gvnic-1: has no Ready condition yet"],
+    ),
+    "installer missing": (
+        lambda o: o.update(daemonset=None),
+        ["DaemonSet kube-system/nccl-rdma-installer: missing"],
+    ),
+    "installer not rolled out": (
+        lambda o: o["daemonset"]["status"].update(numberReady=1, numberAvailable=1),
+        ["DaemonSet kube-system/nccl-rdma-installer: 1 of 2 pods ready",
+         "DaemonSet kube-system/nccl-rdma-installer: 1 of 2 pods available"],
+    ),
+    "installer on no node": (
+        lambda o: o["daemonset"]["status"].update(
+            desiredNumberScheduled=0, currentNumberScheduled=0, numberReady=0,
+            numberAvailable=0, updatedNumberScheduled=0),
+        ["DaemonSet kube-system/nccl-rdma-installer: scheduled on no node"],
+    ),
+    "installer update not observed": (
+        lambda o: o["daemonset"]["metadata"].update(generation=2),
+        ["DaemonSet kube-system/nccl-rdma-installer: the controller has not seen generation 2"],
+    ),
+    "pod pending": (
+        lambda o: o["pods"]["items"][0]["status"].update(phase="Pending"),
+        ["Pod kube-system/nccl-rdma-installer-ab12c: Pending"],
+    ),
+    "pod failed": (
+        lambda o: o["pods"]["items"][1]["status"].update(phase="Failed"),
+        ["Pod kube-system/nccl-rdma-installer-de34f: Failed"],
+    ),
+    "installer crash-looping": (
+        lambda o: o["pods"]["items"][0]["status"]["initContainerStatuses"][0].update(
+            state={"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}),
+        ["Pod kube-system/nccl-rdma-installer-ab12c: container nccl-rdma-installer "
+         "CrashLoopBackOff"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_broken_cluster_names_each_missing_piece(expected, case):
+    change, wanted = BROKEN[case]
+    objects = recorded()
+    change(objects)
+    problems = check(expected, snapshot_of(objects))
+    for line in wanted:
+        assert any(p.startswith(line) for p in problems), (line, problems)
+
+
+def test_several_broken_pieces_are_all_listed(expected):
+    objects = recorded()
+    for case in ("param set missing", "installer missing", "wrong device mode"):
+        BROKEN[case][0](objects)
+    problems = check(expected, snapshot_of(objects))
+    assert len(problems) == 3
+
+
+# --- reading the cluster through the official client ------------------------------------------
+
+
+class _Urllib3Response:
+    def __init__(self, status: int, body: object):
+        self.status = status
+        self.reason = "OK" if status == 200 else "Not Found"
+        self.data = json.dumps(body).encode()
+        self.headers = {"content-type": "application/json"}
+
+
+class RecordedCluster:
+    """Stands in for the HTTP layer under `kubernetes.client`: answers from recorded objects."""
+
+    def __init__(self, objects: dict):
+        self.routes = {
+            "/apis/networking.gke.io/v1/gkenetworkparamsets": objects["gkenetworkparamsets"],
+            "/apis/networking.gke.io/v1/networks": objects["networks"],
+            "/apis/apps/v1/namespaces/kube-system/daemonsets/nccl-rdma-installer":
+                objects["daemonset"],
+            "/api/v1/namespaces/kube-system/pods": objects["pods"],
+        }
+        self.requests: list[str] = []
+
+    def request(self, method, url, headers=None, body=None, post_params=None,
+                _request_timeout=None):
+        self.requests.append(f"{method} {url}")
+        found = self.routes.get(urlparse(url).path)
+        if found is None:
+            return RESTResponse(_Urllib3Response(404, {"kind": "Status", "code": 404}))
+        return RESTResponse(_Urllib3Response(200, found))
+
+
+def client_for(objects: dict) -> tuple[ApiClient, RecordedCluster]:
+    api_client = ApiClient(Configuration(host="https://fixture.invalid"))
+    api_client.rest_client = RecordedCluster(objects)
+    return api_client, api_client.rest_client
+
+
+def test_read_snapshot_through_the_kubernetes_client(expected):
+    api_client, cluster = client_for(recorded())
+    snapshot = verify_cli.read_snapshot(expected, api_client)
+    assert check(expected, snapshot) == []
+    assert snapshot.daemon_set["status"]["numberReady"] == 2
+    assert snapshot.pods[0]["status"]["initContainerStatuses"][0]["state"]["terminated"][
+        "reason"] == "Completed"
+    assert any("labelSelector=k8s-app%3Dnccl-rdma-installer" in r for r in cluster.requests)
+
+
+def test_read_snapshot_treats_a_404_daemon_set_as_missing(expected):
+    objects = recorded()
+    objects["daemonset"] = None
+    api_client, _ = client_for(objects)
+    snapshot = verify_cli.read_snapshot(expected, api_client)
+    assert snapshot.daemon_set is None
+    assert check(expected, snapshot) == ["DaemonSet kube-system/nccl-rdma-installer: missing"]
+
+
+@pytest.mark.parametrize("broken, code", [(None, 0), ("installer crash-looping", 1)])
+def test_verify_command_exit_codes(monkeypatch, capsys, broken, code):
+    objects = recorded()
+    if broken:
+        BROKEN[broken][0](objects)
+    monkeypatch.setattr(verify_cli, "api_client_for",
+                        lambda stack, kubeconfig: (client_for(objects)[0], "fixture"))
+    assert verify_cli.main(["a4x-prod"]) == code
+    out = capsys.readouterr().out
+    assert out.startswith("OK a4x-prod (fixture)" if code == 0 else "FAIL a4x-prod (fixture)")
+    if broken:
+        assert "CrashLoopBackOff" in out
+
+
+def test_verify_command_reports_an_unreachable_cluster(monkeypatch, capsys):
+    def unreachable(stack, kubeconfig):
+        raise ConnectionError("no route to host")
+
+    monkeypatch.setattr(verify_cli, "api_client_for", unreachable)
+    assert verify_cli.main(["a4x-prod"]) == 2
+    assert "cannot read the cluster: no route to host" in capsys.readouterr().err
+
+
+def test_verify_works_for_the_a3_stack_too():
+    cfg = parse(raw_from_pulumi_config(stack_config("a3-prod")), "a3-prod")
+    expected = expected_from(cfg)
+    assert [(n.name, n.device_mode, n.vpc) for n in expected.networks] == [
+        (f"vpc{n}", "NetDevice", f"a3-prod-net-{n}") for n in range(1, 5)
+    ]
+    assert expected.installer_name == "nccl-tcpx-installer"
+    empty = Snapshot()
+    assert len(check(expected, empty)) == 9  # 4 pairs missing + the installer

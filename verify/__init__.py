@@ -1,0 +1,1 @@
+"""`make verify`: a fail-closed check of a deployed cluster's GPU fabric."""

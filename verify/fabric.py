@@ -1,0 +1,171 @@
+"""What a healthy GPU fabric looks like in the cluster, and the check against it.
+
+For A4X this asserts what NVIDIA AICR's `gke-gb200-rdma` health check asserts (seed 003): the five
+Network/GKENetworkParamSet pairs by exact name with their deviceMode, `parametersRef` linkage and
+Ready conditions, and the installer DaemonSet fully rolled out with no pod Pending, Failed or
+crash-looping. The same expectations hold for every gpu-fabric platform, derived from its stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from components.config import StackConfig
+from components.gke_gpu_cluster import FABRICS, gpu_vpc_args
+from components.nccl_installer import installer_manifest
+
+GROUP = "networking.gke.io"
+# Waiting reasons of a container that will not come up by itself.
+STUCK_REASONS = {
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+}
+
+
+@dataclass(frozen=True)
+class ExpectedNetwork:
+    name: str
+    device_mode: str
+    vpc: str
+    subnet: str
+
+
+@dataclass(frozen=True)
+class Expected:
+    networks: list[ExpectedNetwork]
+    installer_namespace: str
+    installer_name: str
+    installer_selector: dict[str, str]
+
+
+def expected_from(cfg: StackConfig) -> Expected:
+    """What the stack creates, in the names the cluster will show."""
+    subnets = [(vpc.network_name, s.name) for vpc in gpu_vpc_args(cfg) for s in vpc.subnets]
+    modes_and_names = [
+        (plan.group.device_mode.value, name) for plan in cfg.nic_groups for name in plan.object_names
+    ]
+    installer = installer_manifest(FABRICS[cfg.machine.fabric].installer, "-", "-")
+    return Expected(
+        networks=[
+            ExpectedNetwork(name, mode, vpc, subnet)
+            for (mode, name), (vpc, subnet) in zip(modes_and_names, subnets)
+        ],
+        installer_namespace=installer["metadata"]["namespace"],
+        installer_name=installer["metadata"]["name"],
+        installer_selector=installer["spec"]["selector"]["matchLabels"],
+    )
+
+
+@dataclass
+class Snapshot:
+    """API objects as the cluster returned them (camelCase dicts)."""
+
+    param_sets: list[dict[str, Any]] = field(default_factory=list)
+    networks: list[dict[str, Any]] = field(default_factory=list)
+    daemon_set: dict[str, Any] | None = None
+    pods: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _by_name(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {o["metadata"]["name"]: o for o in objects}
+
+
+def _not_ready(obj: dict[str, Any]) -> str | None:
+    """None if the Ready condition is True, else why not."""
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    ready = next((c for c in conditions if c.get("type") == "Ready"), None)
+    if ready is None:
+        return "has no Ready condition yet"
+    if ready.get("status") != "True":
+        reason = ready.get("reason") or "no reason given"
+        message = ready.get("message")
+        return f"is not Ready ({reason}{': ' + message if message else ''})"
+    return None
+
+
+def check(expected: Expected, snapshot: Snapshot) -> list[str]:
+    """Everything that is missing or wrong, one readable line each; empty when healthy."""
+    problems: list[str] = []
+    param_sets, networks = _by_name(snapshot.param_sets), _by_name(snapshot.networks)
+    for want in expected.networks:
+        param_set = param_sets.get(want.name)
+        if param_set is None:
+            problems.append(f"GKENetworkParamSet {want.name}: missing")
+        else:
+            spec = param_set.get("spec") or {}
+            if spec.get("deviceMode") != want.device_mode:
+                problems.append(
+                    f"GKENetworkParamSet {want.name}: deviceMode is {spec.get('deviceMode')!r}, "
+                    f"expected {want.device_mode!r}"
+                )
+            for key, value in (("vpc", want.vpc), ("vpcSubnet", want.subnet)):
+                if spec.get(key) != value:
+                    problems.append(
+                        f"GKENetworkParamSet {want.name}: {key} is {spec.get(key)!r}, the stack "
+                        f"has {value!r}"
+                    )
+            if reason := _not_ready(param_set):
+                problems.append(f"GKENetworkParamSet {want.name}: {reason}")
+
+        network = networks.get(want.name)
+        if network is None:
+            problems.append(f"Network {want.name}: missing")
+            continue
+        spec = network.get("spec") or {}
+        if spec.get("type") != "Device":
+            problems.append(f"Network {want.name}: type is {spec.get('type')!r}, expected 'Device'")
+        ref = spec.get("parametersRef") or {}
+        wanted_ref = {"group": GROUP, "kind": "GKENetworkParamSet", "name": want.name}
+        if {k: ref.get(k) for k in wanted_ref} != wanted_ref:
+            problems.append(
+                f"Network {want.name}: parametersRef is {ref or None}, expected {wanted_ref}"
+            )
+        if reason := _not_ready(network):
+            problems.append(f"Network {want.name}: {reason}")
+
+    problems += _installer_problems(expected, snapshot)
+    return problems
+
+
+def _installer_problems(expected: Expected, snapshot: Snapshot) -> list[str]:
+    label = f"DaemonSet {expected.installer_namespace}/{expected.installer_name}"
+    daemon_set = snapshot.daemon_set
+    if daemon_set is None:
+        return [f"{label}: missing"]
+    problems = []
+    status = daemon_set.get("status") or {}
+    desired = status.get("desiredNumberScheduled", 0)
+    if desired == 0:
+        problems.append(f"{label}: scheduled on no node (are the GPU nodes up?)")
+    for key, what in (
+        ("updatedNumberScheduled", "updated"),
+        ("numberReady", "ready"),
+        ("numberAvailable", "available"),
+    ):
+        if status.get(key, 0) != desired:
+            problems.append(f"{label}: {status.get(key, 0)} of {desired} pods {what}")
+    generation = daemon_set["metadata"].get("generation", 0)
+    if status.get("observedGeneration", 0) < generation:
+        problems.append(f"{label}: the controller has not seen generation {generation} yet")
+
+    for pod in snapshot.pods:
+        name = pod["metadata"]["name"]
+        phase = (pod.get("status") or {}).get("phase")
+        if phase in ("Pending", "Failed"):
+            problems.append(f"Pod {expected.installer_namespace}/{name}: {phase}")
+        statuses = (pod.get("status") or {}).get("initContainerStatuses", []) + (
+            pod.get("status") or {}
+        ).get("containerStatuses", [])
+        for container in statuses:
+            waiting = (container.get("state") or {}).get("waiting") or {}
+            if waiting.get("reason") in STUCK_REASONS:
+                problems.append(
+                    f"Pod {expected.installer_namespace}/{name}: container {container['name']} "
+                    f"{waiting['reason']}"
+                )
+    return problems
