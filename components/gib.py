@@ -194,7 +194,11 @@ class HyperdiskStorage(pulumi.ComponentResource):
                 f"{name}-not-default-{GKE_DEFAULT_STORAGE_CLASS}",
                 metadata={
                     "name": GKE_DEFAULT_STORAGE_CLASS,
-                    "annotations": {DEFAULT_CLASS_ANNOTATION: "false"},
+                    "annotations": {
+                        DEFAULT_CLASS_ANNOTATION: "false",
+                        # GKE's addon manager owns this field; take it over explicitly.
+                        "pulumi.com/patchForce": "true",
+                    },
                 },
                 opts=child,
             )

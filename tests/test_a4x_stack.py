@@ -157,7 +157,8 @@ def test_hyperdisk_storage_class_is_not_the_default_unless_asked(a4x_plan):
     (patch,) = plan.of_type("kubernetes:storage.k8s.io/v1:StorageClassPatch")
     assert patch.inputs["metadata"] == {
         "name": "standard-rwo",
-        "annotations": {"storageclass.kubernetes.io/is-default-class": "false"},
+        "annotations": {"storageclass.kubernetes.io/is-default-class": "false",
+                        "pulumi.com/patchForce": "true"},
     }
 
 
