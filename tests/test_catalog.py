@@ -1,0 +1,70 @@
+"""The catalog: it loads, and a malformed entry is refused before any stack uses it."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from components.catalog import GkeVersion, GkeVersionRules, NicGroup, catalog, image_tag
+from tests.conftest import only_problem
+
+
+def test_catalog_loads_both_machines():
+    machines = catalog().machines
+    assert machines["a3-highgpu-8g"].accelerator.type == "nvidia-h100-80gb"
+    assert machines["a4x-highgpu-4g"].accelerator.type == "nvidia-gb200"
+    assert machines["a4x-highgpu-4g"].arch == "arm64"
+    assert [g.name for g in machines["a4x-highgpu-4g"].nic_groups] == ["gvnic", "rdma"]
+
+
+def _group(**changes) -> dict:
+    group = catalog().machines["a3-highgpu-8g"].nic_groups[0].model_dump()
+    group.update(changes)
+    return group
+
+
+def test_nic_group_needs_one_name_and_subnet_per_nic():
+    with pytest.raises(ValidationError, match="one object name and subnet per NIC"):
+        NicGroup.model_validate(_group(object_names=["vpc1"]))
+
+
+def test_nic_group_firewall_name_exactly_where_a_firewall_is_allowed():
+    with pytest.raises(ValidationError, match="a firewall name exactly where allowed"):
+        NicGroup.model_validate(_group(firewall_forbidden="RDMA"))
+
+
+def test_patch_floor_filed_under_the_wrong_minor_is_refused():
+    with pytest.raises(ValidationError, match="filed under minor 1.28"):
+        GkeVersionRules(min_minor="1.27", patch_floors={"1.28": "1.27.7-gke.1121000"})
+
+
+def test_gke_versions_order_by_build():
+    assert GkeVersion("1.28.8-gke.1094000") < GkeVersion("1.28.8-gke.1095000")
+    assert GkeVersion("1.28.10-gke.1") > GkeVersion("1.28.9-gke.99999")
+    assert GkeVersion("1.33.5-gke.1862000").minor == "1.33"
+
+
+@pytest.mark.parametrize(
+    "image, tag",
+    [
+        ("us-docker.pkg.dev/a/b/c:v3.1.9", "v3.1.9"),
+        ("gke.gcr.io/pause:3.8@sha256:880e", "3.8"),
+        ("localhost:5000/img", ""),
+        ("localhost:5000/img:v1", "v1"),
+    ],
+)
+def test_image_tag(image, tag):
+    assert image_tag(image) == tag
+
+
+def test_boot_disk_smaller_than_10_gb_is_refused():
+    problem = only_problem({"gpu-fabric:gpuPool.bootDisk.sizeGb": 5})
+    assert problem.key == "gpu-fabric:gpuPool.bootDisk.sizeGb"
+    assert "greater than or equal to 10" in problem.message
+
+
+def test_a_value_of_the_wrong_type_is_named():
+    problem = only_problem({"gpu-fabric:gpuPool.nodeCount": "two"})
+    assert problem.key == "gpu-fabric:gpuPool.nodeCount"
+    assert problem.value == "two"
+    assert "valid integer" in problem.message
