@@ -21,7 +21,7 @@ _GKE_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)$")
 
 @functools.total_ordering
 class GkeVersion:
-    """A full GKE version such as `1.33.5-gke.1080000`, ordered by (major, minor, patch, gke build)."""
+    """A full GKE version such as `1.33.5-gke.1080000`, ordered by (major, minor, patch, build)."""
 
     def __init__(self, text: str):
         match = _GKE_VERSION.match(text)
@@ -97,8 +97,8 @@ class NicGroup(_Data):
     """`deviceMode` of the GKENetworkParamSets."""
     object_names: list[str]
     """Names of the Network/GKENetworkParamSet pairs, in NIC order."""
-    object_names_fixed: bool
-    """True where something outside gpu-fabric asserts the names (they cannot be renamed)."""
+    object_names_fixed: str | None = None
+    """Why the names cannot be renamed (something outside gpu-fabric asserts them), if so."""
     default_subnets: list[str]
     names: NicNames
     network_profile: str | None = None

@@ -31,9 +31,13 @@ def _cidr(value: str) -> str:
     try:
         network = ipaddress.ip_network(value, strict=True)
     except ValueError as err:
-        raise ValueError(f"not a CIDR range ({err}); write it as ADDRESS/PREFIX, e.g. 192.168.1.0/24")
+        raise ValueError(
+            f"not a CIDR range ({err}); write it as ADDRESS/PREFIX, e.g. 192.168.1.0/24"
+        ) from None
     if network.version != 4:
-        raise ValueError("only IPv4 ranges are supported here; use an IPv4 CIDR such as 10.0.0.0/20")
+        raise ValueError(
+            "only IPv4 ranges are supported here; use an IPv4 CIDR such as 10.0.0.0/20"
+        )
     return str(network)
 
 
@@ -51,8 +55,8 @@ def _gce_name(max_len: int):
     def check(value: str) -> str:
         if not _RFC1035.match(value) or len(value) > max_len:
             raise ValueError(
-                f"must be 1-{max_len} characters of lowercase letters, digits and hyphens, starting "
-                "with a letter and not ending with a hyphen"
+                f"must be 1-{max_len} characters of lowercase letters, digits and hyphens, "
+                "starting with a letter and not ending with a hyphen"
             )
         return value
 
@@ -153,7 +157,9 @@ class NicGroupConfig(_Config):
     subnets: list[Cidr] | None = Field(
         None, description="One range per NIC of the group, in NIC order; default from the catalog."
     )
-    mtu: Mtu | None = Field(None, description="MTU of the group's VPC(s); default from the catalog.")
+    mtu: Mtu | None = Field(
+        None, description="MTU of the group's VPC(s); default from the catalog."
+    )
     firewall_source_ranges: list[SourceRange] | None = Field(
         None, description="Sources the internal rule allows; default: each VPC's own subnet."
     )
@@ -348,7 +354,9 @@ class StackConfig(_Config):
     @property
     def tcpx_images(self) -> TcpxImagesConfig:
         pinned = catalog().images.tcpx
-        return self.images.tcpx or TcpxImagesConfig(installer=pinned.installer, daemon=pinned.daemon)
+        return self.images.tcpx or TcpxImagesConfig(
+            installer=pinned.installer, daemon=pinned.daemon
+        )
 
     @property
     def gib_installer_image(self) -> str:

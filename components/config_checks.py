@@ -187,8 +187,9 @@ def _version_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
             Problem(
                 key,
                 version.text,
-                f"{cfg.gpu_pool.machine_type} is not supported on GKE {rules.unsupported_from_minor} "
-                f"or newer: {rules.unsupported_reason}. Pick an older minor, or set "
+                f"{cfg.gpu_pool.machine_type} is not supported on GKE "
+                f"{rules.unsupported_from_minor} or newer: {rules.unsupported_reason}. Pick an "
+                "older minor, or set "
                 f"{_key('gpuPool.allowUnsupportedGkeVersion')}: true to accept the risk",
             )
         ]
@@ -261,13 +262,13 @@ def _nic_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
 def _object_name_checks(cfg, group, names: list[str], base: str) -> list[Problem]:
     key = _key(f"{base}.objectNames")
     if group.object_names_fixed:
+        fixed = ", ".join(group.object_names)
         return [
             Problem(
                 key,
                 names,
-                f"the {group.name} Network object names are fixed ({', '.join(group.object_names)}):"
-                f" NVIDIA AICR's {cfg.machine.fabric} health check asserts them by exact name; "
-                "remove the key",
+                f"the {group.name} Network object names are fixed ({fixed}): "
+                f"{group.object_names_fixed}; remove the key",
             )
         ]
     problems = []

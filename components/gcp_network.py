@@ -167,9 +167,7 @@ class PrimaryNetwork(pulumi.ComponentResource):
                 region=args.region,
                 nat_ip_allocate_option="AUTO_ONLY",
                 source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
-                subnetworks=[
-                    {"name": subnet.id, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}
-                ],
+                subnetworks=[{"name": subnet.id, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}],
                 log_config={"enable": True, "filter": "ERRORS_ONLY"},
                 opts=replaced_first,
             )

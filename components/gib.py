@@ -77,7 +77,11 @@ def with_gib(
     containers = spec.get("containers", [])
     if not containers:
         raise ValueError("the pod template has no containers")
-    target = next((c for c in containers if c["name"] == container), None) if container else containers[0]
+    target = (
+        next((c for c in containers if c["name"] == container), None)
+        if container
+        else containers[0]
+    )
     if target is None:
         raise ValueError(f"no container named {container!r}")
     for other in containers:
@@ -237,7 +241,9 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
                             "name": "node",
                             "template": {
                                 "metadata": {
-                                    "labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
+                                    "labels": {
+                                        "trainer.kubeflow.org/trainjob-ancestor-step": "trainer"
+                                    }
                                 },
                                 "spec": {"template": pod_template},
                             },

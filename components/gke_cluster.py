@@ -94,9 +94,9 @@ def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
 class Cluster(pulumi.ComponentResource):
     """A multi-networking GKE Standard cluster (Dataplane V2, VPC-native, pinned version).
 
-    GPUDirect-TCPX does not run on Autopilot, so only Standard is built. Multi-networking can only be
-    set at creation. The default node pool is removed and replaced by a small CPU system pool; every
-    node runs as a dedicated least-privilege service account.
+    GPUDirect-TCPX does not run on Autopilot, so only Standard is built. Multi-networking can only
+    be set at creation. The default node pool is removed and replaced by a small CPU system pool;
+    every node runs as a dedicated least-privilege service account.
     """
 
     cluster: gcp.container.Cluster

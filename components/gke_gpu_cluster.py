@@ -31,17 +31,22 @@ from .gcp_network import (
 from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
 from .gke_cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
-from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .nccl_installer import GIB_INSTALLER, TCPX_INSTALLER, NcclInstaller, NcclInstallerArgs
+from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
 
 # Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
 NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
 
 
+def _named(pattern: str, prefix: str, nic: int) -> str:
+    """Fill a catalog name pattern for the NIC at 0-based index `nic` of its group."""
+    return pattern.format(prefix=prefix, n=nic + 1, i=nic)
+
+
 def gpu_vpc_args(cfg: StackConfig) -> list[GpuVpcArgs]:
-    """The VPCs of every NIC group, named by the catalog's patterns."""
-    vpcs = []
+    """The VPCs of every NIC group, named by the catalog's patterns, in NIC order."""
+    prefix, vpcs = cfg.name_prefix, []
     for plan in cfg.nic_groups:
         group, names = plan.group, plan.group.names
         profile = (
@@ -49,20 +54,20 @@ def gpu_vpc_args(cfg: StackConfig) -> list[GpuVpcArgs]:
             if group.network_profile
             else None
         )
-        per_vpc = [[i] for i in range(group.count)] if group.vpc_per_nic else [list(range(group.count))]
-        for nics in per_vpc:
-            fmt = {"prefix": cfg.name_prefix, "n": nics[0] + 1, "i": nics[0]}
+        nics = list(range(group.count))
+        for vpc_nics in [[nic] for nic in nics] if group.vpc_per_nic else [nics]:
+            first = vpc_nics[0]
             vpcs.append(
                 GpuVpcArgs(
-                    network_name=names.network.format(**fmt),
+                    network_name=_named(names.network, prefix, first),
                     subnets=[
-                        SubnetArgs(names.subnet.format(**{**fmt, "n": i + 1, "i": i}), plan.subnets[i])
-                        for i in nics
+                        SubnetArgs(_named(names.subnet, prefix, nic), plan.subnets[nic])
+                        for nic in vpc_nics
                     ],
                     region=cfg.region,
                     mtu=plan.mtu,
                     network_profile=profile,
-                    firewall_name=names.firewall.format(**fmt) if names.firewall else None,
+                    firewall_name=_named(names.firewall, prefix, first) if names.firewall else None,
                     source_ranges=plan.firewall_source_ranges,
                 )
             )
@@ -73,7 +78,9 @@ def _primary_network(name: str, cfg: StackConfig, opts: pulumi.ResourceOptions):
     primary = cfg.network.primary
     if primary.existing is not None:
         e = primary.existing
-        return ExistingPrimaryNetwork(e.network, e.subnetwork, e.pods_range_name, e.services_range_name)
+        return ExistingPrimaryNetwork(
+            e.network, e.subnetwork, e.pods_range_name, e.services_range_name
+        )
     return PrimaryNetwork(
         f"{name}-primary",
         PrimaryNetworkArgs(
@@ -160,9 +167,7 @@ class GpuCluster(pulumi.ComponentResource):
 
         self.gpu_vpcs = [GpuVpc(args.network_name, args, child) for args in gpu_vpc_args(cfg)]
         # NIC order: the VPCs in catalog order, each with its subnets in order.
-        nics = [
-            (vpc.network_name, subnet) for vpc in self.gpu_vpcs for subnet in vpc.subnet_names
-        ]
+        nics = [(vpc.network_name, subnet) for vpc in self.gpu_vpcs for subnet in vpc.subnet_names]
         primary = _primary_network(name, cfg, child)
 
         self.cluster = Cluster(
@@ -236,13 +241,17 @@ class GpuCluster(pulumi.ComponentResource):
 
         on_cluster = pulumi.ResourceOptions(parent=self, providers=[self.cluster.provider])
         object_names = [n for plan in cfg.nic_groups for n in plan.object_names]
-        device_modes = [plan.group.device_mode.value for plan in cfg.nic_groups for _ in plan.subnets]
+        device_modes = [
+            plan.group.device_mode.value for plan in cfg.nic_groups for _ in plan.subnets
+        ]
         self.network_objects = NetworkObjects(
             f"{name}-networks",
             NetworkObjectsArgs(
                 networks=[
                     DeviceNetwork(object_name, network, subnet, mode)
-                    for object_name, (network, subnet), mode in zip(object_names, nics, device_modes)
+                    for object_name, (network, subnet), mode in zip(
+                        object_names, nics, device_modes, strict=True
+                    )
                 ],
                 kubeconfig=self.cluster.kubeconfig,
                 cluster_id=self.cluster.cluster.id,

@@ -170,6 +170,10 @@ class TcpxSmokeTest(pulumi.ComponentResource):
         for manifest in smoke_test_manifests(args.test_image, args.daemon_image):
             metadata = {**manifest["metadata"], "namespace": args.namespace}
             resource = k8s.core.v1.Service if manifest["kind"] == "Service" else k8s.core.v1.Pod
-            resource(f"{name}-{manifest['metadata']['name']}", metadata=metadata,
-                     spec=manifest["spec"], opts=child)
+            resource(
+                f"{name}-{manifest['metadata']['name']}",
+                metadata=metadata,
+                spec=manifest["spec"],
+                opts=child,
+            )
         self.register_outputs({})

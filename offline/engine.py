@@ -18,7 +18,7 @@ import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime.config import set_all_config
-from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resource
+from pulumi.runtime.settings import get_root_resource, set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -254,7 +254,9 @@ def stack_config(stack: str) -> dict[str, str]:
     """The stack file's `config:` as Pulumi hands it to a program: objects as JSON text."""
     path = STACKS_DIR / f"Pulumi.{stack}.yaml"
     if not path.exists():
-        known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+        known = sorted(
+            p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
+        )
         raise FileNotFoundError(f"no stack file {path}; known stacks: {', '.join(known)}")
     values = (yaml.safe_load(path.read_text()) or {}).get("config", {}) or {}
     return {key: _config_text(key, value) for key, value in values.items()}

@@ -137,7 +137,9 @@ def render_tree(plan: Plan) -> str:
     children: dict[str, list[Registration]] = {}
     for resource in plan.resources:
         children.setdefault(resource.parent, []).append(resource)
-    lines = [f"Stack {plan.stack} (offline plan under Pulumi mocks): {len(plan.resources)} resources"]
+    lines = [
+        f"Stack {plan.stack} (offline plan under Pulumi mocks): {len(plan.resources)} resources"
+    ]
 
     def walk(parent: str, depth: int) -> None:
         for resource in sorted(children.get(parent, []), key=lambda r: (r.type, r.name)):
@@ -163,7 +165,9 @@ def render_tree(plan: Plan) -> str:
         walk(root, 1)
     lines.append("Outputs:")
     for name, value in plan.outputs.items():
-        lines.append(f"  {name}: {'[secret]' if name in plan.secret_outputs else json.dumps(value)}")
+        lines.append(
+            f"  {name}: {'[secret]' if name in plan.secret_outputs else json.dumps(value)}"
+        )
     return "\n".join(lines)
 
 
@@ -177,7 +181,8 @@ def write(plan: Plan, out_dir: Path = OUT_DIR) -> tuple[Path, Path]:
                 # Sorted, so the file diffs cleanly between runs (registration order is async).
                 "resources": [r.as_json() for r in sorted(plan.resources, key=lambda r: r.urn)],
                 "outputs": {
-                    k: "[secret]" if k in plan.secret_outputs else v for k, v in plan.outputs.items()
+                    k: "[secret]" if k in plan.secret_outputs else v
+                    for k, v in plan.outputs.items()
                 },
             },
             indent=2,
@@ -190,9 +195,7 @@ def write(plan: Plan, out_dir: Path = OUT_DIR) -> tuple[Path, Path]:
         obj = manifest(resource)
         meta = obj["metadata"]
         stem = "-".join(filter(None, [obj["kind"].lower(), meta.get("namespace"), meta["name"]]))
-        (objects_dir / f"{stem}.yaml").write_text(
-            yaml.safe_dump(obj, sort_keys=False)
-        )
+        (objects_dir / f"{stem}.yaml").write_text(yaml.safe_dump(obj, sort_keys=False))
     return plan_file, objects_dir
 
 

@@ -24,7 +24,8 @@ def gpu_pool(plan: Plan) -> Registration:
 def in_gpu_vpcs(plan: Plan, type_: str | None = None) -> list[Registration]:
     """Resources inside the GpuVpc components (of one type, if given)."""
     return [
-        r for r in plan.resources
+        r
+        for r in plan.resources
         if "$gpu-fabric:gcp:GpuVpc::" in r.parent and (type_ is None or r.type == type_)
     ]
 
@@ -36,14 +37,15 @@ def gpu_networks(plan: Plan) -> list[Registration]:
 def test_four_gpu_vpcs_with_seed_settings(a3_plan):
     networks = sorted(gpu_networks(a3_plan), key=lambda r: r.name)
     assert [n.inputs["name"] for n in networks] == [f"a3-prod-net-{n}" for n in range(1, 5)]
-    assert all(n.inputs["mtu"] == 8244 and n.inputs["autoCreateSubnetworks"] is False
-               for n in networks)
+    assert all(
+        n.inputs["mtu"] == 8244 and n.inputs["autoCreateSubnetworks"] is False for n in networks
+    )
 
     subnets = sorted(in_gpu_vpcs(a3_plan, SUBNET), key=lambda r: r.name)
     assert [(s.inputs["name"], s.inputs["ipCidrRange"], s.inputs["region"]) for s in subnets] == [
         (f"a3-prod-sub-{n}", f"192.168.{n}.0/24", "us-central1") for n in range(1, 5)
     ]
-    for subnet, network in zip(subnets, networks):
+    for subnet, network in zip(subnets, networks, strict=True):
         assert subnet.inputs["network"].endswith(f"/networks/{network.inputs['name']}")
 
 
@@ -63,7 +65,9 @@ def test_gpu_firewalls_allow_all_internal_traffic_from_their_own_subnet(a3_plan)
 
 def test_configured_firewall_sources_replace_the_default():
     plan = run_stack({"gpu-fabric:network.nics.gpu.firewallSourceRanges": ["192.168.0.0/16"]})
-    assert {tuple(r.inputs["sourceRanges"]) for r in plan.of_type(FIREWALL)} == {("192.168.0.0/16",)}
+    assert {tuple(r.inputs["sourceRanges"]) for r in plan.of_type(FIREWALL)} == {
+        ("192.168.0.0/16",)
+    }
 
 
 def test_primary_network_owns_the_secondary_ranges(a3_plan):
@@ -141,8 +145,11 @@ def test_a3_node_pool(a3_plan):
     assert node["imageType"] == "COS_CONTAINERD"
     assert node["gvnic"] == {"enabled": True}
     assert node["guestAccelerators"] == [
-        {"type": "nvidia-h100-80gb", "count": 8,
-         "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"}}
+        {
+            "type": "nvidia-h100-80gb",
+            "count": 8,
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"},
+        }
     ]
     assert node["ephemeralStorageLocalSsdConfig"] == {"localSsdCount": 16}
     assert i["networkConfig"]["additionalNodeNetworkConfigs"] == [
@@ -268,7 +275,8 @@ def test_smoke_test_is_off_by_default_and_waits_for_the_fabric():
     plan = run_stack({"gpu-fabric:smokeTest": True})
     pods = plan.of_type("kubernetes:core/v1:Pod")
     assert sorted(p.inputs["metadata"]["name"] for p in pods) == [
-        "nccl-test-host-1", "nccl-test-host-2"
+        "nccl-test-host-1",
+        "nccl-test-host-2",
     ]
     (daemon_set,) = plan.of_type(DAEMON_SET)
     for pod in pods:
@@ -313,7 +321,8 @@ def test_image_overrides_reach_the_installer():
                 "tcpx": {
                     "installer": "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/"
                     "nccl-plugin-gpudirecttcpx-dev:v3.1.12",
-                    "daemon": "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.15",
+                    "daemon": "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/"
+                    "tcpgpudmarxd-dev:v2.0.15",
                 },
                 "pause": "registry.example/pause:3.10",
             }

@@ -74,8 +74,11 @@ def test_a4x_node_pool(a4x_plan):
     node = i["nodeConfig"]
     assert node["machineType"] == "a4x-highgpu-4g"
     assert node["guestAccelerators"] == [
-        {"type": "nvidia-gb200", "count": 4,
-         "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"}}
+        {
+            "type": "nvidia-gb200",
+            "count": 4,
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"},
+        }
     ]
     assert node["gvnic"] == {"enabled": True}
     assert node["bootDisk"] == {"diskType": "hyperdisk-balanced", "sizeGb": 200}
@@ -90,7 +93,10 @@ def test_a4x_node_pool(a4x_plan):
     assert node["reservationAffinity"]["values"] == ["a4x-reservation"]
     assert i["management"]["autoUpgrade"] is False
     (policy,) = a4x_plan.of_type("gcp:compute/resourcePolicy:ResourcePolicy")
-    assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "1x72"}
+    assert policy.inputs["workloadPolicy"] == {
+        "type": "HIGH_THROUGHPUT",
+        "acceleratorTopology": "1x72",
+    }
     assert "groupPlacementPolicy" not in policy.inputs
 
 
@@ -104,20 +110,37 @@ def test_bundle_driver_mode():
 
 
 def test_fixed_name_network_objects(a4x_plan):
-    param_sets = {p.inputs["metadata"]["name"]: p.inputs["spec"] for p in a4x_plan.of_type(PARAM_SET)}
+    param_sets = {
+        p.inputs["metadata"]["name"]: p.inputs["spec"] for p in a4x_plan.of_type(PARAM_SET)
+    }
     assert param_sets == {
-        "gvnic-1": {"vpc": "a4x-prod-gvnic", "vpcSubnet": "a4x-prod-gvnic", "deviceMode": "NetDevice"},
+        "gvnic-1": {
+            "vpc": "a4x-prod-gvnic",
+            "vpcSubnet": "a4x-prod-gvnic",
+            "deviceMode": "NetDevice",
+        },
         **{
-            f"rdma-{i}": {"vpc": "a4x-prod-rdma", "vpcSubnet": f"a4x-prod-rdma-sub-{i}",
-                          "deviceMode": "RDMA"}
+            f"rdma-{i}": {
+                "vpc": "a4x-prod-rdma",
+                "vpcSubnet": f"a4x-prod-rdma-sub-{i}",
+                "deviceMode": "RDMA",
+            }
             for i in range(4)
         },
     }
-    networks = {n.inputs["metadata"]["name"]: n.inputs["spec"] for n in a4x_plan.of_type(K8S_NETWORK)}
+    networks = {
+        n.inputs["metadata"]["name"]: n.inputs["spec"] for n in a4x_plan.of_type(K8S_NETWORK)
+    }
     assert sorted(networks) == NETWORK_NAMES
     for name, spec in networks.items():
-        assert spec == {"type": "Device", "parametersRef": {
-            "group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": name}}
+        assert spec == {
+            "type": "Device",
+            "parametersRef": {
+                "group": "networking.gke.io",
+                "kind": "GKENetworkParamSet",
+                "name": name,
+            },
+        }
     (gate,) = [g for g in a4x_plan.of_type("command:local:Command") if "networks" in g.name]
     for obj in a4x_plan.of_type(PARAM_SET) + a4x_plan.of_type(K8S_NETWORK):
         assert gate.urn in obj.dependencies
@@ -148,8 +171,10 @@ def test_hyperdisk_storage_class_is_not_the_default_unless_asked(a4x_plan):
     assert obj["volumeBindingMode"] == "WaitForFirstConsumer"
     assert a4x_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClassPatch") == []
 
-    plan = run_stack({"gpu-fabric:storageClass": {"name": "hyperdisk-balanced", "isDefault": True}},
-                     stack="a4x-prod")
+    plan = run_stack(
+        {"gpu-fabric:storageClass": {"name": "hyperdisk-balanced", "isDefault": True}},
+        stack="a4x-prod",
+    )
     (storage_class,) = plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
     assert storage_class.inputs["metadata"]["annotations"] == {
         "storageclass.kubernetes.io/is-default-class": "true"
@@ -157,8 +182,10 @@ def test_hyperdisk_storage_class_is_not_the_default_unless_asked(a4x_plan):
     (patch,) = plan.of_type("kubernetes:storage.k8s.io/v1:StorageClassPatch")
     assert patch.inputs["metadata"] == {
         "name": "standard-rwo",
-        "annotations": {"storageclass.kubernetes.io/is-default-class": "false",
-                        "pulumi.com/patchForce": "true"},
+        "annotations": {
+            "storageclass.kubernetes.io/is-default-class": "false",
+            "pulumi.com/patchForce": "true",
+        },
     }
 
 
@@ -194,7 +221,9 @@ def test_training_runtime_is_optional_and_waits_for_trainer_crd(a4x_plan):
 def _rendered_reference(tolerations: list[dict]) -> dict:
     """AICR's Helm template with `acceleratedTolerations` set and no node selector."""
     lines, skipping = [], False
-    for line in (UPSTREAM / "torch-distributed-rdma-cluster-training-runtime.yaml").read_text().splitlines():
+    for line in (
+        (UPSTREAM / "torch-distributed-rdma-cluster-training-runtime.yaml").read_text().splitlines()
+    ):
         stripped = line.strip()
         if stripped.startswith("{{- with"):
             skipping = "acceleratedNodeSelector" in stripped
@@ -223,8 +252,10 @@ def test_training_runtime_matches_aicr():
 
 
 def trainer_template() -> dict:
-    return {"metadata": {"labels": {"app": "t"}},
-            "spec": {"containers": [{"name": "trainer", "image": "my/trainer:1"}]}}
+    return {
+        "metadata": {"labels": {"app": "t"}},
+        "spec": {"containers": [{"name": "trainer", "image": "my/trainer:1"}]},
+    }
 
 
 def test_with_gib_wires_the_seed_fields():
@@ -239,8 +270,10 @@ def test_with_gib_wires_the_seed_fields():
         *[{"interfaceName": f"eth{i + 2}", "network": f"rdma-{i}"} for i in range(4)],
     ]
     (container,) = template["spec"]["containers"]
-    assert container["resources"] == {"limits": {"nvidia.com/gpu": "4"},
-                                      "requests": {"nvidia.com/gpu": "4"}}
+    assert container["resources"] == {
+        "limits": {"nvidia.com/gpu": "4"},
+        "requests": {"nvidia.com/gpu": "4"},
+    }
     assert container["securityContext"] == {"capabilities": {"add": ["IPC_LOCK"]}}
     assert {e["name"]: e["value"] for e in container["env"]} == {
         "LD_LIBRARY_PATH": "/home/kubernetes/bin/nvidia/lib64:/home/kubernetes/bin/gib",
@@ -248,16 +281,25 @@ def test_with_gib_wires_the_seed_fields():
         "NCCL_SOCKET_IFNAME": "eth0",
     }
     assert {m["mountPath"] for m in container["volumeMounts"]} == {
-        "/dev/shm", "/home/kubernetes/bin/nvidia", "/home/kubernetes/bin/gib"
+        "/dev/shm",
+        "/home/kubernetes/bin/nvidia",
+        "/home/kubernetes/bin/gib",
     }
     assert {v["name"]: v for v in template["spec"]["volumes"]}["gib-host"] == {
-        "name": "gib-host", "hostPath": {"path": "/home/kubernetes/bin/gib"}
+        "name": "gib-host",
+        "hostPath": {"path": "/home/kubernetes/bin/gib"},
     }
     assert template["spec"]["tolerations"] == [
         {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"}
     ]
-    validate({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t", **template["metadata"]},
-              "spec": template["spec"]})
+    validate(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "t", **template["metadata"]},
+            "spec": template["spec"],
+        }
+    )
 
 
 def test_with_gib_is_idempotent_on_its_own_fields():
@@ -268,15 +310,28 @@ def test_with_gib_is_idempotent_on_its_own_fields():
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda t: t["spec"]["containers"][0].update(resources={"limits": {"nvidia.com/gpu": 2}}),
-         "take all 4 GPUs"),
-        (lambda t: t["spec"]["containers"].append(
-            {"name": "side", "image": "x", "resources": {"limits": {"nvidia.com/gpu": 1}}}),
-         "one container takes all 4"),
-        (lambda t: t["metadata"].update(annotations={"networking.gke.io/interfaces": "[]"}),
-         "annotation networking.gke.io/interfaces"),
-        (lambda t: t["spec"]["containers"][0].update(env=[{"name": "NCCL_NET", "value": "Socket"}]),
-         "NCCL_NET"),
+        (
+            lambda t: t["spec"]["containers"][0].update(
+                resources={"limits": {"nvidia.com/gpu": 2}}
+            ),
+            "take all 4 GPUs",
+        ),
+        (
+            lambda t: t["spec"]["containers"].append(
+                {"name": "side", "image": "x", "resources": {"limits": {"nvidia.com/gpu": 1}}}
+            ),
+            "one container takes all 4",
+        ),
+        (
+            lambda t: t["metadata"].update(annotations={"networking.gke.io/interfaces": "[]"}),
+            "annotation networking.gke.io/interfaces",
+        ),
+        (
+            lambda t: t["spec"]["containers"][0].update(
+                env=[{"name": "NCCL_NET", "value": "Socket"}]
+            ),
+            "NCCL_NET",
+        ),
         (lambda t: t["spec"].update(volumes=[{"name": "dshm", "emptyDir": {}}]), "'dshm'"),
         (lambda t: t["spec"].update(containers=[]), "no containers"),
     ],

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 from components import catalog as catalog_module
 from components.config import StackConfig
 from components.config_checks import ConfigError, parse, raw_from_pulumi_config
-from offline import engine, plan as plan_cli
+from offline import engine
+from offline import plan as plan_cli
 from tests.conftest import (
     DELETE,
     encode,
@@ -39,9 +40,11 @@ def test_committed_stack_is_valid():
 )
 def test_cidr_that_does_not_parse(key, stack_key):
     bad = "192.168.300.0/24"
-    value = ["192.168.1.0/24", "192.168.2.0/24", bad, "192.168.4.0/24"] if key.endswith(
-        "subnets"
-    ) else bad
+    value = (
+        ["192.168.1.0/24", "192.168.2.0/24", bad, "192.168.4.0/24"]
+        if key.endswith("subnets")
+        else bad
+    )
     problem = only_problem({key: value})
     assert problem.key == stack_key
     assert problem.value == bad
@@ -63,14 +66,26 @@ def test_ipv6_range_is_refused():
     "changes, key, other",
     [
         (
-            {"gpu-fabric:network.nics.gpu.subnets": ["192.168.1.0/24", "192.168.1.128/25",
-                                               "192.168.3.0/24", "192.168.4.0/24"]},
+            {
+                "gpu-fabric:network.nics.gpu.subnets": [
+                    "192.168.1.0/24",
+                    "192.168.1.128/25",
+                    "192.168.3.0/24",
+                    "192.168.4.0/24",
+                ]
+            },
             "gpu-fabric:network.nics.gpu.subnets[1]",
             "gpu-fabric:network.nics.gpu.subnets[0]",
         ),
         (
-            {"gpu-fabric:network.nics.gpu.subnets": ["192.168.1.0/24", "192.168.2.0/24",
-                                               "192.168.3.0/24", "10.0.1.0/24"]},
+            {
+                "gpu-fabric:network.nics.gpu.subnets": [
+                    "192.168.1.0/24",
+                    "192.168.2.0/24",
+                    "192.168.3.0/24",
+                    "10.0.1.0/24",
+                ]
+            },
             "gpu-fabric:network.primary.subnetCidr",
             "gpu-fabric:network.nics.gpu.subnets[3]",
         ),
@@ -88,8 +103,9 @@ def test_ipv6_range_is_refused():
 )
 def test_overlapping_ranges(changes, key, other):
     found = problems(changes)
-    assert any(p.key == key and other in p.message and "does not overlap" in p.message
-               for p in found), found
+    assert any(
+        p.key == key and other in p.message and "does not overlap" in p.message for p in found
+    ), found
 
 
 @pytest.mark.parametrize("mtu", [1299, 8897, 0])
@@ -127,11 +143,14 @@ def test_machine_type_of_another_platform(monkeypatch):
     monkeypatch.setattr("components.config.catalog", lambda: fake)
     monkeypatch.setattr("components.config_checks.catalog", lambda: fake)
     found = problems({"gpu-fabric:gpuPool.machineType": "x-gpu"})
-    assert any(p.key == "gpu-fabric:gpuPool.machineType" and "gke-other" in p.message
-               for p in found)
+    assert any(
+        p.key == "gpu-fabric:gpuPool.machineType" and "gke-other" in p.message for p in found
+    )
 
 
-@pytest.mark.parametrize("key", ["gpu-fabric:gpuPool.nodeCount", "gpu-fabric:gke.systemPool.nodeCount"])
+@pytest.mark.parametrize(
+    "key", ["gpu-fabric:gpuPool.nodeCount", "gpu-fabric:gke.systemPool.nodeCount"]
+)
 def test_negative_node_count(key):
     problem = only_problem({key: -1})
     assert problem.key == key
@@ -159,8 +178,16 @@ def test_version_below_tcpx_floor(version, floor):
     assert f"floor {floor}" in problem.message and f"pick {floor} or newer" in problem.message
 
 
-@pytest.mark.parametrize("version", ["1.27.7-gke.1121000", "1.28.8-gke.1095000",
-                                     "1.29.3-gke.1093000", "1.30.1-gke.1000", "1.34.1-gke.3355002"])
+@pytest.mark.parametrize(
+    "version",
+    [
+        "1.27.7-gke.1121000",
+        "1.28.8-gke.1095000",
+        "1.29.3-gke.1093000",
+        "1.30.1-gke.1000",
+        "1.34.1-gke.3355002",
+    ],
+)
 def test_versions_at_or_above_floor_are_accepted(version):
     assert parse_stack({"gpu-fabric:gke.version": version}).gke.version == version
 
@@ -182,8 +209,9 @@ def test_a3_high_on_gke_1_35_or_newer_needs_an_explicit_override(version):
     problem = only_problem({"gpu-fabric:gke.version": version})
     assert "COS 125" in problem.message
     assert "gpu-fabric:gpuPool.allowUnsupportedGkeVersion: true" in problem.message
-    cfg = parse_stack({"gpu-fabric:gke.version": version,
-                       "gpu-fabric:gpuPool.allowUnsupportedGkeVersion": True})
+    cfg = parse_stack(
+        {"gpu-fabric:gke.version": version, "gpu-fabric:gpuPool.allowUnsupportedGkeVersion": True}
+    )
     assert cfg.gke.version == version
 
 
@@ -193,8 +221,11 @@ def test_a3_high_on_gke_1_35_or_newer_needs_an_explicit_override(version):
         ({"gpu-fabric:gke.verison": "x"}, "gpu-fabric:gke.verison", "version"),
         ({"gpu-fabric:gpuPool.localSSD": True}, "gpu-fabric:gpuPool.localSSD", "localSsd"),
         ({"gpu-fabric:smokeTests": True}, "gpu-fabric:smokeTests", "smokeTest"),
-        ({"gpu-fabric:network.primary.podCidr": "10.1.0.0/16"},
-         "gpu-fabric:network.primary.podCidr", "podsCidr"),
+        (
+            {"gpu-fabric:network.primary.podCidr": "10.1.0.0/16"},
+            "gpu-fabric:network.primary.podCidr",
+            "podsCidr",
+        ),
     ],
 )
 def test_unknown_keys_are_errors(changes, key, suggestion):
@@ -226,7 +257,9 @@ def test_enum_values(changes, key):
 
 @pytest.mark.parametrize("source", ["0.0.0.0/0"])
 def test_gpu_firewall_open_to_the_internet_is_refused(source):
-    problem = only_problem({"gpu-fabric:network.nics.gpu.firewallSourceRanges": ["192.168.0.0/16", source]})
+    problem = only_problem(
+        {"gpu-fabric:network.nics.gpu.firewallSourceRanges": ["192.168.0.0/16", source]}
+    )
     assert problem.key == "gpu-fabric:network.nics.gpu.firewallSourceRanges[1]"
     assert "whole internet" in problem.message
 
@@ -288,16 +321,23 @@ def test_tcpx_images_are_overridden_as_a_pair():
 
 def test_tcpx_installer_with_the_wrong_daemon_is_refused():
     problem = only_problem(
-        {"gpu-fabric:images": {"tcpx": {"installer": "r/nccl-plugin:v3.1.12",
-                                        "daemon": "r/tcpgpudmarxd-dev:v2.0.12"}}}
+        {
+            "gpu-fabric:images": {
+                "tcpx": {
+                    "installer": "r/nccl-plugin:v3.1.12",
+                    "daemon": "r/tcpgpudmarxd-dev:v2.0.12",
+                }
+            }
+        }
     )
     assert problem.key == "gpu-fabric:images.tcpx.daemon"
     assert "pairs with tcpx-daemon v2.0.15" in problem.message
 
 
 def test_a_known_tcpx_pair_is_accepted():
-    cfg = parse_stack({"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.12",
-                                                      "daemon": "r/d:v2.0.15"}}})
+    cfg = parse_stack(
+        {"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.12", "daemon": "r/d:v2.0.15"}}}
+    )
     assert cfg.tcpx_images.installer == "r/p:v3.1.12"
 
 
@@ -317,7 +357,10 @@ def test_resource_names_follow_gcp_rules(key, value):
 
 def test_several_problems_are_reported_together():
     found = problems({"gpu-fabric:network.nics.gpu.mtu": 9000, "gpu-fabric:gpuPool.nodeCount": -2})
-    assert {p.key for p in found} == {"gpu-fabric:network.nics.gpu.mtu", "gpu-fabric:gpuPool.nodeCount"}
+    assert {p.key for p in found} == {
+        "gpu-fabric:network.nics.gpu.mtu",
+        "gpu-fabric:gpuPool.nodeCount",
+    }
 
 
 def test_error_text_names_key_value_and_fix():
@@ -332,8 +375,14 @@ def test_error_text_names_key_value_and_fix():
 @pytest.mark.parametrize(
     "changes",
     [
-        {"gpu-fabric:network.nics.gpu.subnets": ["192.168.1.0/24", "192.168.1.0/24",
-                                           "192.168.3.0/24", "192.168.4.0/24"]},
+        {
+            "gpu-fabric:network.nics.gpu.subnets": [
+                "192.168.1.0/24",
+                "192.168.1.0/24",
+                "192.168.3.0/24",
+                "192.168.4.0/24",
+            ]
+        },
         {"gpu-fabric:network.nics.gpu.mtu": 9001},
         {"gpu-fabric:gpuPool.zone": "us-west1-a"},
         {"gpu-fabric:gpuPool.machineType": "n1-standard-8"},
@@ -364,9 +413,16 @@ def _config_keys(model, prefix: str) -> list[str]:
     """Every leaf key of the config model, as written in a stack file."""
     keys = []
     for name, field in model.model_fields.items():
-        key = f"{prefix}{field.alias or name}" if prefix.endswith(":") else f"{prefix}.{field.alias or name}"
-        nested = [a for a in (field.annotation, *getattr(field.annotation, "__args__", ()))
-                  if isinstance(a, type) and issubclass(a, BaseModel)]
+        key = (
+            f"{prefix}{field.alias or name}"
+            if prefix.endswith(":")
+            else f"{prefix}.{field.alias or name}"
+        )
+        nested = [
+            a
+            for a in (field.annotation, *getattr(field.annotation, "__args__", ()))
+            if isinstance(a, type) and issubclass(a, BaseModel)
+        ]
         if getattr(field.annotation, "__origin__", None) is dict:
             key += ".<group>"  # a mapping: documented with a placeholder for its keys
         keys += _config_keys(nested[0], key) if nested else [key]
@@ -375,8 +431,10 @@ def _config_keys(model, prefix: str) -> list[str]:
 
 def test_readme_documents_every_config_key():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    keys = [k.replace("gpu-fabric:project", "gcp:project")
-            for k in _config_keys(StackConfig, "gpu-fabric:")]
+    keys = [
+        k.replace("gpu-fabric:project", "gcp:project")
+        for k in _config_keys(StackConfig, "gpu-fabric:")
+    ]
     missing = [k for k in keys if f"`{k}`" not in readme]
     assert not missing, f"README config reference lacks {missing}"
 

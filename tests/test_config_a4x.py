@@ -41,11 +41,15 @@ def test_gke_below_1_34_is_refused(version):
 
 
 def test_gke_1_35_is_fine_for_a4x():
-    assert parse_a4x({"gpu-fabric:gke.version": "1.35.0-gke.1000000"}).gke.version.startswith("1.35")
+    assert parse_a4x({"gpu-fabric:gke.version": "1.35.0-gke.1000000"}).gke.version.startswith(
+        "1.35"
+    )
 
 
 def test_firewall_on_the_rdma_vpc_is_refused_with_the_reason():
-    problem = only_problem({"gpu-fabric:network.nics.rdma.firewallSourceRanges": ["192.168.0.0/16"]})
+    problem = only_problem(
+        {"gpu-fabric:network.nics.rdma.firewallSourceRanges": ["192.168.0.0/16"]}
+    )
     assert problem.key == "gpu-fabric:network.nics.rdma.firewallSourceRanges"
     assert "RDMA (RoCE) network profile do not support firewall rules" in problem.message
     assert "remove it" in problem.message
@@ -59,11 +63,15 @@ def test_firewall_sources_on_the_gvnic_vpc_are_allowed():
 @pytest.mark.parametrize(
     "changes, key",
     [
-        ({"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.9", "daemon": "r/d:v2.0.12"}}},
-         "gpu-fabric:images.tcpx"),
+        (
+            {"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.9", "daemon": "r/d:v2.0.12"}}},
+            "gpu-fabric:images.tcpx",
+        ),
         ({"gpu-fabric:gpuPool.fastSocket": True}, "gpu-fabric:gpuPool.fastSocket"),
-        ({"gpu-fabric:gpuPool.acceleratorNetworkProfile": "auto"},
-         "gpu-fabric:gpuPool.acceleratorNetworkProfile"),
+        (
+            {"gpu-fabric:gpuPool.acceleratorNetworkProfile": "auto"},
+            "gpu-fabric:gpuPool.acceleratorNetworkProfile",
+        ),
     ],
 )
 def test_fabric_conflicts_are_refused(changes, key):
@@ -98,15 +106,18 @@ def test_fixed_network_object_names_cannot_be_renamed(group, names):
 
 
 def test_a3_network_object_names_may_be_renamed_but_must_be_valid():
-    cfg = parse_a4x({"gpu-fabric:network.nics.gpu.objectNames": ["g1", "g2", "g3", "g4"]},
-                    stack="a3-prod")
+    cfg = parse_a4x(
+        {"gpu-fabric:network.nics.gpu.objectNames": ["g1", "g2", "g3", "g4"]}, stack="a3-prod"
+    )
     assert cfg.nic_groups[0].object_names == ["g1", "g2", "g3", "g4"]
-    found = problems({"gpu-fabric:network.nics.gpu.objectNames": ["G_1", "g2", "g3"]},
-                     stack="a3-prod")
+    found = problems(
+        {"gpu-fabric:network.nics.gpu.objectNames": ["G_1", "g2", "g3"]}, stack="a3-prod"
+    )
     messages = " | ".join(p.message for p in found)
     assert "exactly 4 names" in messages and "DNS label" in messages
-    (problem,) = problems({"gpu-fabric:network.nics.gpu.objectNames": ["g1", "g1", "g3", "default"]},
-                          stack="a3-prod")[:1]
+    (problem,) = problems(
+        {"gpu-fabric:network.nics.gpu.objectNames": ["g1", "g1", "g3", "default"]}, stack="a3-prod"
+    )[:1]
     assert "unique and not 'default'" in problem.message
 
 
@@ -140,7 +151,10 @@ def test_local_ssd_without_a_catalog_count_is_refused():
 
 def test_bundle_driver_mode_rejects_a_gke_driver_version():
     problem = only_problem(
-        {"gpu-fabric:gpuPool.driverInstall": "bundle", "gpu-fabric:gpuPool.gpuDriverVersion": "LATEST"}
+        {
+            "gpu-fabric:gpuPool.driverInstall": "bundle",
+            "gpu-fabric:gpuPool.gpuDriverVersion": "LATEST",
+        }
     )
     assert problem.key == "gpu-fabric:gpuPool.gpuDriverVersion"
     assert "driverInstall: bundle" in problem.message
@@ -152,8 +166,11 @@ def test_bundle_driver_mode_rejects_a_gke_driver_version():
         ({"gpu-fabric:storageClass": {"name": "hd"}}, "gpu-fabric:storageClass", "a3-prod"),
         ({"gpu-fabric:trainingRuntime": True}, "gpu-fabric:trainingRuntime", "a3-prod"),
         ({"gpu-fabric:images": {"gib": {"installer": "x"}}}, "gpu-fabric:images.gib", "a3-prod"),
-        ({"gpu-fabric:images": {"trainingRuntime": "x"}}, "gpu-fabric:images.trainingRuntime",
-         "a3-prod"),
+        (
+            {"gpu-fabric:images": {"trainingRuntime": "x"}},
+            "gpu-fabric:images.trainingRuntime",
+            "a3-prod",
+        ),
         ({"gpu-fabric:smokeTest": True}, "gpu-fabric:smokeTest", "a4x-prod"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Rendered Kubernetes objects: valid against Kubernetes 1.34 and the GKE CRDs, faithful upstream."""
+"""Rendered Kubernetes objects: valid for Kubernetes 1.34 and the GKE CRDs, faithful upstream."""
 
 from __future__ import annotations
 
@@ -56,7 +56,11 @@ def smoke_plan():
 def test_every_rendered_object_is_valid(a3_plan, smoke_plan):
     objects = objects_of(a3_plan) + objects_of(smoke_plan)
     assert {o["kind"] for o in objects} == {
-        "DaemonSet", "Network", "GKENetworkParamSet", "Pod", "Service"
+        "DaemonSet",
+        "Network",
+        "GKENetworkParamSet",
+        "Pod",
+        "Service",
     }
     for obj in objects:
         validate(obj)
@@ -72,8 +76,12 @@ def test_validation_can_fail():
     }
     with pytest.raises(jsonschema.ValidationError):
         validate(bad_param_set)
-    bad_network = {"apiVersion": "networking.gke.io/v1", "kind": "Network",
-                   "metadata": {"name": "vpc1"}, "spec": {"parametersRef": {"name": "vpc1"}}}
+    bad_network = {
+        "apiVersion": "networking.gke.io/v1",
+        "kind": "Network",
+        "metadata": {"name": "vpc1"},
+        "spec": {"parametersRef": {"name": "vpc1"}},
+    }
     with pytest.raises(jsonschema.ValidationError):
         validate(bad_network)
     daemon_set = nccl_installer.installer_manifest(nccl_installer.TCPX_INSTALLER, "i", "p")
@@ -97,34 +105,48 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
     (daemon_set,) = [o for o in objects_of(a3_plan) if o["kind"] == "DaemonSet"]
     pod = daemon_set["spec"]["template"]["spec"]
     assert daemon_set["metadata"] == {
-        "name": "nccl-tcpx-installer", "namespace": "kube-system",
+        "name": "nccl-tcpx-installer",
+        "namespace": "kube-system",
         "labels": {"k8s-app": "nccl-tcpx-installer"},
     }
     assert pod["hostNetwork"] is True and pod["hostPID"] is True
     assert pod["tolerations"] == [{"operator": "Exists"}]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert terms["nodeSelectorTerms"][0]["matchExpressions"] == [
-        {"key": "cloud.google.com/gke-accelerator", "operator": "In",
-         "values": ["nvidia-h100-80gb"]}
+        {
+            "key": "cloud.google.com/gke-accelerator",
+            "operator": "In",
+            "values": ["nvidia-h100-80gb"],
+        }
     ]
     assert {v["hostPath"]["path"] for v in pod["volumes"]} == {
-        "/var/lib", "/var/lib/tcpx", "/home/kubernetes/bin"
+        "/var/lib",
+        "/var/lib/tcpx",
+        "/home/kubernetes/bin",
     }
-    assert "/scripts/container_entry.sh install --install-nccl" in pod["initContainers"][0]["args"][0]
+    assert (
+        "/scripts/container_entry.sh install --install-nccl" in pod["initContainers"][0]["args"][0]
+    )
     assert pod["containers"][0]["name"] == "pause"
 
 
-@pytest.mark.skipif(not SHARED_REFERENCE.exists(), reason="needs ../shared/reference beside the repo")
+@pytest.mark.skipif(
+    not SHARED_REFERENCE.exists(), reason="needs ../shared/reference beside the repo"
+)
 @pytest.mark.parametrize(
     "vendored, reference",
     [
         ("nccl-tcpx-installer.yaml", "gke/nccl-tcpx-installer.yaml"),
         ("nccl-rdma-installer-a4x.yaml", "gke/nccl-rdma-installer-a4x.yaml"),
-        ("torch-distributed-rdma-cluster-training-runtime.yaml",
-         "aicr/torch-distributed-rdma-cluster-training-runtime.yaml"),
+        (
+            "torch-distributed-rdma-cluster-training-runtime.yaml",
+            "aicr/torch-distributed-rdma-cluster-training-runtime.yaml",
+        ),
         ("crds/networking.gke.io_networks.yaml", "gke/crds/networking.gke.io_networks.yaml"),
-        ("crds/networking.gke.io_gkenetworkparamsets.yaml",
-         "gke/crds/networking.gke.io_gkenetworkparamsets.yaml"),
+        (
+            "crds/networking.gke.io_gkenetworkparamsets.yaml",
+            "gke/crds/networking.gke.io_gkenetworkparamsets.yaml",
+        ),
     ],
 )
 def test_vendored_upstream_files_are_verbatim(vendored, reference):
@@ -139,8 +161,11 @@ DAEMON = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12
 def trainer_spec() -> dict:
     return {
         "containers": [
-            {"name": "trainer", "image": "my/trainer:1",
-             "resources": {"limits": {"nvidia.com/gpu": 8}}},
+            {
+                "name": "trainer",
+                "image": "my/trainer:1",
+                "resources": {"limits": {"nvidia.com/gpu": 8}},
+            },
             {"name": "log-shipper", "image": "my/logs:1"},
         ],
         "volumes": [{"name": "data", "emptyDir": {}}],
@@ -161,8 +186,15 @@ def test_with_tcpx_adds_exactly_the_seed_fields():
     daemon, trainer, shipper = spec["containers"]
     assert daemon["name"] == "tcpx-daemon" and daemon["image"] == DAEMON
     assert daemon["command"] == [
-        "/tcpgpudmarxd/build/app/tcpgpudmarxd", "--gpu_nic_preset", "a3vm", "--gpu_shmem_type",
-        "fd", "--uds_path", "/run/tcpx", "--setup_param", '\\"--verbose 128 2 0 \\"',
+        "/tcpgpudmarxd/build/app/tcpgpudmarxd",
+        "--gpu_nic_preset",
+        "a3vm",
+        "--gpu_shmem_type",
+        "fd",
+        "--uds_path",
+        "/run/tcpx",
+        "--setup_param",
+        '\\"--verbose 128 2 0 \\"',
     ]
     assert daemon["securityContext"] == {"privileged": True}
     assert daemon["volumeMounts"] == [
@@ -192,10 +224,16 @@ def test_with_tcpx_counts_gpu_requests_too():
         (lambda s: s["containers"].append({"name": "tcpx-daemon", "image": "x"}), "tcpx-daemon"),
         (lambda s: s["volumes"].append({"name": "libraries", "emptyDir": {}}), "volumes named"),
         (lambda s: s.update(hostNetwork=False), "hostNetwork is false"),
-        (lambda s: s["containers"][0].update(volumeMounts=[{"name": "data", "mountPath": "/tmp"}]),
-         "already mounts"),
-        (lambda s: s["containers"][0].update(env=[{"name": "LD_LIBRARY_PATH", "value": "/x"}]),
-         "LD_LIBRARY_PATH"),
+        (
+            lambda s: s["containers"][0].update(
+                volumeMounts=[{"name": "data", "mountPath": "/tmp"}]
+            ),
+            "already mounts",
+        ),
+        (
+            lambda s: s["containers"][0].update(env=[{"name": "LD_LIBRARY_PATH", "value": "/x"}]),
+            "LD_LIBRARY_PATH",
+        ),
     ],
 )
 def test_with_tcpx_refuses_to_overwrite(change, message):

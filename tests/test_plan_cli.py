@@ -13,7 +13,7 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
     assert plan_cli.main(["a3-prod", "--out", str(tmp_path)]) == 0
     tree = capsys.readouterr().out
     assert "gcp:container/nodePool:NodePool a3-prod-a3-highgpu" in tree
-    assert 'nodeConfig.gvnic.enabled=true' in tree
+    assert "nodeConfig.gvnic.enabled=true" in tree
     assert "kubeconfig: [secret]" in tree
 
     written = json.loads((tmp_path / "a3-prod.json").read_text())

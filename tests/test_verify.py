@@ -47,7 +47,8 @@ def test_expectations_come_from_the_stack(expected):
         *[(f"rdma-{i}", "RDMA", "a4x-prod-rdma", f"a4x-prod-rdma-sub-{i}") for i in range(4)],
     ]
     assert (expected.installer_namespace, expected.installer_name) == (
-        "kube-system", "nccl-rdma-installer"
+        "kube-system",
+        "nccl-rdma-installer",
     )
     assert expected.installer_selector == {"k8s-app": "nccl-rdma-installer"}
 
@@ -66,27 +67,34 @@ def test_healthy_cluster_passes(expected):
 
 def _drop(kind: str, name: str):
     def change(objects):
-        objects[kind]["items"] = [o for o in objects[kind]["items"] if o["metadata"]["name"] != name]
+        objects[kind]["items"] = [
+            o for o in objects[kind]["items"] if o["metadata"]["name"] != name
+        ]
+
     return change
 
 
 def _item(kind: str, name: str) -> callable:
     def get(objects):
         return next(o for o in objects[kind]["items"] if o["metadata"]["name"] == name)
+
     return get
 
 
 def _set_ready(kind, name, status, reason="Pending", message=""):
     def change(objects):
-        ready = next(c for c in _item(kind, name)(objects)["status"]["conditions"]
-                     if c["type"] == "Ready")
+        ready = next(
+            c for c in _item(kind, name)(objects)["status"]["conditions"] if c["type"] == "Ready"
+        )
         ready.update(status=status, reason=reason, message=message)
+
     return change
 
 
 BROKEN = {
     "param set missing": (
-        _drop("gkenetworkparamsets", "rdma-2"), ["GKENetworkParamSet rdma-2: missing"]
+        _drop("gkenetworkparamsets", "rdma-2"),
+        ["GKENetworkParamSet rdma-2: missing"],
     ),
     "network missing": (_drop("networks", "gvnic-1"), ["Network gvnic-1: missing"]),
     "wrong device mode": (
@@ -106,10 +114,17 @@ BROKEN = {
         ["Network rdma-0: type is 'L3', expected 'Device'"],
     ),
     "param set not ready": (
-        _set_ready("gkenetworkparamsets", "rdma-0", "False", "DeviceModeSubnetAlreadyInUse",
-                   "subnet is used by another param set"),
-        ["GKENetworkParamSet rdma-0: is not Ready (DeviceModeSubnetAlreadyInUse: subnet is used "
-         "by another param set)"],
+        _set_ready(
+            "gkenetworkparamsets",
+            "rdma-0",
+            "False",
+            "DeviceModeSubnetAlreadyInUse",
+            "subnet is used by another param set",
+        ),
+        [
+            "GKENetworkParamSet rdma-0: is not Ready (DeviceModeSubnetAlreadyInUse: subnet is used "
+            "by another param set)"
+        ],
     ),
     "network without conditions": (
         lambda o: _item("networks", "gvnic-1")(o).pop("status"),
@@ -121,13 +136,19 @@ BROKEN = {
     ),
     "installer not rolled out": (
         lambda o: o["daemonset"]["status"].update(numberReady=1, numberAvailable=1),
-        ["DaemonSet kube-system/nccl-rdma-installer: 1 of 2 pods ready",
-         "DaemonSet kube-system/nccl-rdma-installer: 1 of 2 pods available"],
+        [
+            "DaemonSet kube-system/nccl-rdma-installer: 1 of 2 pods ready",
+            "DaemonSet kube-system/nccl-rdma-installer: 1 of 2 pods available",
+        ],
     ),
     "installer on no node": (
         lambda o: o["daemonset"]["status"].update(
-            desiredNumberScheduled=0, currentNumberScheduled=0, numberReady=0,
-            numberAvailable=0, updatedNumberScheduled=0),
+            desiredNumberScheduled=0,
+            currentNumberScheduled=0,
+            numberReady=0,
+            numberAvailable=0,
+            updatedNumberScheduled=0,
+        ),
         ["DaemonSet kube-system/nccl-rdma-installer: scheduled on no node"],
     ),
     "installer update not observed": (
@@ -144,9 +165,12 @@ BROKEN = {
     ),
     "installer crash-looping": (
         lambda o: o["pods"]["items"][0]["status"]["initContainerStatuses"][0].update(
-            state={"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}),
-        ["Pod kube-system/nccl-rdma-installer-ab12c: container nccl-rdma-installer "
-         "CrashLoopBackOff"],
+            state={"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}
+        ),
+        [
+            "Pod kube-system/nccl-rdma-installer-ab12c: container nccl-rdma-installer "
+            "CrashLoopBackOff"
+        ],
     ),
 }
 
@@ -187,14 +211,16 @@ class RecordedCluster:
         self.routes = {
             "/apis/networking.gke.io/v1/gkenetworkparamsets": objects["gkenetworkparamsets"],
             "/apis/networking.gke.io/v1/networks": objects["networks"],
-            "/apis/apps/v1/namespaces/kube-system/daemonsets/nccl-rdma-installer":
-                objects["daemonset"],
+            "/apis/apps/v1/namespaces/kube-system/daemonsets/nccl-rdma-installer": objects[
+                "daemonset"
+            ],
             "/api/v1/namespaces/kube-system/pods": objects["pods"],
         }
         self.requests: list[str] = []
 
-    def request(self, method, url, headers=None, body=None, post_params=None,
-                _request_timeout=None):
+    def request(
+        self, method, url, headers=None, body=None, post_params=None, _request_timeout=None
+    ):
         self.requests.append(f"{method} {url}")
         found = self.routes.get(urlparse(url).path)
         if found is None:
@@ -213,8 +239,10 @@ def test_read_snapshot_through_the_kubernetes_client(expected):
     snapshot = verify_cli.read_snapshot(expected, api_client)
     assert check(expected, snapshot) == []
     assert snapshot.daemon_set["status"]["numberReady"] == 2
-    assert snapshot.pods[0]["status"]["initContainerStatuses"][0]["state"]["terminated"][
-        "reason"] == "Completed"
+    assert (
+        snapshot.pods[0]["status"]["initContainerStatuses"][0]["state"]["terminated"]["reason"]
+        == "Completed"
+    )
     assert any("labelSelector=k8s-app%3Dnccl-rdma-installer" in r for r in cluster.requests)
 
 
@@ -232,8 +260,9 @@ def test_verify_command_exit_codes(monkeypatch, capsys, broken, code):
     objects = recorded()
     if broken:
         BROKEN[broken][0](objects)
-    monkeypatch.setattr(verify_cli, "api_client_for",
-                        lambda stack, kubeconfig: (client_for(objects)[0], "fixture"))
+    monkeypatch.setattr(
+        verify_cli, "api_client_for", lambda stack, kubeconfig: (client_for(objects)[0], "fixture")
+    )
     assert verify_cli.main(["a4x-prod"]) == code
     out = capsys.readouterr().out
     assert out.startswith("OK a4x-prod (fixture)" if code == 0 else "FAIL a4x-prod (fixture)")

@@ -47,13 +47,15 @@ def expected_from(cfg: StackConfig) -> Expected:
     """What the stack creates, in the names the cluster will show."""
     subnets = [(vpc.network_name, s.name) for vpc in gpu_vpc_args(cfg) for s in vpc.subnets]
     modes_and_names = [
-        (plan.group.device_mode.value, name) for plan in cfg.nic_groups for name in plan.object_names
+        (plan.group.device_mode.value, name)
+        for plan in cfg.nic_groups
+        for name in plan.object_names
     ]
     installer = installer_manifest(FABRICS[cfg.machine.fabric].installer, "-", "-")
     return Expected(
         networks=[
             ExpectedNetwork(name, mode, vpc, subnet)
-            for (mode, name), (vpc, subnet) in zip(modes_and_names, subnets)
+            for (mode, name), (vpc, subnet) in zip(modes_and_names, subnets, strict=True)
         ],
         installer_namespace=installer["metadata"]["namespace"],
         installer_name=installer["metadata"]["name"],
