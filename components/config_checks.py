@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .catalog import GkeVersion, Machine, catalog, image_tag, minor_tuple
+from .catalog import GkeVersion, Machine, NicGroup, catalog, image_tag, minor_tuple
 from .config import (
     GCP_PROJECT_KEY,
     NAMESPACE,
@@ -149,7 +149,7 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
     problems += _nic_checks(cfg, machine)
     problems += _range_checks(cfg)
     problems += _pool_checks(cfg, machine)
-    problems += _platform_option_checks(cfg, machine)
+    problems += _platform_option_checks(cfg)
     problems += _tcpx_pair_checks(cfg)
     return problems
 
@@ -241,7 +241,7 @@ def _nic_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
                 )
             )
         if given and given.object_names is not None:
-            problems += _object_name_checks(cfg, plan.group, given.object_names, base)
+            problems += _object_name_checks(plan.group, given.object_names, base)
         all_names += [(f"{base}.objectNames", n) for n in plan.object_names]
 
     seen: dict[str, str] = {}
@@ -259,7 +259,7 @@ def _nic_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
     return problems
 
 
-def _object_name_checks(cfg, group, names: list[str], base: str) -> list[Problem]:
+def _object_name_checks(group: NicGroup, names: list[str], base: str) -> list[Problem]:
     key = _key(f"{base}.objectNames")
     if group.object_names_fixed:
         fixed = ", ".join(group.object_names)
@@ -417,8 +417,7 @@ _PLATFORM_OPTIONS = [
 ]
 
 
-def _platform_option_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
-    del machine
+def _platform_option_checks(cfg: StackConfig) -> list[Problem]:
     return [
         Problem(
             _key(option.path),
