@@ -6,7 +6,6 @@ import pytest
 from pydantic import ValidationError
 
 from components.catalog import GkeVersion, GkeVersionRules, NicGroup, catalog, image_tag
-from tests.conftest import only_problem
 
 
 def test_catalog_loads_both_machines():
@@ -55,16 +54,3 @@ def test_gke_versions_order_by_build():
 )
 def test_image_tag(image, tag):
     assert image_tag(image) == tag
-
-
-def test_boot_disk_smaller_than_10_gb_is_refused():
-    problem = only_problem({"gpu-fabric:gpuPool.bootDisk.sizeGb": 5})
-    assert problem.key == "gpu-fabric:gpuPool.bootDisk.sizeGb"
-    assert "greater than or equal to 10" in problem.message
-
-
-def test_a_value_of_the_wrong_type_is_named():
-    problem = only_problem({"gpu-fabric:gpuPool.nodeCount": "two"})
-    assert problem.key == "gpu-fabric:gpuPool.nodeCount"
-    assert problem.value == "two"
-    assert "valid integer" in problem.message

@@ -445,3 +445,16 @@ def test_old_patch_above_the_floor_warns_without_failing():
     assert "1.28.15-gke.3163000" in warning and "not fatal" in warning
     assert parse_stack({"gpu-fabric:gke.version": "1.28.15-gke.3163000"}).warnings == []
     assert parse_stack({}).warnings == []
+
+
+def test_boot_disk_smaller_than_10_gb_is_refused():
+    problem = only_problem({"gpu-fabric:gpuPool.bootDisk.sizeGb": 5})
+    assert problem.key == "gpu-fabric:gpuPool.bootDisk.sizeGb"
+    assert "greater than or equal to 10" in problem.message
+
+
+def test_a_value_of_the_wrong_type_is_named():
+    problem = only_problem({"gpu-fabric:gpuPool.nodeCount": "two"})
+    assert problem.key == "gpu-fabric:gpuPool.nodeCount"
+    assert problem.value == "two"
+    assert "valid integer" in problem.message
