@@ -145,6 +145,15 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
                 f"{_key('region')}",
             )
         )
+    if cfg.gke.master_authorized_networks == []:
+        problems.append(
+            Problem(
+                _key("gke.masterAuthorizedNetworks"),
+                [],
+                "an empty list locks every client out of the control plane, this stack's own "
+                "Kubernetes provider included; remove the key or list the ranges that deploy",
+            )
+        )
     problems += _version_checks(cfg, machine)
     problems += _nic_checks(cfg, machine)
     problems += _range_checks(cfg)

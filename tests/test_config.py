@@ -18,6 +18,7 @@ from tests.conftest import (
     only_problem,
     parse_stack,
     problems,
+    run_stack,
     stack_values,
     with_changes,
 )
@@ -458,3 +459,23 @@ def test_a_value_of_the_wrong_type_is_named():
     assert problem.key == "gpu-fabric:gpuPool.nodeCount"
     assert problem.value == "two"
     assert "valid integer" in problem.message
+
+
+def test_empty_master_authorized_networks_is_refused():
+    problem = only_problem({"gpu-fabric:gke.masterAuthorizedNetworks": []})
+    assert problem.key == "gpu-fabric:gke.masterAuthorizedNetworks"
+    assert "locks every client out" in problem.message
+
+
+def test_master_authorized_networks_reach_the_cluster():
+    plan = run_stack(
+        {
+            "gpu-fabric:gke.masterAuthorizedNetworks": [
+                {"cidrBlock": "203.0.113.0/24", "displayName": "ci"}
+            ]
+        }
+    )
+    (cluster,) = plan.of_type("gcp:container/cluster:Cluster")
+    assert cluster.inputs["masterAuthorizedNetworksConfig"] == {
+        "cidrBlocks": [{"cidrBlock": "203.0.113.0/24", "displayName": "ci"}]
+    }
