@@ -1,0 +1,100 @@
+"""Every input that reached the engine is a property the provider's own SDK types know.
+
+Mocks accept any key, so a misspelled or misplaced input (`gpu_driver_instalation_config`, a
+field one level too high) would pass every other test and fail only in `pulumi up`. This walks the
+recorded inputs against the typed Args classes of pulumi-gcp and pulumi-command.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import importlib
+import typing
+
+import pytest
+from pulumi import _types
+
+from offline.engine import Plan
+from tests.conftest import run_stack
+
+SDKS = {"gcp": "pulumi_gcp", "command": "pulumi_command"}
+
+# Stacks that between them turn every optional input on.
+VARIANTS = {
+    "a3-prod": {},
+    "a3-prod options": {
+        "gpu-fabric:gke.masterAuthorizedNetworks": [{"cidrBlock": "203.0.113.0/24"}],
+        "gpu-fabric:gpuPool.reservation": {"name": "h100", "project": "shared"},
+        "gpu-fabric:smokeTest": True,
+    },
+    "a4x-prod": {},
+    "a4x-prod options": {
+        "gpu-fabric:gpuPool.driverInstall": "bundle",
+        "gpu-fabric:trainingRuntime": True,
+        "gpu-fabric:storageClass": {"name": "hd", "isDefault": True},
+    },
+}
+
+
+def args_class(resource_type: str) -> type:
+    """`gcp:container/nodePool:NodePool` -> `pulumi_gcp.container.NodePoolArgs`."""
+    package, module, name = resource_type.split(":")
+    sdk = importlib.import_module(SDKS[package])
+    return getattr(getattr(sdk, module.split("/")[0]), f"{name}Args")
+
+
+def unknown_inputs(cls: type, inputs: dict, path: str = "") -> list[str]:
+    types = _types.input_type_types(cls)
+    unknown = []
+    for key, value in inputs.items():
+        if key not in types:
+            unknown.append(f"{path}{key}")
+            continue
+        unknown += _unknown_in_value(types[key], value, f"{path}{key}")
+    return unknown
+
+
+def _unknown_in_value(typ: typing.Any, value: typing.Any, path: str) -> list[str]:
+    typ = _types.unwrap_type(typ)
+    origin = typing.get_origin(typ)
+    if origin in (list, collections.abc.Sequence) and isinstance(value, list):
+        (item,) = typing.get_args(typ)
+        return [u for i, v in enumerate(value) for u in _unknown_in_value(item, v, f"{path}[{i}]")]
+    if isinstance(typ, type) and _types.is_input_type(typ) and isinstance(value, dict):
+        return unknown_inputs(typ, value, f"{path}.")
+    return []
+
+
+@pytest.fixture(scope="module", params=list(VARIANTS))
+def plan(request) -> Plan:
+    stack = request.param.split()[0]
+    return run_stack(VARIANTS[request.param], stack=stack)
+
+
+def test_every_gcp_and_command_input_is_known_to_the_sdk(plan):
+    checked = 0
+    for resource in plan.resources:
+        if resource.type.split(":")[0] not in SDKS:
+            continue
+        assert unknown_inputs(args_class(resource.type), resource.inputs) == [], resource.name
+        checked += 1
+    assert checked >= 15  # the cluster, its pools, VPCs, IAM, NAT, policy, gates
+
+
+def test_the_walk_finds_a_misspelled_nested_input():
+    from pulumi_gcp.container import NodePoolArgs
+
+    inputs = {
+        "cluster": "c",
+        "nodeConfig": {
+            "machineType": "a3-highgpu-8g",
+            "guestAccelerators": [{"type": "t", "count": 8, "gpuDriverInstalationConfig": {}}],
+        },
+        "networkConfig": {"additionalNodeNetworkConfigs": [{"network": "n", "subnet": "s"}]},
+        "gvnic": {"enabled": True},
+    }
+    assert unknown_inputs(NodePoolArgs, inputs) == [
+        "nodeConfig.guestAccelerators[0].gpuDriverInstalationConfig",
+        "networkConfig.additionalNodeNetworkConfigs[0].subnet",
+        "gvnic",
+    ]
