@@ -2,8 +2,8 @@
 
 import pulumi
 
-from components.config_checks import load_stack_config
 from components.platforms import build
+from components.stack_config import load_stack_config
 
 config = load_stack_config()  # validates everything before any resource is registered
 

@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 import pulumi
 
-from .config import Platform, StackConfig
-from .gke_gpu_cluster import GpuCluster
+from .config_base import Platform
+from .gke.gpu_cluster import GpuCluster
+from .stack_config import StackConfig
 
 
 def _gke(cfg: StackConfig) -> dict[str, pulumi.Input]:

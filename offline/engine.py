@@ -66,8 +66,11 @@ class Registration:
             "parent": self.parent,
             "custom": self.custom,
             "provider": self.provider_urn,
-            "dependencies": self.dependencies,
-            "propertyDependencies": self.property_dependencies,
+            # Sorted, so the file diffs cleanly between runs (registration order is async).
+            "dependencies": sorted(self.dependencies),
+            "propertyDependencies": {
+                k: sorted(v) for k, v in sorted(self.property_dependencies.items())
+            },
             "protect": self.protect,
             "deleteBeforeReplace": self.delete_before_replace,
             "ignoreChanges": self.ignore_changes,

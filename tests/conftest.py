@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from components.config import StackConfig
-from components.config_checks import ConfigError, Problem, parse, raw_from_pulumi_config
+from components.problems import ConfigError, Problem
+from components.stack_config import StackConfig, parse, raw_from_pulumi_config
 from offline import engine
 
 

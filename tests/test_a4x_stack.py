@@ -8,8 +8,8 @@ import json
 import pytest
 import yaml
 
-from components import gib, nccl_installer
 from components.catalog import catalog
+from components.gke import gib, nccl_installer
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import run_stack

@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 
 from components import catalog as catalog_module
-from components.config import StackConfig
-from components.config_checks import ConfigError, parse, raw_from_pulumi_config
+from components.problems import ConfigError
+from components.stack_config import MODELS, PROVIDER_KEYS, parse, raw_from_pulumi_config
 from offline import engine
 from offline import plan as plan_cli
 from tests.conftest import (
@@ -224,8 +224,8 @@ def test_machine_type_of_another_platform(monkeypatch):
     real = catalog_module.catalog()
     other = real.machines["a3-highgpu-8g"].model_copy(update={"platform": "gke-other"})
     fake = real.model_copy(update={"machines": {**real.machines, "x-gpu": other}})
-    monkeypatch.setattr("components.config.catalog", lambda: fake)
-    monkeypatch.setattr("components.config_checks.catalog", lambda: fake)
+    monkeypatch.setattr("components.gke.config.catalog", lambda: fake)
+    monkeypatch.setattr("components.gke.checks.catalog", lambda: fake)
     found = problems({"gpu-fabric:gpuPool.machineType": "x-gpu"})
     assert any(
         p.key == "gpu-fabric:gpuPool.machineType" and "gke-other" in p.message for p in found
@@ -461,11 +461,12 @@ def _config_keys(model, prefix: str) -> list[str]:
 
 def test_readme_documents_every_config_key():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    keys = [
-        k.replace("gpu-fabric:project", "gcp:project")
-        for k in _config_keys(StackConfig, "gpu-fabric:")
-    ]
-    missing = [k for k in keys if f"`{k}`" not in readme]
+    keys = {
+        PROVIDER_KEYS.get(k.removeprefix("gpu-fabric:"), k)
+        for model in MODELS.values()
+        for k in _config_keys(model, "gpu-fabric:")
+    }
+    missing = [k for k in sorted(keys) if f"`{k}`" not in readme]
     assert not missing, f"README config reference lacks {missing}"
 
 

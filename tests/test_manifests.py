@@ -10,8 +10,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from components import nccl_installer, tcpx
 from components.catalog import catalog
+from components.gke import nccl_installer, tcpx
 from offline.engine import manifest
 from tests.conftest import run_stack
 

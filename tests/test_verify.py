@@ -14,7 +14,7 @@ from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.rest import RESTResponse
 
 import verify.__main__ as verify_cli
-from components.config_checks import parse, raw_from_pulumi_config
+from components.stack_config import parse, raw_from_pulumi_config
 from offline.engine import stack_config
 from tests.test_manifests import CRD_SCHEMAS
 from verify.fabric import Snapshot, check, expected_from

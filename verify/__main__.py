@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from components.config_checks import ConfigError, parse, raw_from_pulumi_config
+from components.problems import ConfigError
+from components.stack_config import parse, raw_from_pulumi_config
 from offline.engine import stack_config
 from verify.fabric import Expected, Snapshot, check, expected_from
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.config import StackConfig
-from components.gke_gpu_cluster import FABRICS, gpu_vpc_args
-from components.nccl_installer import installer_manifest
+from components.gke.config import GkeStackConfig
+from components.gke.gpu_cluster import FABRICS, gpu_vpc_args
+from components.gke.nccl_installer import installer_manifest
 
 GROUP = "networking.gke.io"
 # Waiting reasons of a container that will not come up by itself.
@@ -43,7 +43,7 @@ class Expected:
     installer_selector: dict[str, str]
 
 
-def expected_from(cfg: StackConfig) -> Expected:
+def expected_from(cfg: GkeStackConfig) -> Expected:
     """What the stack creates, in the names the cluster will show."""
     subnets = [(vpc.network_name, s.name) for vpc in gpu_vpc_args(cfg) for s in vpc.subnets]
     modes_and_names = [

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pulumi
 
-from .config import DriverInstall, StackConfig
+from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
+from .config import DriverInstall, GkeA3HighConfig, GkeA4xConfig, GkeStackConfig
 from .gcp_network import (
     ExistingPrimaryNetwork,
     GpuVpc,
@@ -29,7 +30,6 @@ from .gcp_network import (
     SubnetArgs,
 )
 from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
-from .gke_cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
 from .nccl_installer import GIB_INSTALLER, TCPX_INSTALLER, NcclInstaller, NcclInstallerArgs
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
@@ -44,7 +44,7 @@ def _named(pattern: str, prefix: str, nic: int) -> str:
     return pattern.format(prefix=prefix, n=nic + 1, i=nic)
 
 
-def gpu_vpc_args(cfg: StackConfig) -> list[GpuVpcArgs]:
+def gpu_vpc_args(cfg: GkeStackConfig) -> list[GpuVpcArgs]:
     """The VPCs of every NIC group, named by the catalog's patterns, in NIC order."""
     prefix, vpcs = cfg.name_prefix, []
     for plan in cfg.nic_groups:
@@ -74,7 +74,7 @@ def gpu_vpc_args(cfg: StackConfig) -> list[GpuVpcArgs]:
     return vpcs
 
 
-def _primary_network(name: str, cfg: StackConfig, opts: pulumi.ResourceOptions):
+def _primary_network(name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOptions):
     primary = cfg.network.primary
     if primary.existing is not None:
         e = primary.existing
@@ -104,12 +104,12 @@ class Fabric:
 
     installer: Path
     """Vendored upstream installer DaemonSet."""
-    installer_image: Callable[[StackConfig], str]
-    extras: Callable[[GpuCluster, str, StackConfig, pulumi.ResourceOptions], None]
+    installer_image: Callable[[GkeStackConfig], str]
+    extras: Callable[[GpuCluster, str, GkeStackConfig, pulumi.ResourceOptions], None]
     """Registers the fabric's own in-cluster objects."""
 
 
-def _tcpx_extras(fabric: GpuCluster, name: str, cfg: StackConfig, on_cluster) -> None:
+def _tcpx_extras(fabric: GpuCluster, name: str, cfg: GkeA3HighConfig, on_cluster) -> None:
     if cfg.smoke_test:
         images = cfg.tcpx_images
         TcpxSmokeTest(
@@ -124,7 +124,7 @@ def _tcpx_extras(fabric: GpuCluster, name: str, cfg: StackConfig, on_cluster) ->
         )
 
 
-def _gib_extras(fabric: GpuCluster, name: str, cfg: StackConfig, on_cluster) -> None:
+def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeA4xConfig, on_cluster) -> None:
     # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
     storage = cfg.hyperdisk_storage_class
     HyperdiskStorage(
@@ -159,7 +159,7 @@ class GpuCluster(pulumi.ComponentResource):
     network_objects: NetworkObjects
     installer: NcclInstaller
 
-    def __init__(self, name: str, cfg: StackConfig, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:gke:GpuCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         machine = cfg.machine

@@ -1,7 +1,7 @@
 """GPUDirect-RDMA (gIB) on GKE A4X: pod wiring, the Hyperdisk StorageClass, the training runtime.
 
-Seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (components/upstream/) are the source
-of every field here.
+Seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (components/gke/upstream/) are the
+source of every field here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .crd_gate import CrdGate, CrdGateArgs
+from ..crd_gate import CrdGate, CrdGateArgs
+from ..k8s_objects import custom_resource
+from ..pod_spec import add_items, add_named, container_named, set_fields
 
 GPU_RESOURCE = "nvidia.com/gpu"
 NVIDIA_HOST = "/home/kubernetes/bin/nvidia"
@@ -66,24 +68,15 @@ def with_gib(
     ValueError rather than overwrite something the template already sets differently.
     """
     template = copy.deepcopy(pod_template)
-    annotations = template.setdefault("metadata", {}).setdefault("annotations", {})
-    wanted = {DEFAULT_INTERFACE: "eth0", INTERFACES: interfaces_annotation(networks)}
-    for key, value in wanted.items():
-        if annotations.get(key, value) != value:
-            raise ValueError(f"the template already sets annotation {key} differently")
-        annotations[key] = value
+    set_fields(
+        template.setdefault("metadata", {}).setdefault("annotations", {}),
+        {DEFAULT_INTERFACE: "eth0", INTERFACES: interfaces_annotation(networks)},
+        "annotation",
+    )
 
     spec = template["spec"]
-    containers = spec.get("containers", [])
-    if not containers:
-        raise ValueError("the pod template has no containers")
-    target = (
-        next((c for c in containers if c["name"] == container), None)
-        if container
-        else containers[0]
-    )
-    if target is None:
-        raise ValueError(f"no container named {container!r}")
+    target = container_named(spec, container)
+    containers = spec["containers"]
     for other in containers:
         if other is not target and _gpu_request(other):
             raise ValueError(
@@ -102,22 +95,12 @@ def with_gib(
         resources.setdefault(kind, {})[GPU_RESOURCE] = str(gpus)
 
     capabilities = target.setdefault("securityContext", {}).setdefault("capabilities", {})
-    if "IPC_LOCK" not in capabilities.setdefault("add", []):
-        capabilities["add"].append("IPC_LOCK")
-
-    env = target.setdefault("env", [])
-    for var in GIB_ENV:
-        existing = next((e for e in env if e["name"] == var["name"]), None)
-        if existing is not None and existing != var:
-            raise ValueError(f"container {target['name']} already sets {var['name']} differently")
-        if existing is None:
-            env.append(dict(var))
-
-    _add_named(target.setdefault("volumeMounts", []), GIB_MOUNTS, f"container {target['name']}")
-    _add_named(spec.setdefault("volumes", []), GIB_VOLUMES, "the pod")
-    tolerations = spec.setdefault("tolerations", [])
-    if ARM64_TOLERATION not in tolerations:
-        tolerations.append(dict(ARM64_TOLERATION))
+    add_items(capabilities.setdefault("add", []), ["IPC_LOCK"])
+    where = f"container {target['name']}"
+    add_named(target.setdefault("env", []), GIB_ENV, where)
+    add_named(target.setdefault("volumeMounts", []), GIB_MOUNTS, where)
+    add_named(spec.setdefault("volumes", []), GIB_VOLUMES, "the pod")
+    add_items(spec.setdefault("tolerations", []), [ARM64_TOLERATION])
     return template
 
 
@@ -128,15 +111,6 @@ def _gpu_request(container: dict) -> set[str]:
         for kind in ("limits", "requests")
         if GPU_RESOURCE in resources.get(kind, {})
     }
-
-
-def _add_named(items: list[dict], wanted: list[dict], where: str) -> None:
-    for item in wanted:
-        existing = next((i for i in items if i["name"] == item["name"]), None)
-        if existing is not None and existing != item:
-            raise ValueError(f"{where} already has a different {item['name']!r}")
-        if existing is None:
-            items.append(copy.deepcopy(item))
 
 
 # --- Hyperdisk StorageClass --------------------------------------------------------------------
@@ -281,12 +255,5 @@ class TrainingRuntime(pulumi.ComponentResource):
             pulumi.ResourceOptions(parent=self),
         )
         manifest = training_runtime_manifest(args.image, args.networks, args.gpus)
-        k8s.apiextensions.CustomResource(
-            name,
-            api_version=manifest["apiVersion"],
-            kind=manifest["kind"],
-            metadata=manifest["metadata"],
-            spec=manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[gate]),
-        )
+        custom_resource(name, manifest, pulumi.ResourceOptions(parent=self, depends_on=[gate]))
         self.register_outputs({})

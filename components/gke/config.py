@@ -1,54 +1,28 @@
-"""Typed stack configuration: the models and their per-field checks.
+"""Typed stack configuration of the GKE platforms: the models and their per-field checks.
 
 Stack files (`stacks/Pulumi.<stack>.yaml`) hold `gpu-fabric:*` keys in camelCase plus `gcp:project`.
-Per-field checks live on the fields here (a CIDR parses, a count is not negative); cross-field rules
-and loading live in `config_checks.py`. Defaults that depend on the machine type come from the
-catalog through the properties of `StackConfig`, so components never re-derive them.
+Each GKE platform has its own model (`GkeA3HighConfig`, `GkeA4xConfig`) with only its own keys, on a
+shared base; cross-field rules live in `checks.py`. Defaults that depend on the machine type come
+from the catalog through the properties of the models, so components never re-derive them.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, Field
 
-from .catalog import GkeVersion, Machine, NicGroup, catalog
+from ..catalog import GkeVersion, Machine, NicGroup, catalog
+from ..config_base import NAMESPACE, Cidr, ConfigModel, NodeCount, Platform, SourceRange
 
-NAMESPACE = "gpu-fabric"
 GCP_PROJECT_KEY = "gcp:project"
 
 # --- field types -------------------------------------------------------------------------------
 
 _RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-
-
-def _cidr(value: str) -> str:
-    try:
-        network = ipaddress.ip_network(value, strict=True)
-    except ValueError as err:
-        raise ValueError(
-            f"not a CIDR range ({err}); write it as ADDRESS/PREFIX, e.g. 192.168.1.0/24"
-        ) from None
-    if network.version != 4:
-        raise ValueError(
-            "only IPv4 ranges are supported here; use an IPv4 CIDR such as 10.0.0.0/20"
-        )
-    return str(network)
-
-
-def _source_range(value: str) -> str:
-    value = _cidr(value)
-    if ipaddress.ip_network(value).prefixlen == 0:
-        raise ValueError(
-            "a range open to the whole internet is refused; list the ranges that may connect "
-            "(for a GPU VPC the default is the VPC's own subnet)"
-        )
-    return value
 
 
 def _gce_name(max_len: int):
@@ -68,12 +42,6 @@ def _gke_version(value: str) -> str:
     return value
 
 
-def _not_negative(value: int) -> int:
-    if value < 0:
-        raise ValueError("a node count cannot be negative; use 0 to keep the pool empty")
-    return value
-
-
 def _mtu(value: int) -> int:
     if not 1300 <= value <= 8896:
         raise ValueError(
@@ -82,22 +50,12 @@ def _mtu(value: int) -> int:
     return value
 
 
-Cidr = Annotated[str, AfterValidator(_cidr)]
-SourceRange = Annotated[str, AfterValidator(_source_range)]
 ResourceName = Annotated[str, AfterValidator(_gce_name(63))]
 ClusterName = Annotated[str, AfterValidator(_gce_name(40))]
 # The prefix must leave room for the longest derived name, e.g. `<prefix>-gvnic-internal`.
 NamePrefix = Annotated[str, AfterValidator(_gce_name(63 - len("-gvnic-internal")))]
-NodeCount = Annotated[int, AfterValidator(_not_negative)]
 Mtu = Annotated[int, AfterValidator(_mtu)]
 GkeVersionText = Annotated[str, AfterValidator(_gke_version)]
-
-
-class Platform(str, Enum):
-    """What a stack builds."""
-
-    GKE_A3_HIGH = "gke-a3-high"
-    GKE_A4X = "gke-a4x"
 
 
 class GpuDriverVersion(str, Enum):
@@ -117,16 +75,10 @@ class DriverInstall(str, Enum):
     """A bundle installs it: GKE's install is disabled and its device plugin opted out."""
 
 
-class _Config(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True
-    )
-
-
 # --- sections ----------------------------------------------------------------------------------
 
 
-class ExistingNetwork(_Config):
+class ExistingNetwork(ConfigModel):
     """A primary VPC and subnet that exist already, with their secondary ranges."""
 
     network: str = Field(description="Name or self link of the existing VPC.")
@@ -135,7 +87,7 @@ class ExistingNetwork(_Config):
     services_range_name: str = Field(description="Secondary range of the subnet for services.")
 
 
-class PrimaryNetworkConfig(_Config):
+class PrimaryNetworkConfig(ConfigModel):
     """The cluster's own network (node eth0, pods, services)."""
 
     subnet_cidr: Cidr = Field("10.0.0.0/20", description="Primary subnet range of the nodes.")
@@ -151,7 +103,7 @@ class PrimaryNetworkConfig(_Config):
     )
 
 
-class NicGroupConfig(_Config):
+class NicGroupConfig(ConfigModel):
     """Settings of one group of additional NICs (see the catalog's `nic_groups`)."""
 
     subnets: list[Cidr] | None = Field(
@@ -168,7 +120,7 @@ class NicGroupConfig(_Config):
     )
 
 
-class NetworkConfig(_Config):
+class NetworkConfig(ConfigModel):
     """VPCs: the primary network and the VPCs of the additional NICs."""
 
     prefix: NamePrefix | None = Field(
@@ -180,19 +132,19 @@ class NetworkConfig(_Config):
     primary: PrimaryNetworkConfig = Field(default_factory=PrimaryNetworkConfig)
 
 
-class AuthorizedNetwork(_Config):
+class AuthorizedNetwork(ConfigModel):
     cidr_block: SourceRange = Field(description="Range allowed to reach the control plane.")
     display_name: str = Field("", description="Label shown in the console.")
 
 
-class SystemPoolConfig(_Config):
+class SystemPoolConfig(ConfigModel):
     """The small CPU pool that runs system pods (the default pool is removed)."""
 
     machine_type: str = Field("e2-standard-4", description="Machine type of the system nodes.")
     node_count: NodeCount = Field(1, description="Nodes per zone of the cluster's region.")
 
 
-class GkeConfig(_Config):
+class GkeConfig(ConfigModel):
     """The GKE Standard cluster."""
 
     name: ClusterName = Field(description="Cluster name (1-40 characters).")
@@ -207,19 +159,19 @@ class GkeConfig(_Config):
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
 
 
-class ReservationConfig(_Config):
+class ReservationConfig(ConfigModel):
     """Consume a specific Compute Engine reservation."""
 
     name: ResourceName = Field(description="Reservation name.")
     project: str | None = Field(None, description="Owner project of a shared reservation.")
 
 
-class BootDiskConfig(_Config):
+class BootDiskConfig(ConfigModel):
     type: str | None = Field(None, description="Boot disk type; default: the catalog's first.")
     size_gb: int = Field(200, ge=10, description="Boot disk size in GB.")
 
 
-class GpuPoolConfig(_Config):
+class GpuPoolConfig(ConfigModel):
     """The GPU node pool."""
 
     name: ResourceName = Field("gpu-pool", description="Node pool name.")
@@ -251,21 +203,27 @@ class GpuPoolConfig(_Config):
     )
 
 
-class TcpxImagesConfig(_Config):
+class TcpxImagesConfig(ConfigModel):
     """A coupled installer/daemon pair; both are given together."""
 
     installer: str = Field(description="NCCL GPUDirect-TCPX installer image.")
     daemon: str = Field(description="tcpx-daemon (RxDM) image matching the installer.")
 
 
-class GibImagesConfig(_Config):
+class GibImagesConfig(ConfigModel):
     installer: str = Field(description="NCCL gIB installer image (arm64).")
 
 
-class ImagesConfig(_Config):
-    """Overrides of the catalog's pinned images."""
+class A3HighImagesConfig(ConfigModel):
+    """Overrides of the catalog's pinned images (gke-a3-high)."""
 
     tcpx: TcpxImagesConfig | None = None
+    pause: str | None = Field(None, description="Pause image of the installer DaemonSets.")
+
+
+class A4xImagesConfig(ConfigModel):
+    """Overrides of the catalog's pinned images (gke-a4x)."""
+
     gib: GibImagesConfig | None = None
     pause: str | None = Field(None, description="Pause image of the installer DaemonSets.")
     training_runtime: str | None = Field(
@@ -273,7 +231,7 @@ class ImagesConfig(_Config):
     )
 
 
-class StorageClassConfig(_Config):
+class StorageClassConfig(ConfigModel):
     """The Hyperdisk StorageClass of platforms whose nodes cannot attach Persistent Disk."""
 
     name: ResourceName = Field("hyperdisk-balanced", description="StorageClass name.")
@@ -291,23 +249,17 @@ class NicGroupPlan:
     object_names: list[str]
 
 
-class StackConfig(_Config):
-    """Everything one stack needs, validated."""
+class GkeStackConfig(ConfigModel):
+    """What every GKE stack has, validated; each GKE platform adds its own keys."""
 
     project: str = Field(description="GCP project ID (`gcp:project`).")
-    platform: Platform = Field(description="What the stack builds: gke-a3-high or gke-a4x.")
     region: str = Field(description="GCP region of the cluster and every subnet, e.g. us-central1.")
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     gke: GkeConfig
     gpu_pool: GpuPoolConfig
-    images: ImagesConfig = Field(default_factory=ImagesConfig)
-    storage_class: StorageClassConfig | None = Field(
-        None, description="Hyperdisk StorageClass (gke-a4x; created there by default)."
-    )
-    training_runtime: bool = Field(
-        False, description="gke-a4x: the Kubeflow Trainer torch-distributed-rdma runtime."
-    )
-    smoke_test: bool = Field(False, description="gke-a3-high: the two-pod TCPX test workload.")
+
+    ONLY_HERE: ClassVar[dict[str, str]] = {}
+    """Keys of this platform alone, with why they mean nothing elsewhere (for error messages)."""
 
     # Derived values, so components never re-derive defaults.
 
@@ -352,29 +304,8 @@ class StackConfig(_Config):
         return self.gpu_pool.boot_disk.type or self.machine.boot_disk_types[0]
 
     @property
-    def tcpx_images(self) -> TcpxImagesConfig:
-        pinned = catalog().images.tcpx
-        return self.images.tcpx or TcpxImagesConfig(
-            installer=pinned.installer, daemon=pinned.daemon
-        )
-
-    @property
-    def gib_installer_image(self) -> str:
-        return (self.images.gib.installer if self.images.gib else None) or (
-            catalog().images.gib.installer
-        )
-
-    @property
     def pause_image(self) -> str:
         return self.images.pause or catalog().images.pause
-
-    @property
-    def training_runtime_image(self) -> str:
-        return self.images.training_runtime or catalog().images.training_runtime
-
-    @property
-    def hyperdisk_storage_class(self) -> StorageClassConfig:
-        return self.storage_class or StorageClassConfig()
 
     @property
     def warnings(self) -> list[str]:
@@ -388,3 +319,61 @@ class StackConfig(_Config):
                 "(warning, not fatal)"
             ]
         return []
+
+
+class GkeA3HighConfig(GkeStackConfig):
+    """gke-a3-high: a3-highgpu-8g with GPUDirect-TCPX (seed 000)."""
+
+    platform: Literal[Platform.GKE_A3_HIGH] = Field(description="`gke-a3-high`.")
+    images: A3HighImagesConfig = Field(default_factory=A3HighImagesConfig)
+    smoke_test: bool = Field(False, description="The two-pod TCPX test workload.")
+
+    ONLY_HERE: ClassVar[dict[str, str]] = {
+        "images.tcpx": "GPUDirect-TCPX/TCPXO plugins are incompatible with gIB (GPUDirect-RDMA) "
+        "on the same cluster (seed 003)",
+        "smokeTest": "the smoke test is the seed's GPUDirect-TCPX test; on gke-a4x use "
+        "`make verify`",
+    }
+
+    @property
+    def tcpx_images(self) -> TcpxImagesConfig:
+        pinned = catalog().images.tcpx
+        return self.images.tcpx or TcpxImagesConfig(
+            installer=pinned.installer, daemon=pinned.daemon
+        )
+
+
+class GkeA4xConfig(GkeStackConfig):
+    """gke-a4x: a4x-highgpu-4g (GB200) with GPUDirect-RDMA over gIB (seed 003)."""
+
+    platform: Literal[Platform.GKE_A4X] = Field(description="`gke-a4x`.")
+    images: A4xImagesConfig = Field(default_factory=A4xImagesConfig)
+    storage_class: StorageClassConfig | None = Field(
+        None, description="Hyperdisk StorageClass (created by default)."
+    )
+    training_runtime: bool = Field(
+        False, description="The Kubeflow Trainer torch-distributed-rdma runtime."
+    )
+
+    ONLY_HERE: ClassVar[dict[str, str]] = {
+        "images.gib": "the gIB plugin is for GPUDirect-RDMA machines, and cannot run beside "
+        "GPUDirect-TCPX",
+        "images.trainingRuntime": "only the gke-a4x platform has the training runtime",
+        "storageClass": "the Hyperdisk StorageClass is for nodes that cannot attach Persistent "
+        "Disk",
+        "trainingRuntime": "the torch-distributed-rdma runtime wires gIB, which only gke-a4x has",
+    }
+
+    @property
+    def gib_installer_image(self) -> str:
+        return (self.images.gib.installer if self.images.gib else None) or (
+            catalog().images.gib.installer
+        )
+
+    @property
+    def training_runtime_image(self) -> str:
+        return self.images.training_runtime or catalog().images.training_runtime
+
+    @property
+    def hyperdisk_storage_class(self) -> StorageClassConfig:
+        return self.storage_class or StorageClassConfig()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_gcp as gcp
 
-from .gke_cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
+from .cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
 
 
 @dataclass(frozen=True)

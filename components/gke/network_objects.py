@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pulumi
-import pulumi_kubernetes as k8s
 
-from .crd_gate import CrdGate, CrdGateArgs
+from ..crd_gate import CrdGate, CrdGateArgs
+from ..k8s_objects import custom_resource
 
 API_VERSION = "networking.gke.io/v1"
 NETWORK_CRDS = ["networks.networking.gke.io", "gkenetworkparamsets.networking.gke.io"]
@@ -88,13 +88,8 @@ class NetworkObjects(pulumi.ComponentResource):
         after_gate = pulumi.ResourceOptions(parent=self, depends_on=[self.crd_gate])
         for net in args.networks:
             for manifest in (param_set_manifest(net), network_manifest(net)):
-                k8s.apiextensions.CustomResource(
-                    f"{name}-{manifest['kind'].lower()}-{net.name}",
-                    api_version=manifest["apiVersion"],
-                    kind=manifest["kind"],
-                    metadata=manifest["metadata"],
-                    spec=manifest["spec"],
-                    opts=after_gate,
+                custom_resource(
+                    f"{name}-{manifest['kind'].lower()}-{net.name}", manifest, after_gate
                 )
 
         self.network_names = [n.name for n in args.networks]

@@ -1,119 +1,29 @@
-"""Loading and cross-field rules of the stack configuration.
+"""Cross-field rules of the GKE platforms' stack configuration.
 
-Every failure is a `Problem` that names the stack key, the bad value and the fix; all problems are
-reported together in one `ConfigError`, raised before any resource is registered.
+Each rule returns `Problem`s that name the stack key, the bad value and the fix;
+`cross_field_problems(cfg)` runs them all on a config whose fields already parsed
+(`components/stack_config.py`).
 """
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import itertools
-import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from ..catalog import GkeVersion, Machine, NicGroup, catalog, image_tag, minor_tuple
+from ..problems import Problem
+from ..problems import key as _key
+from .config import DriverInstall, GkeA3HighConfig, GkeStackConfig
 
-from .catalog import GkeVersion, Machine, NicGroup, catalog, image_tag, minor_tuple
-from .config import (
-    GCP_PROJECT_KEY,
-    NAMESPACE,
-    DriverInstall,
-    Platform,
-    StackConfig,
-)
-
-_MISSING = object()
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-
-@dataclass(frozen=True)
-class Problem:
-    key: str
-    """Full stack key, e.g. `gpu-fabric:gke.version`."""
-    value: Any
-    message: str
-    """What is wrong and the fix."""
-
-    def __str__(self) -> str:
-        shown = "(not set)" if self.value is _MISSING else json.dumps(self.value, default=str)
-        return f"{self.key}: {shown}: {self.message}"
-
-
-class ConfigError(Exception):
-    """The stack configuration is invalid; nothing may be registered."""
-
-    def __init__(self, stack: str, problems: list[Problem]):
-        self.problems = problems
-        lines = [f"stack {stack!r}: {len(problems)} configuration problem(s):"]
-        lines += [f"  - {p}" for p in problems]
-        super().__init__("\n".join(lines))
-
-
-def _key(path: str) -> str:
-    return f"{NAMESPACE}:{path}"
-
-
-# --- pydantic's per-field errors, in the stack file's words ------------------------------------
-
-
-def _stack_key(loc: tuple) -> str:
-    if loc and loc[0] == "project":
-        return GCP_PROJECT_KEY
-    path = ".".join(str(part) if not isinstance(part, int) else f"[{part}]" for part in loc)
-    return _key(path.replace(".[", "["))
-
-
-def _model_at(loc: tuple) -> type[BaseModel] | None:
-    """The config model that owns the last element of `loc`."""
-    model: Any = StackConfig
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        fields = model.model_fields
-        field = next((f for name, f in fields.items() if part in (name, f.alias)), None)
-        if field is None:  # a dict key (e.g. a NIC group name): the value's model is next
-            continue
-        candidates = [field.annotation, *getattr(field.annotation, "__args__", ())]
-        nested = [
-            c
-            for c in itertools.chain(candidates, *(getattr(c, "__args__", ()) for c in candidates))
-            if isinstance(c, type) and issubclass(c, BaseModel)
-        ]
-        if not nested:
-            return None
-        model = nested[0]
-    return model
-
-
-def _problem_from_pydantic(error: dict) -> Problem:
-    loc = error["loc"]
-    key = _stack_key(loc)
-    kind = error["type"]
-    if kind == "missing":
-        return Problem(key, _MISSING, "required; set it in the stack file")
-    if kind == "extra_forbidden":
-        model = _model_at(loc)
-        known = sorted(f.alias or n for n, f in model.model_fields.items()) if model else []
-        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        return Problem(
-            key, error["input"], f"unknown key; {hint}remove it or use one of: {', '.join(known)}"
-        )
-    if kind == "value_error":
-        return Problem(key, error["input"], str(error["ctx"]["error"]))
-    if kind == "enum":
-        return Problem(key, error["input"], f"must be one of {error['ctx']['expected']}")
-    return Problem(key, error["input"], f"{error['msg']}; fix the value in the stack file")
 
 
 # --- cross-field rules -------------------------------------------------------------------------
 
 
-def _cross_checks(cfg: StackConfig) -> list[Problem]:
+def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """Every cross-field problem of a GKE stack."""
     machine = catalog().machines.get(cfg.gpu_pool.machine_type)
     if machine is None:
         known = ", ".join(sorted(catalog().machines))
@@ -158,12 +68,11 @@ def _cross_checks(cfg: StackConfig) -> list[Problem]:
     problems += _nic_checks(cfg, machine)
     problems += _range_checks(cfg)
     problems += _pool_checks(cfg, machine)
-    problems += _platform_option_checks(cfg)
     problems += _tcpx_pair_checks(cfg)
     return problems
 
 
-def _version_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
+def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     key = _key("gke.version")
     version = GkeVersion(cfg.gke.version)
     rules = machine.gke
@@ -205,7 +114,7 @@ def _version_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
     return []
 
 
-def _nic_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
+def _nic_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     problems: list[Problem] = []
     known = [g.name for g in machine.nic_groups]
     for name, value in cfg.network.nics.items():
@@ -293,7 +202,7 @@ def _object_name_checks(group: NicGroup, names: list[str], base: str) -> list[Pr
     return problems
 
 
-def _range_checks(cfg: StackConfig) -> list[Problem]:
+def _range_checks(cfg: GkeStackConfig) -> list[Problem]:
     problems: list[Problem] = []
     ranges = [
         (_key(f"network.nics.{plan.group.name}.subnets[{i}]"), cidr)
@@ -325,7 +234,7 @@ def _range_checks(cfg: StackConfig) -> list[Problem]:
     return problems
 
 
-def _pool_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
+def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     pool = cfg.gpu_pool
     problems: list[Problem] = []
     if pool.fast_socket:
@@ -376,70 +285,8 @@ def _pool_checks(cfg: StackConfig, machine: Machine) -> list[Problem]:
     return problems
 
 
-@dataclass(frozen=True)
-class _PlatformOption:
-    path: str
-    is_set: Callable[[StackConfig], bool]
-    platforms: set[Platform]
-    why: str
-
-
-# Keys that only mean something on some platforms: set elsewhere they would be silently ignored.
-_PLATFORM_OPTIONS = [
-    _PlatformOption(
-        "images.tcpx",
-        lambda c: c.images.tcpx is not None,
-        {Platform.GKE_A3_HIGH},
-        "GPUDirect-TCPX/TCPXO plugins are incompatible with gIB (GPUDirect-RDMA) on the same "
-        "cluster (seed 003)",
-    ),
-    _PlatformOption(
-        "images.gib",
-        lambda c: c.images.gib is not None,
-        {Platform.GKE_A4X},
-        "the gIB plugin is for GPUDirect-RDMA machines, and cannot run beside GPUDirect-TCPX",
-    ),
-    _PlatformOption(
-        "images.trainingRuntime",
-        lambda c: c.images.training_runtime is not None,
-        {Platform.GKE_A4X},
-        "only the gke-a4x platform has the training runtime",
-    ),
-    _PlatformOption(
-        "storageClass",
-        lambda c: c.storage_class is not None,
-        {Platform.GKE_A4X},
-        "the Hyperdisk StorageClass is for nodes that cannot attach Persistent Disk",
-    ),
-    _PlatformOption(
-        "trainingRuntime",
-        lambda c: c.training_runtime,
-        {Platform.GKE_A4X},
-        "the torch-distributed-rdma runtime wires gIB, which only gke-a4x has",
-    ),
-    _PlatformOption(
-        "smokeTest",
-        lambda c: c.smoke_test,
-        {Platform.GKE_A3_HIGH},
-        "the smoke test is the seed's GPUDirect-TCPX test; on gke-a4x use `make verify`",
-    ),
-]
-
-
-def _platform_option_checks(cfg: StackConfig) -> list[Problem]:
-    return [
-        Problem(
-            _key(option.path),
-            "(set)",
-            f"not for platform {cfg.platform.value}: {option.why}; remove it",
-        )
-        for option in _PLATFORM_OPTIONS
-        if option.is_set(cfg) and cfg.platform not in option.platforms
-    ]
-
-
-def _tcpx_pair_checks(cfg: StackConfig) -> list[Problem]:
-    pair = cfg.images.tcpx
+def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:
+    pair = cfg.images.tcpx if isinstance(cfg, GkeA3HighConfig) else None
     if pair is None:
         return []
     known = catalog().images.tcpx.known_pairs
@@ -455,54 +302,3 @@ def _tcpx_pair_checks(cfg: StackConfig) -> list[Problem]:
             )
         ]
     return []
-
-
-# --- loading -----------------------------------------------------------------------------------
-
-
-def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
-    """Validate a raw config mapping (camelCase keys, as in a stack file) or raise ConfigError."""
-    try:
-        cfg = StackConfig.model_validate(raw)
-    except ValidationError as err:
-        raise ConfigError(stack, [_problem_from_pydantic(e) for e in err.errors()]) from None
-    problems = _cross_checks(cfg)
-    if problems:
-        raise ConfigError(stack, problems)
-    return cfg
-
-
-def raw_from_pulumi_config(values: dict[str, Any]) -> dict[str, Any]:
-    """Turn Pulumi's flat config map (`gpu-fabric:gke` -> JSON text) into a raw mapping.
-
-    Every `gpu-fabric:*` key is kept, so an unknown top-level key is reported, not ignored.
-    """
-    raw: dict[str, Any] = {}
-    for key, value in values.items():
-        namespace, _, name = key.partition(":")
-        if key == GCP_PROJECT_KEY:
-            raw["project"] = value
-        elif namespace == NAMESPACE:
-            raw[name] = _decode(value)
-    return raw
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
-def load_stack_config() -> StackConfig:
-    """Read and validate the current stack's config (call before registering any resource)."""
-    import pulumi
-    from pulumi.runtime import config as runtime_config
-
-    values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    cfg = parse(raw_from_pulumi_config(values), pulumi.get_stack())
-    for warning in cfg.warnings:
-        pulumi.log.warn(warning)
-    return cfg

@@ -1,0 +1,46 @@
+"""Merging wiring into a user's pod spec without overwriting what it already says.
+
+Every `with_*` function (`with_tcpx`, `with_gib`, `with_dra_claim`) adds its fields through these:
+a field the spec already has with the same value is left alone, one it has with another value is a
+ValueError that names it. So a function can run twice on a spec, and never silently changes one.
+"""
+
+from __future__ import annotations
+
+import copy
+
+
+def add_named(items: list[dict], wanted: list[dict], where: str) -> None:
+    """Add each item of `wanted` to `items` (volumes, mounts, env vars, claims) by `name`."""
+    for item in wanted:
+        existing = next((i for i in items if i["name"] == item["name"]), None)
+        if existing is not None and existing != item:
+            raise ValueError(f"{where} already has a different {item['name']!r}")
+        if existing is None:
+            items.append(copy.deepcopy(item))
+
+
+def set_fields(target: dict, wanted: dict, what: str) -> None:
+    """Set each key of `wanted` in `target`, a mapping of `what` (annotation, node selector)."""
+    for key, value in wanted.items():
+        if target.get(key, value) != value:
+            raise ValueError(f"the template already sets {what} {key} differently")
+        target[key] = value
+
+
+def add_items(items: list, wanted: list) -> None:
+    """Append each of `wanted` (tolerations, capabilities) that `items` does not hold yet."""
+    items.extend(copy.deepcopy(item) for item in wanted if item not in items)
+
+
+def container_named(spec: dict, name: str | None) -> dict:
+    """The container called `name`, or the first one."""
+    containers = spec.get("containers", [])
+    if not containers:
+        raise ValueError("the pod template has no containers")
+    if name is None:
+        return containers[0]
+    found = next((c for c in containers if c["name"] == name), None)
+    if found is None:
+        raise ValueError(f"no container named {name!r}")
+    return found
