@@ -189,9 +189,86 @@ class Images(_Data):
     """Default image of the torch-distributed-rdma ClusterTrainingRuntime."""
 
 
+class PcieRoot(_Data):
+    """One PCIe root of a bare-metal GPU shape, with the GPUs and RDMA rails behind it."""
+
+    name: str
+    """`resource.kubernetes.io/pcieRoot` of its devices, e.g. `pci0000:3e`."""
+    numa_node: int
+    gpus: list[int]
+    """GPU numbers in nvidia-smi order (DRA drivers number them differently)."""
+    rails: list[str]
+    """RDMA rail interface names, e.g. `rdma4`."""
+
+
+class OciShape(_Data):
+    """An OCI bare-metal GPU shape with RDMA rails."""
+
+    platform: str
+    gpu_model: str
+    rail_speed_gbps: int
+    pcie_roots: list[PcieRoot]
+
+    @property
+    def gpu_count(self) -> int:
+        return sum(len(r.gpus) for r in self.pcie_roots)
+
+    @property
+    def rail_count(self) -> int:
+        return sum(len(r.rails) for r in self.pcie_roots)
+
+    @property
+    def gpus_per_root(self) -> int:
+        """GPUs on each root (every root of a shape has the same, checked when loading)."""
+        return len(self.pcie_roots[0].gpus)
+
+    @property
+    def rails_per_root(self) -> int:
+        return len(self.pcie_roots[0].rails)
+
+    @model_validator(mode="after")
+    def _uniform_roots(self) -> OciShape:
+        if len({(len(r.gpus), len(r.rails)) for r in self.pcie_roots}) != 1:
+            raise ValueError("every PCIe root of a shape must have as many GPUs and rails")
+        return self
+
+
+class DaemonSetRef(_Data):
+    name: str
+    selector: dict[str, str]
+    """`spec.selector.matchLabels`: how `make verify` finds its pods."""
+
+
+class HelmChart(_Data):
+    chart: str
+    """OCI chart reference, `oci://...`."""
+    version: str
+    namespace: str
+    daemon_set: DaemonSetRef
+    """The node DaemonSet the chart renders (what `make verify` checks)."""
+
+
+class DranetChart(HelmChart):
+    image_tag: str
+    default_child_cidr: str
+    """The OKE provider's child range when none is configured."""
+    oca_rdma_cidr: str
+    """Oracle Cloud Agent's RDMA range (the rails' own addresses): no child range may overlap it."""
+
+
+class OkeCatalog(_Data):
+    min_kubernetes: str
+    dranet: DranetChart
+    dra_gpu_driver: HelmChart
+    nccl_tests_image: str
+
+
 class Catalog(_Data):
     machines: dict[str, Machine]
+    """GKE machine types."""
+    oci_shapes: dict[str, OciShape]
     images: Images
+    oke: OkeCatalog
 
 
 @functools.cache

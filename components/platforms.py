@@ -7,12 +7,15 @@ from collections.abc import Callable
 import pulumi
 
 from .config_base import Platform
-from .gke.gpu_cluster import GpuCluster
+from .gke import gpu_cluster as gke
+from .gke.config import GkeStackConfig
+from .oke import gpu_cluster as oke
+from .oke.config import OkeDranetConfig
 from .stack_config import StackConfig
 
 
-def _gke(cfg: StackConfig) -> dict[str, pulumi.Input]:
-    fabric = GpuCluster(cfg.gke.name, cfg)
+def _gke(cfg: GkeStackConfig) -> dict[str, pulumi.Input]:
+    fabric = gke.GpuCluster(cfg.gke.name, cfg)
     return {
         "clusterName": fabric.cluster.cluster.name,
         "clusterId": fabric.cluster.cluster.id,
@@ -26,9 +29,24 @@ def _gke(cfg: StackConfig) -> dict[str, pulumi.Input]:
     }
 
 
+def _oke(cfg: OkeDranetConfig) -> dict[str, pulumi.Input]:
+    fabric = oke.GpuCluster(cfg.oke.name, cfg)
+    return {
+        "clusterName": fabric.cluster.cluster.name,
+        "clusterId": fabric.cluster.cluster.id,
+        "apiServerHost": fabric.cluster.api_server_host,
+        "kubeconfig": fabric.cluster.kubeconfig,
+        "vcnId": fabric.network.vcn_id,
+        "computeClusterId": fabric.rdma_nodes.compute_cluster.id,
+        "gpuNodes": [i.display_name for i in fabric.rdma_nodes.instances],
+        "claimTemplates": [c.name for c in cfg.claims],
+    }
+
+
 BUILDERS: dict[Platform, Callable[[StackConfig], dict[str, pulumi.Input]]] = {
     Platform.GKE_A3_HIGH: _gke,
     Platform.GKE_A4X: _gke,
+    Platform.OKE_DRANET: _oke,
 }
 
 

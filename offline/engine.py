@@ -30,6 +30,8 @@ PROJECT = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["name"]
 STACKS_DIR = ROOT / yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
 PROGRAM = ROOT / "__main__.py"
 
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
 LAST_RUN: Plan | None = None
 """The most recent run's plan, kept even when the program raised (tests inspect it)."""
 
@@ -125,11 +127,18 @@ class Plan:
         return False
 
     def kubernetes_objects(self) -> list[Registration]:
+        """Every Kubernetes object the program creates itself (not Helm releases)."""
         return [
             r
             for r in self.resources
-            if r.custom and r.type.startswith("kubernetes:") and "providers" not in r.type
+            if r.custom
+            and r.type.startswith("kubernetes:")
+            and "providers" not in r.type
+            and r.type != HELM_RELEASE
         ]
+
+    def helm_releases(self) -> list[Registration]:
+        return self.of_type(HELM_RELEASE)
 
 
 def manifest(registration: Registration) -> dict[str, Any]:
@@ -217,17 +226,62 @@ def _engine_logger(plan: Plan) -> logging.Logger:
     return logger
 
 
+MOCK_OKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nmock-oke-ca\n").decode()
+
+
+def mock_oke_kubeconfig(cluster_id: str, endpoint: str) -> str:
+    """The shape of the kubeconfig OKE returns: an exec plugin through the OCI CLI."""
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "cluster",
+                    "cluster": {
+                        "server": f"https://{endpoint}",
+                        "certificate-authority-data": MOCK_OKE_CA,
+                    },
+                }
+            ],
+            "users": [
+                {
+                    "name": "user",
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "oci",
+                            "args": ["ce", "cluster", "generate-token", "--cluster-id", cluster_id],
+                        }
+                    },
+                }
+            ],
+            "contexts": [{"name": "context", "context": {"cluster": "cluster", "user": "user"}}],
+            "current-context": "context",
+        }
+    )
+
+
 class _CloudMocks(pulumi_mocks.Mocks):
     """Plausible provider outputs, so the program computes what it would on a real deploy."""
 
-    def __init__(self, project: str):
+    OKE_PRIVATE_ENDPOINT = "10.140.0.2:6443"
+
+    def __init__(self, project: str, oci_region: str = "us-ashburn-1"):
         self.project = project
+        self.oci_region = oci_region
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         inputs = dict(args.inputs)
         name = inputs.get("name", args.name)
         state = {**inputs, "name": name}
         typ = args.typ
+        if typ.startswith("oci:"):
+            kind = typ.rsplit(":", 1)[-1].lower()
+            state["id"] = f"ocid1.{kind}.oc1.{self.oci_region}.mock{args.name.replace('-', '')}"
+            if typ == "oci:ContainerEngine/cluster:Cluster":
+                state["endpoints"] = [{"privateEndpoint": self.OKE_PRIVATE_ENDPOINT}]
+            return state["id"], state
         if typ == "gcp:container/cluster:Cluster":
             location = inputs.get("location", "")
             state.update(
@@ -250,6 +304,20 @@ class _CloudMocks(pulumi_mocks.Mocks):
         return f"{name}-id", state
 
     def call(self, args: pulumi_mocks.MockCallArgs):
+        if args.token == "oci:Core/getServices:getServices":
+            label = {"us-ashburn-1": "iad"}.get(self.oci_region, self.oci_region)
+            return {
+                "services": [
+                    {
+                        "id": f"ocid1.service.oc1.{self.oci_region}.mockallservices",
+                        "name": f"All {label.upper()} Services In Oracle Services Network",
+                        "cidrBlock": f"all-{label}-services-in-oracle-services-network",
+                    }
+                ]
+            }
+        if args.token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
+            cluster_id = args.args["clusterId"]
+            return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
         return {}
 
 
@@ -282,7 +350,10 @@ def run(stack: str, config: dict[str, str] | None = None) -> Plan:
     values = stack_config(stack) if config is None else config
     global LAST_RUN
     plan = LAST_RUN = Plan(stack=stack)
-    mocks = _CloudMocks(project=values.get("gcp:project", "mock-project"))
+    mocks = _CloudMocks(
+        project=values.get("gcp:project", "mock-project"),
+        oci_region=values.get("oci:region", "us-ashburn-1"),
+    )
     set_root_resource(None)  # a fresh root stack per run, so runs in one process stay apart
     pulumi_mocks.set_mocks(
         mocks,

@@ -109,6 +109,54 @@ KEY_SETTINGS: dict[str, list[str]] = {
     ],
     "kubernetes:storage.k8s.io/v1:StorageClassPatch": ["metadata.name", "metadata.annotations"],
     "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime": ["metadata.name"],
+    "oci:Core/vcn:Vcn": ["displayName", "cidrBlocks"],
+    "oci:Core/subnet:Subnet": ["displayName", "cidrBlock", "prohibitPublicIpOnVnic"],
+    "oci:Core/natGateway:NatGateway": ["displayName"],
+    "oci:Core/serviceGateway:ServiceGateway": ["displayName"],
+    "oci:Core/routeTable:RouteTable": ["displayName", "routeRules[].destination"],
+    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": ["displayName"],
+    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": [
+        "direction",
+        "protocol",
+        "source",
+        "destination",
+        "tcpOptions.destinationPortRange",
+        "udpOptions.destinationPortRange",
+    ],
+    "oci:ContainerEngine/cluster:Cluster": [
+        "name",
+        "type",
+        "kubernetesVersion",
+        "clusterPodNetworkOptions[].cniType",
+        "endpointConfig.isPublicIpEnabled",
+        "options.kubernetesNetworkConfig",
+    ],
+    "oci:ContainerEngine/nodePool:NodePool": [
+        "name",
+        "nodeShape",
+        "nodeShapeConfig",
+        "nodeConfigDetails.size",
+    ],
+    "oci:Core/computeCluster:ComputeCluster": ["displayName", "availabilityDomain"],
+    "oci:Core/instance:Instance": [
+        "displayName",
+        "shape",
+        "availabilityDomain",
+        "agentConfig.pluginsConfigs[].name",
+        "metadata.oke-initial-node-labels",
+    ],
+    "oci:Identity/dynamicGroup:DynamicGroup": ["name", "matchingRule"],
+    "oci:Identity/policy:Policy": ["name", "statements"],
+    "kubernetes:helm.sh/v3:Release": ["name", "namespace", "chart", "version", "values"],
+    "kubernetes:core/v1:Namespace": ["metadata.name", "metadata.labels"],
+    "kubernetes:core/v1:ConfigMap": ["metadata.namespace", "metadata.name"],
+    "kubernetes:resource.k8s.io/v1:DeviceClass": ["metadata.name"],
+    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": [
+        "metadata.name",
+        "spec.spec.devices.requests[].name",
+        "spec.spec.devices.constraints[].matchAttribute",
+    ],
+    "kubernetes:kubeflow.org/v2beta1:MPIJob": ["metadata.name", "spec.slotsPerWorker"],
 }
 
 
@@ -196,6 +244,11 @@ def write(plan: Plan, out_dir: Path = OUT_DIR) -> tuple[Path, Path]:
         meta = obj["metadata"]
         stem = "-".join(filter(None, [obj["kind"].lower(), meta.get("namespace"), meta["name"]]))
         (objects_dir / f"{stem}.yaml").write_text(yaml.safe_dump(obj, sort_keys=False))
+    for release in plan.helm_releases():
+        inputs = release.inputs
+        stem = f"helmrelease-{inputs['namespace']}-{inputs['name']}"
+        shown = {k: inputs.get(k) for k in ("name", "namespace", "chart", "version", "values")}
+        (objects_dir / f"{stem}.yaml").write_text(yaml.safe_dump(shown, sort_keys=False))
     return plan_file, objects_dir
 
 

@@ -80,3 +80,12 @@ def problems(changes: dict[str, Any], stack: str = "a3-prod") -> list[Problem]:
 def only_problem(changes: dict[str, Any], stack: str = "a3-prod") -> Problem:
     (problem,) = problems(changes, stack)
     return problem
+
+
+def assert_single_rule(changes: dict[str, Any], key: str, value: Any, says: str, stack: str):
+    """`changes` cause exactly one problem: at `key`, with `value` (unless None), saying `says`."""
+    problem = only_problem(changes, stack)
+    assert problem.key == key
+    if value is not None:
+        assert problem.value == value
+    assert says in problem.message

@@ -14,6 +14,7 @@ from offline import engine
 from offline import plan as plan_cli
 from tests.conftest import (
     DELETE,
+    assert_single_rule,
     encode,
     only_problem,
     parse_stack,
@@ -145,12 +146,7 @@ SINGLE_RULES = {
 
 @pytest.mark.parametrize("rule", list(SINGLE_RULES))
 def test_single_rule(rule):
-    changes, key, value, says = SINGLE_RULES[rule]
-    problem = only_problem(changes)
-    assert problem.key == key
-    if value is not None:
-        assert problem.value == value
-    assert says in problem.message
+    assert_single_rule(*SINGLE_RULES[rule], stack="a3-prod")
 
 
 @pytest.mark.parametrize(
@@ -455,6 +451,8 @@ def _config_keys(model, prefix: str) -> list[str]:
         ]
         if getattr(field.annotation, "__origin__", None) is dict:
             key += ".<group>"  # a mapping: documented with a placeholder for its keys
+        if getattr(field.annotation, "__origin__", None) is list and nested:
+            key += "[]"  # a list of sections: `claims[].name`
         keys += _config_keys(nested[0], key) if nested else [key]
     return keys
 

@@ -2,7 +2,7 @@
 
 Mocks accept any key, so a misspelled or misplaced input (`gpu_driver_instalation_config`, a
 field one level too high) would pass every other test and fail only in `pulumi up`. This walks the
-recorded inputs against the typed Args classes of pulumi-gcp and pulumi-command.
+recorded inputs against the typed Args classes of pulumi-gcp, pulumi-oci and pulumi-command.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pulumi import _types
 from offline.engine import Plan
 from tests.conftest import run_stack
 
-SDKS = {"gcp": "pulumi_gcp", "command": "pulumi_command"}
+SDKS = {"gcp": "pulumi_gcp", "oci": "pulumi_oci", "command": "pulumi_command"}
 
 # Stacks that between them turn every optional input on.
 VARIANTS = {
@@ -33,6 +33,28 @@ VARIANTS = {
         "gpu-fabric:trainingRuntime": True,
         "gpu-fabric:storageClass": {"name": "hd", "isDefault": True},
     },
+    "oke-dranet": {},
+    "oke-dranet options": {
+        "gpu-fabric:dranet": {"childCidr": "10.192.0.0/12"},
+        "gpu-fabric:ncclTests": True,
+        "gpu-fabric:network.apiAllowedCidrs": ["192.0.2.0/24"],
+        "gpu-fabric:network.sshAllowedCidrs": ["192.0.2.0/24"],
+        "gpu-fabric:gpuNodes.sshPublicKey": "ssh-ed25519 AAAAC3Nza example",
+        "gpu-fabric:oke.publicEndpoint": True,
+    },
+    "oke-dranet flannel on an existing VCN": {
+        "gpu-fabric:oke.cni": "FLANNEL_OVERLAY",
+        "gpu-fabric:network": {
+            "existing": {
+                "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
+                "vcnCidr": "10.140.0.0/16",
+                "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
+                "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
+                "workersSubnetCidr": "10.140.64.0/19",
+                "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
+            }
+        },
+    },
 }
 
 
@@ -40,7 +62,7 @@ def args_class(resource_type: str) -> type:
     """`gcp:container/nodePool:NodePool` -> `pulumi_gcp.container.NodePoolArgs`."""
     package, module, name = resource_type.split(":")
     sdk = importlib.import_module(SDKS[package])
-    return getattr(getattr(sdk, module.split("/")[0]), f"{name}Args")
+    return getattr(getattr(sdk, module.split("/")[0].lower()), f"{name}Args")
 
 
 def unknown_inputs(cls: type, inputs: dict, path: str = "") -> list[str]:
@@ -71,14 +93,14 @@ def plan(request) -> Plan:
     return run_stack(VARIANTS[request.param], stack=stack)
 
 
-def test_every_gcp_and_command_input_is_known_to_the_sdk(plan):
+def test_every_cloud_and_command_input_is_known_to_the_sdk(plan):
     checked = 0
     for resource in plan.resources:
         if resource.type.split(":")[0] not in SDKS:
             continue
         assert unknown_inputs(args_class(resource.type), resource.inputs) == [], resource.name
         checked += 1
-    assert checked >= 15  # the cluster, its pools, VPCs, IAM, NAT, policy, gates
+    assert checked >= 15  # the cluster, its pools, networks, IAM, NAT, policy, gates
 
 
 def test_the_walk_finds_a_misspelled_nested_input():

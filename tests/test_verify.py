@@ -236,7 +236,7 @@ def client_for(objects: dict) -> tuple[ApiClient, RecordedCluster]:
 
 def test_read_snapshot_through_the_kubernetes_client(expected):
     api_client, cluster = client_for(recorded())
-    snapshot = verify_cli.read_snapshot(expected, api_client)
+    snapshot = verify_cli.read_gke_snapshot(expected, api_client)
     assert check(expected, snapshot) == []
     assert snapshot.daemon_set["status"]["numberReady"] == 2
     assert (
@@ -250,7 +250,7 @@ def test_read_snapshot_treats_a_404_daemon_set_as_missing(expected):
     objects = recorded()
     objects["daemonset"] = None
     api_client, _ = client_for(objects)
-    snapshot = verify_cli.read_snapshot(expected, api_client)
+    snapshot = verify_cli.read_gke_snapshot(expected, api_client)
     assert snapshot.daemon_set is None
     assert check(expected, snapshot) == ["DaemonSet kube-system/nccl-rdma-installer: missing"]
 

@@ -14,17 +14,9 @@ from typing import Any
 from components.gke.config import GkeStackConfig
 from components.gke.gpu_cluster import FABRICS, gpu_vpc_args
 from components.gke.nccl_installer import installer_manifest
+from verify.rollout import daemon_set_problems
 
 GROUP = "networking.gke.io"
-# Waiting reasons of a container that will not come up by itself.
-STUCK_REASONS = {
-    "CrashLoopBackOff",
-    "ImagePullBackOff",
-    "ErrImagePull",
-    "CreateContainerConfigError",
-    "CreateContainerError",
-    "RunContainerError",
-}
 
 
 @dataclass(frozen=True)
@@ -41,6 +33,15 @@ class Expected:
     installer_namespace: str
     installer_name: str
     installer_selector: dict[str, str]
+
+    @property
+    def summary(self) -> str:
+        """What an OK means, in one line."""
+        names = ", ".join(n.name for n in self.networks)
+        return (
+            f"Networks and GKENetworkParamSets {names} Ready; "
+            f"{self.installer_namespace}/{self.installer_name} rolled out"
+        )
 
 
 def expected_from(cfg: GkeStackConfig) -> Expected:
@@ -130,44 +131,7 @@ def check(expected: Expected, snapshot: Snapshot) -> list[str]:
         if reason := _not_ready(network):
             problems.append(f"Network {want.name}: {reason}")
 
-    problems += _installer_problems(expected, snapshot)
-    return problems
-
-
-def _installer_problems(expected: Expected, snapshot: Snapshot) -> list[str]:
-    label = f"DaemonSet {expected.installer_namespace}/{expected.installer_name}"
-    daemon_set = snapshot.daemon_set
-    if daemon_set is None:
-        return [f"{label}: missing"]
-    problems = []
-    status = daemon_set.get("status") or {}
-    desired = status.get("desiredNumberScheduled", 0)
-    if desired == 0:
-        problems.append(f"{label}: scheduled on no node (are the GPU nodes up?)")
-    for key, what in (
-        ("updatedNumberScheduled", "updated"),
-        ("numberReady", "ready"),
-        ("numberAvailable", "available"),
-    ):
-        if status.get(key, 0) != desired:
-            problems.append(f"{label}: {status.get(key, 0)} of {desired} pods {what}")
-    generation = daemon_set["metadata"].get("generation", 0)
-    if status.get("observedGeneration", 0) < generation:
-        problems.append(f"{label}: the controller has not seen generation {generation} yet")
-
-    for pod in snapshot.pods:
-        name = pod["metadata"]["name"]
-        phase = (pod.get("status") or {}).get("phase")
-        if phase in ("Pending", "Failed"):
-            problems.append(f"Pod {expected.installer_namespace}/{name}: {phase}")
-        statuses = (pod.get("status") or {}).get("initContainerStatuses", []) + (
-            pod.get("status") or {}
-        ).get("containerStatuses", [])
-        for container in statuses:
-            waiting = (container.get("state") or {}).get("waiting") or {}
-            if waiting.get("reason") in STUCK_REASONS:
-                problems.append(
-                    f"Pod {expected.installer_namespace}/{name}: container {container['name']} "
-                    f"{waiting['reason']}"
-                )
+    problems += daemon_set_problems(
+        expected.installer_namespace, expected.installer_name, snapshot.daemon_set, snapshot.pods
+    )
     return problems

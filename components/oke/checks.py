@@ -1,0 +1,272 @@
+"""Cross-field rules of the `oke-dranet` stack configuration.
+
+What OCI, DRANET and the scheduler would only refuse after `pulumi up` (or never: an overlapping
+child range just drops traffic) is refused here, with the key, the value and the fix.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import itertools
+import math
+import re
+
+from ..catalog import catalog
+from ..problems import Problem
+from ..problems import key as _key
+from .claims import plan_claim
+from .config import REGION_KEY, Cni, OkeDranetConfig, kubernetes_version_tuple
+
+_REGION = re.compile(r"^[a-z]+-[a-z]+-\d+$")
+# Availability domains are `<tenancy prefix>:<REGION>-AD-<n>`. The oldest regions name it without
+# the region's number (us-ashburn-1 -> US-ASHBURN-AD-1) or with an airport code; newer ones in full
+# (ap-mumbai-1 -> AP-MUMBAI-1-AD-1). OCI docs "Regions and Availability Domains".
+_AD = re.compile(r"^[A-Za-z0-9]+:([A-Z0-9-]+)-AD-(\d)$")
+_AD_REGION_ALIASES = {"us-phoenix-1": {"PHX"}}
+_OCA = "Oracle Cloud Agent"
+
+
+def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
+    """Every cross-field problem of an oke-dranet stack."""
+    problems = _region_checks(cfg)
+    problems += _version_checks(cfg)
+    shape = catalog().oci_shapes.get(cfg.gpu_nodes.shape)
+    if shape is None or shape.platform != cfg.platform.value:
+        known = ", ".join(
+            n for n, s in catalog().oci_shapes.items() if s.platform == cfg.platform.value
+        )
+        return [
+            *problems,
+            Problem(
+                _key("gpuNodes.shape"),
+                cfg.gpu_nodes.shape,
+                f"not a GPU shape of the catalog for {cfg.platform.value}; use one of: {known}",
+            ),
+        ]
+    problems += _network_checks(cfg)
+    problems += _child_range_checks(cfg)
+    problems += _claim_checks(cfg)
+    return problems
+
+
+def _region_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    region = cfg.oci_region
+    if not _REGION.match(region):
+        return [
+            Problem(
+                REGION_KEY,
+                region,
+                "not an OCI region identifier; use e.g. us-ashburn-1 (`oci iam region list`)",
+            )
+        ]
+    ad = cfg.gpu_nodes.availability_domain
+    match = _AD.match(ad)
+    names = {region.upper(), region.upper().rsplit("-", 1)[0], *_AD_REGION_ALIASES.get(region, ())}
+    if not match or match.group(1) not in names:
+        return [
+            Problem(
+                _key("gpuNodes.availabilityDomain"),
+                ad,
+                f"not an availability domain of {region}; use one of its names from "
+                f"`oci iam availability-domain list` (e.g. Uocm:{region.upper().rsplit('-', 1)[0]}"
+                f"-AD-1), or change {REGION_KEY}",
+            )
+        ]
+    return []
+
+
+def _version_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    floor = catalog().oke.min_kubernetes
+    version = cfg.oke.kubernetes_version
+    if kubernetes_version_tuple(version)[:2] < kubernetes_version_tuple(f"{floor}.0")[:2]:
+        return [
+            Problem(
+                _key("oke.kubernetesVersion"),
+                version,
+                f"DRANET and the claims use DRA `resource.k8s.io/v1`, GA from Kubernetes {floor}; "
+                f"pick {floor}.x or newer",
+            )
+        ]
+    return []
+
+
+def _net(cidr: str) -> ipaddress.IPv4Network:
+    return ipaddress.IPv4Network(cidr)
+
+
+def _subnet_ranges(cfg: OkeDranetConfig) -> list[tuple[str, str]]:
+    """(stack key, range) of every subnet the nodes, pods and endpoints use."""
+    existing = cfg.network.existing
+    if existing:
+        ranges = [(_key("network.existing.workersSubnetCidr"), existing.workers_subnet_cidr)]
+        if existing.pods_subnet_cidr:
+            ranges.append((_key("network.existing.podsSubnetCidr"), existing.pods_subnet_cidr))
+        return ranges
+    net = cfg.network
+    ranges = [
+        (_key("network.apiSubnetCidr"), net.api_subnet_cidr),
+        (_key("network.loadBalancerSubnetCidr"), net.load_balancer_subnet_cidr),
+        (_key("network.workersSubnetCidr"), net.workers_subnet_cidr),
+    ]
+    if cfg.oke.cni is Cni.VCN_NATIVE:
+        ranges.append((_key("network.podsSubnetCidr"), net.pods_subnet_cidr))
+    return ranges
+
+
+def _vcn_key(cfg: OkeDranetConfig) -> str:
+    return _key("network.existing.vcnCidr" if cfg.network.existing else "network.vcnCidr")
+
+
+def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    problems: list[Problem] = []
+    network, existing = cfg.network, cfg.network.existing
+    if existing is not None:
+        for field in sorted(network.model_fields_set - {"existing"}):
+            if field in ("api_allowed_cidrs", "ssh_allowed_cidrs"):
+                continue
+            problems.append(
+                Problem(
+                    _key(f"network.{type(network).model_fields[field].alias}"),
+                    getattr(network, field),
+                    "has no effect with network.existing (the existing VCN owns its ranges); "
+                    "remove it",
+                )
+            )
+        if cfg.oke.cni is Cni.VCN_NATIVE and existing.pods_subnet_id is None:
+            problems.append(
+                Problem(
+                    _key("network.existing.podsSubnetId"),
+                    None,
+                    "the VCN-native CNI needs a pod subnet; set podsSubnetId and podsSubnetCidr, "
+                    "or use oke.cni: FLANNEL_OVERLAY",
+                )
+            )
+    elif cfg.oke.cni is Cni.FLANNEL and "pods_subnet_cidr" in network.model_fields_set:
+        problems.append(
+            Problem(
+                _key("network.podsSubnetCidr"),
+                network.pods_subnet_cidr,
+                "has no effect with FLANNEL_OVERLAY (pods use oke.podsCidr); remove it",
+            )
+        )
+    if cfg.oke.cni is Cni.VCN_NATIVE and cfg.oke.pods_cidr is not None:
+        problems.append(
+            Problem(
+                _key("oke.podsCidr"),
+                cfg.oke.pods_cidr,
+                "has no effect with the VCN-native CNI (pods take addresses from the pod subnet); "
+                "remove it, or use oke.cni: FLANNEL_OVERLAY",
+            )
+        )
+
+    vcn = _net(cfg.vcn_cidr)
+    subnets = _subnet_ranges(cfg)
+    for key, cidr in subnets:
+        if not _net(cidr).subnet_of(vcn):
+            problems.append(
+                Problem(key, cidr, f"is not inside the VCN {vcn}; pick a range inside it")
+            )
+    for (key_a, a), (key_b, b) in itertools.combinations(subnets, 2):
+        if _net(a).overlaps(_net(b)):
+            problems.append(Problem(key_b, b, f"overlaps {key_a} ({a}); pick another range"))
+    outside_vcn = [(_key("oke.servicesCidr"), cfg.oke.services_cidr)]
+    if cfg.oke.effective_pods_cidr:
+        outside_vcn.append((_key("oke.podsCidr"), cfg.oke.effective_pods_cidr))
+    for key, cidr in outside_vcn:
+        if _net(cidr).overlaps(vcn):
+            problems.append(Problem(key, cidr, f"overlaps the VCN {vcn}; pick a range outside it"))
+    if len(outside_vcn) == 2 and _net(outside_vcn[0][1]).overlaps(_net(outside_vcn[1][1])):
+        problems.append(
+            Problem(
+                outside_vcn[1][0],
+                outside_vcn[1][1],
+                f"overlaps {outside_vcn[0][0]} ({outside_vcn[0][1]}); pick another range",
+            )
+        )
+    return problems
+
+
+def _child_range_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """DRANET's child range: each pod has an on-link route for all of it (seed 002, DRANET docs)."""
+    dranet = catalog().oke.dranet
+    key = _key("dranet.childCidr")
+    child = _net(cfg.child_cidr)
+    shown = cfg.child_cidr
+    default_note = "" if cfg.dranet.child_cidr else f" (DRANET's default; set {key} to move it)"
+    problems: list[Problem] = []
+    # Every subnet lies inside the VCN (checked above), so the VCN stands for them all here.
+    others = [
+        (_vcn_key(cfg), cfg.vcn_cidr, "the VCN"),
+        (_key("oke.servicesCidr"), cfg.oke.services_cidr, "the service range"),
+        (_OCA, dranet.oca_rdma_cidr, "the RDMA range of Oracle Cloud Agent"),
+    ]
+    if cfg.oke.effective_pods_cidr:
+        others.append((_key("oke.podsCidr"), cfg.oke.effective_pods_cidr, "the pod range"))
+    for other_key, cidr, what in others:
+        if not child.overlaps(_net(cidr)):
+            continue
+        # Blame what the user set: a configured child range, else the range that moved into it.
+        blame_child = cfg.dranet.child_cidr is not None or other_key == _OCA
+        problems.append(
+            Problem(
+                key if blame_child else other_key,
+                shown if blame_child else cidr,
+                f"the DRANET child range {shown}{default_note} overlaps {what} {cidr} "
+                f"({other_key}); pods route all of the child range to the rails, so pick "
+                "ranges that do not overlap",
+            )
+        )
+    workers = _net(cfg.workers_subnet_cidr)
+    # A child address is base + rail index x subnet size + host offset: the range holds one
+    # copy of the workers subnet per rail (DRANET's OKE provider).
+    bits = math.ceil(math.log2(cfg.shape.rail_count))
+    longest = workers.prefixlen - bits
+    if child.prefixlen > longest:
+        problems.append(
+            Problem(
+                key,
+                shown,
+                f"too small: {cfg.shape.rail_count} rails need a child prefix {bits} bits shorter "
+                f"than the workers subnet {workers}, /{longest} or shorter",
+            )
+        )
+    if not 8 <= child.prefixlen <= 30:
+        problems.append(Problem(key, shown, "DRANET takes child prefixes /8 to /30; pick one"))
+    return problems
+
+
+def _claim_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for i, claim in enumerate(cfg.claims):
+        key = _key(f"claims[{i}]")
+        try:
+            plan_claim(claim, cfg.shape, cfg.gpu_nodes.shape)
+        except ValueError as err:
+            problems.append(
+                Problem(key, claim.model_dump(by_alias=True, exclude_none=True), str(err))
+            )
+        if claim.name in seen:
+            problems.append(
+                Problem(f"{key}.name", claim.name, "another claim has this name; rename one")
+            )
+        seen.add(claim.name)
+    if cfg.nccl_tests and cfg.gpu_nodes.count < 2:
+        problems.append(
+            Problem(
+                _key("ncclTests"),
+                True,
+                f"the NCCL jobs test the rails between nodes and need 2 GPU nodes, the stack has "
+                f"{cfg.gpu_nodes.count}; raise gpu-fabric:gpuNodes.count or remove ncclTests",
+            )
+        )
+    if cfg.nccl_tests and not any(c.aligned and c.gpus and c.rails for c in cfg.claims):
+        problems.append(
+            Problem(
+                _key("ncclTests"),
+                True,
+                "the NCCL jobs run over aligned claims, and none is declared; add one to "
+                "gpu-fabric:claims (e.g. 8 GPUs and 16 rails) or remove ncclTests",
+            )
+        )
+    return problems

@@ -1,0 +1,197 @@
+"""DRA claims from the node topology: the claim builder and the pod-spec wiring (seed 002).
+
+A claim shape (GPUs and rails per pod, aligned or not) becomes a `ResourceClaimTemplate`. An aligned
+shape gets one GPU request and one rail request per PCIe root it spreads over, with a
+`matchAttribute: resource.kubernetes.io/pcieRoot` constraint on each pair, exactly like the seed's
+`aligned-8gpu-16rails` and `aligned-4gpu-8rails-a`; the scheduler then puts every GPU next to its
+rails. A shape no node can satisfy (the seed's `shape-root`: 4 GPUs and 16 rails on one root) is
+refused here, at plan time, instead of leaving the pod Pending.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..catalog import OciShape
+from ..pod_spec import add_items, add_named, container_named, set_fields
+from .config import ClaimShape
+
+DRA_API_VERSION = "resource.k8s.io/v1"
+RAIL_DEVICE_CLASS = "dra.net"
+GPU_DEVICE_CLASS = "gpu.nvidia.com"
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
+# Seed 002: DRANET also publishes the front-end NIC and virtual interfaces; only rdmaN are rails.
+RAIL_SELECTOR = (
+    'has(device.attributes["dra.net"].ifName) && '
+    'device.attributes["dra.net"].ifName.startsWith("rdma") && device.attributes["dra.net"].rdma'
+)
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+# Seed 002's GPU nodes are tainted for GPU pods only; every test pod there tolerates this.
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+@dataclass(frozen=True)
+class ClaimPlan:
+    """A feasible claim shape: `roots` pairs of GPUs and rails, or (roots 0) no alignment."""
+
+    name: str
+    gpus: int
+    rails: int
+    roots: int
+
+    @property
+    def aligned(self) -> bool:
+        return self.roots > 0
+
+
+def plan_claim(claim: ClaimShape, shape: OciShape, shape_name: str) -> ClaimPlan:
+    """Check a claim shape against the node topology; ValueError says why a node cannot hold it."""
+    gpus, rails = claim.gpus, claim.rails
+    if gpus == 0 and rails == 0:
+        raise ValueError("claims no device; give gpus and/or rails")
+    if gpus > shape.gpu_count or rails > shape.rail_count:
+        raise ValueError(
+            f"asks for {gpus} GPUs and {rails} rails, but a {shape_name} node has "
+            f"{shape.gpu_count} GPUs and {shape.rail_count} rails; ask for at most that"
+        )
+    if not claim.aligned:
+        if claim.roots is not None:
+            raise ValueError("roots has no effect with aligned: false; remove it")
+        return ClaimPlan(claim.name, gpus, rails, roots=0)
+    if gpus == 0 or rails == 0:
+        raise ValueError(
+            "an aligned claim pairs GPUs with rails on one PCIe root, so it needs both; "
+            "set gpus and rails, or aligned: false"
+        )
+    per_root = (
+        f"each {shape_name} root has {shape.gpus_per_root} GPUs and {shape.rails_per_root} rails"
+    )
+    roots = claim.roots or _fewest_roots(gpus, rails, shape)
+    if roots is None or gpus % roots or rails % roots:
+        raise ValueError(
+            f"{gpus} GPUs and {rails} rails cannot be split evenly over "
+            f"{roots or 'any number of'} PCIe roots ({per_root}); make both multiples of the "
+            "roots they spread over"
+        )
+    if roots > len(shape.pcie_roots):
+        raise ValueError(
+            f"spreads over {roots} PCIe roots, but a {shape_name} node has "
+            f"{len(shape.pcie_roots)}; use fewer roots"
+        )
+    if gpus // roots > shape.gpus_per_root or rails // roots > shape.rails_per_root:
+        raise ValueError(
+            f"no PCIe root has {gpus // roots} GPUs and {rails // roots} rails ({per_root}), so "
+            "the scheduler would leave the pod Pending; spread the claim over more roots"
+        )
+    return ClaimPlan(claim.name, gpus, rails, roots)
+
+
+def _fewest_roots(gpus: int, rails: int, shape: OciShape) -> int | None:
+    least = max(math.ceil(gpus / shape.gpus_per_root), math.ceil(rails / shape.rails_per_root))
+    return next(
+        (k for k in range(least, len(shape.pcie_roots) + 1) if gpus % k == 0 and rails % k == 0),
+        None,
+    )
+
+
+def _request(name: str, device_class: str, count: int) -> dict:
+    exactly: dict = {"deviceClassName": device_class, "count": count}
+    if device_class == RAIL_DEVICE_CLASS:
+        exactly["selectors"] = [{"cel": {"expression": RAIL_SELECTOR}}]
+    return {"name": name, "exactly": exactly}
+
+
+def claim_devices(plan: ClaimPlan) -> dict:
+    """The `spec.devices` of a claim (a template's `spec.spec.devices`)."""
+    if not plan.aligned:
+        requests = []
+        if plan.gpus:
+            requests.append(_request("gpus", GPU_DEVICE_CLASS, plan.gpus))
+        if plan.rails:
+            requests.append(_request("rails", RAIL_DEVICE_CLASS, plan.rails))
+        return {"requests": requests}
+    requests, constraints = [], []
+    for pair in range(1, plan.roots + 1):
+        requests += [
+            _request(f"gpus-{pair}", GPU_DEVICE_CLASS, plan.gpus // plan.roots),
+            _request(f"rails-{pair}", RAIL_DEVICE_CLASS, plan.rails // plan.roots),
+        ]
+        constraints.append(
+            {"requests": [f"gpus-{pair}", f"rails-{pair}"], "matchAttribute": PCIE_ROOT}
+        )
+    return {"requests": requests, "constraints": constraints}
+
+
+def claim_template(plan: ClaimPlan, namespace: pulumi.Input[str]) -> dict:
+    """The `ResourceClaimTemplate` of a claim shape."""
+    return {
+        "apiVersion": DRA_API_VERSION,
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": plan.name, "namespace": namespace},
+        "spec": {"spec": {"devices": claim_devices(plan)}},
+    }
+
+
+def with_dra_claim(
+    pod_template: dict,
+    claim_template_name: str,
+    shape_name: str,
+    claim: str = "gpus-rails",
+    container: str | None = None,
+) -> dict:
+    """Return a copy of a pod template (`{metadata, spec}`) that gets its devices from a claim.
+
+    Adds `spec.resourceClaims` from `claim_template_name`, the claim to `container` (default: the
+    first), the node selector on the GPU shape and the GPU toleration, as the seed's MPIJob workers
+    have them. No privilege, capability or device-plugin resource is needed (seed 002). Raises
+    ValueError rather than overwrite something the template already sets differently.
+    """
+    template = copy.deepcopy(pod_template)
+    spec = template.setdefault("spec", {})
+    target = container_named(spec, container)
+    set_fields(
+        spec.setdefault("nodeSelector", {}), {INSTANCE_TYPE_LABEL: shape_name}, "node selector"
+    )
+    add_items(spec.setdefault("tolerations", []), [GPU_TOLERATION])
+    add_named(
+        spec.setdefault("resourceClaims", []),
+        [{"name": claim, "resourceClaimTemplateName": claim_template_name}],
+        "the pod's resourceClaims",
+    )
+    add_named(
+        target.setdefault("resources", {}).setdefault("claims", []),
+        [{"name": claim}],
+        f"container {target['name']}'s claims",
+    )
+    return template
+
+
+class ClaimTemplates(pulumi.ComponentResource):
+    """One `ResourceClaimTemplate` per claim shape of the stack, in the RDMA namespace."""
+
+    templates: dict[str, k8s.resource.v1.ResourceClaimTemplate]
+    """By claim name."""
+
+    def __init__(
+        self,
+        name: str,
+        plans: list[ClaimPlan],
+        namespace: pulumi.Input[str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("gpu-fabric:oke:ClaimTemplates", name, None, opts)
+        self.templates = {}
+        for plan in plans:
+            manifest = claim_template(plan, namespace)
+            self.templates[plan.name] = k8s.resource.v1.ResourceClaimTemplate(
+                f"{name}-{plan.name}",
+                metadata=manifest["metadata"],
+                spec=manifest["spec"],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+        self.register_outputs({})

@@ -1,0 +1,156 @@
+"""The ENHANCED OKE cluster, its managed CPU pool for system components, and its k8s provider."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pulumi_oci as oci
+import yaml
+
+# Self-managed nodes (the RDMA GPU nodes) need an ENHANCED cluster (terraform-oci-oke: "An Enhanced
+# cluster is required for self-managed worker pools").
+CLUSTER_TYPE = "ENHANCED_CLUSTER"
+
+
+@dataclass(frozen=True)
+class SystemPoolArgs:
+    shape: str
+    ocpus: int
+    memory_gbs: int
+    node_count: int
+    image_id: str
+    availability_domain: str
+    workers_subnet_id: pulumi.Input[str]
+    workers_nsg_id: pulumi.Input[str]
+    pods_subnet_id: pulumi.Input[str] | None
+    """None with the flannel CNI."""
+    pods_nsg_id: pulumi.Input[str] | None
+    max_pods_per_node: int
+
+
+@dataclass(frozen=True)
+class OkeClusterArgs:
+    compartment_id: str
+    name: str
+    kubernetes_version: str
+    """`v`-prefixed, e.g. v1.36.1."""
+    vcn_id: pulumi.Input[str]
+    api_subnet_id: pulumi.Input[str]
+    api_nsg_id: pulumi.Input[str]
+    load_balancer_subnet_id: pulumi.Input[str]
+    cni: str
+    """OCI_VCN_IP_NATIVE or FLANNEL_OVERLAY."""
+    pods_cidr: str | None
+    """The overlay range (flannel only)."""
+    services_cidr: str
+    public_endpoint: bool
+    protect: bool
+    """Pulumi `protect`: the cluster survives an accidental `pulumi destroy`."""
+    system_pool: SystemPoolArgs
+
+
+def ca_certificate(kubeconfig: str) -> str:
+    """The cluster CA (base64, as the kubeconfig holds it) of an OKE kubeconfig."""
+    return yaml.safe_load(kubeconfig)["clusters"][0]["cluster"]["certificate-authority-data"]
+
+
+def ca_certificate_pem(kubeconfig: str) -> str:
+    return base64.b64decode(ca_certificate(kubeconfig)).decode()
+
+
+class OkeCluster(pulumi.ComponentResource):
+    """The cluster, a small managed CPU node pool, and a Kubernetes provider for it.
+
+    The kubeconfig comes from OKE (`get_cluster_kube_config`) and authenticates through the OCI CLI
+    (`oci ce cluster generate-token`), so it holds no credential; it is a secret all the same. The
+    provider has a `cluster_identifier`, so a refreshed token never replaces it (and every object).
+    """
+
+    cluster: oci.containerengine.Cluster
+    kubeconfig: pulumi.Output[str]
+    api_server_host: pulumi.Output[str]
+    """The endpoint's address without the port, what self-managed nodes join."""
+    system_pool: oci.containerengine.NodePool
+    provider: k8s.Provider
+
+    def __init__(self, name: str, args: OkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-fabric:oke:Cluster", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        network_config = {"services_cidr": args.services_cidr}
+        if args.pods_cidr:
+            network_config["pods_cidr"] = args.pods_cidr
+        self.cluster = oci.containerengine.Cluster(
+            name,
+            name=args.name,
+            compartment_id=args.compartment_id,
+            kubernetes_version=args.kubernetes_version,
+            type=CLUSTER_TYPE,
+            vcn_id=args.vcn_id,
+            cluster_pod_network_options=[{"cni_type": args.cni}],
+            endpoint_config={
+                "subnet_id": args.api_subnet_id,
+                "is_public_ip_enabled": args.public_endpoint,
+                "nsg_ids": [args.api_nsg_id],
+            },
+            options={
+                "kubernetes_network_config": network_config,
+                "service_lb_subnet_ids": [args.load_balancer_subnet_id],
+                "ip_families": ["IPv4"],
+            },
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+        )
+        self.kubeconfig = pulumi.Output.secret(
+            oci.containerengine.get_cluster_kube_config_output(
+                cluster_id=self.cluster.id,
+                endpoint="PUBLIC_ENDPOINT" if args.public_endpoint else "PRIVATE_ENDPOINT",
+                token_version="2.0.0",
+            ).content
+        )
+        # "10.140.0.2:6443" -> "10.140.0.2" (terraform-oci-oke splits it the same way).
+        self.api_server_host = self.cluster.endpoints.apply(
+            lambda endpoints: endpoints[0].private_endpoint.rsplit(":", 1)[0]
+        )
+        self.provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=self.kubeconfig,
+            cluster_identifier=self.cluster.id,
+            opts=child,
+        )
+        self.system_pool = self._system_pool(f"{name}-system", args.system_pool)
+        self.register_outputs({"kubeconfig": self.kubeconfig})
+
+    def _system_pool(self, name: str, args: SystemPoolArgs) -> oci.containerengine.NodePool:
+        """The managed CPU pool for system components (CoreDNS, the DRA controllers)."""
+        placement = {
+            "availability_domain": args.availability_domain,
+            "subnet_id": args.workers_subnet_id,
+        }
+        details: dict = {
+            "size": args.node_count,
+            "placement_configs": [placement],
+            "nsg_ids": [args.workers_nsg_id],
+        }
+        if args.pods_subnet_id is not None:
+            details["node_pool_pod_network_option_details"] = {
+                "cni_type": "OCI_VCN_IP_NATIVE",
+                "pod_subnet_ids": [args.pods_subnet_id],
+                "pod_nsg_ids": [args.pods_nsg_id],
+                "max_pods_per_node": args.max_pods_per_node,
+            }
+        else:
+            details["node_pool_pod_network_option_details"] = {"cni_type": "FLANNEL_OVERLAY"}
+        return oci.containerengine.NodePool(
+            name,
+            name=name,
+            cluster_id=self.cluster.id,
+            compartment_id=self.cluster.compartment_id,
+            kubernetes_version=self.cluster.kubernetes_version,
+            node_shape=args.shape,
+            node_shape_config={"ocpus": args.ocpus, "memory_in_gbs": args.memory_gbs},
+            node_source_details={"source_type": "IMAGE", "image_id": args.image_id},
+            node_config_details=details,
+            opts=pulumi.ResourceOptions(parent=self),
+        )

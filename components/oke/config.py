@@ -1,0 +1,297 @@
+"""Typed stack configuration of the `oke-dranet` platform (seed 002): models and per-field checks.
+
+Stack files hold `gpu-fabric:*` keys in camelCase plus the two `oci:` provider keys this program
+reads, `oci:tenancyOcid` (the dynamic group of the RDMA nodes lives in the tenancy) and `oci:region`
+(availability domains and service gateways are regional). Cross-field rules live in `checks.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import AfterValidator, Field
+
+from ..catalog import OciShape, catalog
+from ..config_base import Cidr, ConfigModel, NodeCount, Platform, SourceRange
+
+TENANCY_KEY = "oci:tenancyOcid"
+REGION_KEY = "oci:region"
+
+# ocid1.<resource type>.<realm>.[region][.future use].<unique id>
+# (OCI docs, "Resource Identifiers").
+_OCID = re.compile(r"^ocid1\.([a-z0-9]+)\.(oc[0-9]+)\.([a-z0-9-]*)(\.[a-z0-9-]*)?\.[a-z0-9]+$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_K8S_VERSION = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
+
+
+def ocid_kind(value: str) -> str | None:
+    """The resource type of an OCID (`compartment`, `image`, ...), or None if it is not one."""
+    match = _OCID.match(value)
+    return match.group(1) if match else None
+
+
+def _ocid(*kinds: str):
+    def check(value: str) -> str:
+        kind = ocid_kind(value)
+        if kind is None:
+            raise ValueError(
+                "not an OCID; copy it from the console or the OCI CLI "
+                f"(ocid1.{kinds[0]}.oc1..., e.g. `oci iam compartment list`)"
+            )
+        if kind not in kinds:
+            raise ValueError(
+                f"an OCID of a {kind}, but this key takes the OCID of a {' or '.join(kinds)}; "
+                f"use an ocid1.{kinds[0]}... value"
+            )
+        return value
+
+    return check
+
+
+def _dns_label(max_len: int):
+    def check(value: str) -> str:
+        if not _DNS_LABEL.match(value) or len(value) > max_len:
+            raise ValueError(
+                f"must be 1-{max_len} characters of lowercase letters, digits and hyphens, "
+                "starting and ending with a letter or digit"
+            )
+        return value
+
+    return check
+
+
+def kubernetes_version_tuple(value: str) -> tuple[int, int, int]:
+    match = _K8S_VERSION.match(value)
+    if not match:
+        raise ValueError(
+            "not an OKE Kubernetes version; OKE writes them with a leading v, e.g. v1.36.1 "
+            "(`oci ce cluster-options get --cluster-option-id all`)"
+        )
+    major, minor, patch = (int(p) for p in match.groups())
+    return major, minor, patch
+
+
+def _kubernetes_version(value: str) -> str:
+    kubernetes_version_tuple(value)
+    return value
+
+
+CompartmentId = Annotated[str, AfterValidator(_ocid("compartment", "tenancy"))]
+TenancyId = Annotated[str, AfterValidator(_ocid("tenancy"))]
+ImageId = Annotated[str, AfterValidator(_ocid("image"))]
+VcnId = Annotated[str, AfterValidator(_ocid("vcn"))]
+SubnetId = Annotated[str, AfterValidator(_ocid("subnet"))]
+KubernetesVersion = Annotated[str, AfterValidator(_kubernetes_version)]
+Name = Annotated[str, AfterValidator(_dns_label(40))]
+ClaimName = Annotated[str, AfterValidator(_dns_label(63))]
+
+
+class Cni(str, Enum):
+    """`cluster_pod_network_options[].cni_type` of an OKE cluster."""
+
+    VCN_NATIVE = "OCI_VCN_IP_NATIVE"
+    """Pods get addresses from a VCN subnet (oci-hpc-oke's default)."""
+    FLANNEL = "FLANNEL_OVERLAY"
+    """Pods get addresses from `oke.podsCidr`, an overlay outside the VCN."""
+
+
+# --- sections ----------------------------------------------------------------------------------
+
+
+class ExistingVcn(ConfigModel):
+    """A VCN and subnets that exist already. Their ranges are repeated here so that the DRANET child
+    range can be checked against them at plan time (OCI does not check it; pods lose traffic)."""
+
+    vcn_id: VcnId = Field(description="OCID of the VCN.")
+    vcn_cidr: Cidr = Field(description="The VCN's IPv4 range.")
+    api_subnet_id: SubnetId = Field(description="Subnet of the Kubernetes API endpoint.")
+    workers_subnet_id: SubnetId = Field(description="Primary VNIC subnet of every node.")
+    workers_subnet_cidr: Cidr = Field(description="That subnet's range (sizes the child range).")
+    pods_subnet_id: SubnetId | None = Field(None, description="Pod subnet (VCN-native CNI).")
+    pods_subnet_cidr: Cidr | None = Field(None, description="That subnet's range.")
+    load_balancer_subnet_id: SubnetId = Field(description="Subnet of service load balancers.")
+
+
+class OkeNetworkConfig(ConfigModel):
+    """The VCN: created with its subnets, gateways and NSGs, or an existing one."""
+
+    vcn_cidr: Cidr = Field("10.140.0.0/16", description="Range of the created VCN.")
+    api_subnet_cidr: Cidr = Field("10.140.0.0/28", description="Kubernetes API endpoint subnet.")
+    load_balancer_subnet_cidr: Cidr = Field(
+        "10.140.1.0/24", description="Subnet of service load balancers (private)."
+    )
+    workers_subnet_cidr: Cidr = Field(
+        "10.140.64.0/19",
+        description="Primary VNIC subnet of every node (seed 002: the nodes are in a /19).",
+    )
+    pods_subnet_cidr: Cidr = Field(
+        "10.140.128.0/17", description="Pod subnet, with the VCN-native CNI only."
+    )
+    api_allowed_cidrs: list[SourceRange] = Field(
+        default_factory=list,
+        description="Ranges outside the VCN that may reach the private API endpoint (VPN).",
+    )
+    ssh_allowed_cidrs: list[SourceRange] = Field(
+        default_factory=list, description="Ranges that may SSH to the nodes; none by default."
+    )
+    existing: ExistingVcn | None = Field(
+        None, description="Use this VCN and its subnets; then set no ranges here."
+    )
+
+
+class SystemPoolConfig(ConfigModel):
+    """The small managed CPU node pool for system components."""
+
+    shape: str = Field("VM.Standard.E5.Flex", description="A flexible VM shape.")
+    ocpus: int = Field(4, ge=1, le=64, description="OCPUs per node.")
+    memory_gbs: int = Field(32, ge=1, le=1024, description="Memory per node in GB.")
+    node_count: NodeCount = Field(2, description="Nodes, spread over the fault domains.")
+    image_id: ImageId = Field(description="An OKE node image for the shape (Oracle Linux).")
+
+
+class OkeClusterConfig(ConfigModel):
+    """The ENHANCED OKE cluster."""
+
+    name: Name = Field(description="Cluster name; also the prefix of every resource name.")
+    kubernetes_version: KubernetesVersion = Field(description="e.g. v1.36.1; v1.34 or newer.")
+    cni: Cni = Field(Cni.VCN_NATIVE, description="OCI_VCN_IP_NATIVE or FLANNEL_OVERLAY.")
+    pods_cidr: Cidr | None = Field(
+        None, description="Pod overlay range (FLANNEL_OVERLAY only); default 10.244.0.0/16."
+    )
+    services_cidr: Cidr = Field("10.96.0.0/16", description="Service range.")
+    max_pods_per_node: int = Field(31, ge=1, le=110, description="VCN-native pods per node.")
+    public_endpoint: bool = Field(False, description="A public IP on the API endpoint.")
+    deletion_protection: bool = Field(
+        True, description="Pulumi `protect` on the cluster and the GPU nodes."
+    )
+    system_pool: SystemPoolConfig
+
+    @property
+    def effective_pods_cidr(self) -> str | None:
+        """The overlay pod range, None with the VCN-native CNI (pods use the pod subnet)."""
+        if self.cni is Cni.FLANNEL:
+            return self.pods_cidr or "10.244.0.0/16"
+        return None
+
+
+class GpuNodesConfig(ConfigModel):
+    """The self-managed RDMA GPU nodes, in one compute cluster."""
+
+    shape: str = Field("BM.GPU.B4.8", description="A shape of the catalog's `oci_shapes`.")
+    count: NodeCount = Field(description="Number of GPU nodes.")
+    availability_domain: str = Field(description="e.g. Uocm:US-ASHBURN-AD-1; one AD for all.")
+    image_id: ImageId = Field(
+        description="A GPU image with the NVIDIA driver and DOCA-OFED (as oci-hpc-oke imports)."
+    )
+    boot_volume_size_gbs: int = Field(512, ge=50, le=32768, description="Boot volume, GB.")
+    ssh_public_key: str | None = Field(None, description="Authorized key of the nodes, if any.")
+
+
+class DranetConfig(ConfigModel):
+    """DRANET's OKE provider."""
+
+    child_cidr: Cidr | None = Field(
+        None,
+        description="Range of the pods' rail children; default DRANET's own 10.208.0.0/12 "
+        "(passed to the chart only when set).",
+    )
+
+
+class DranetChartConfig(ConfigModel):
+    version: str | None = Field(None, description="Chart version; default from the catalog.")
+    image_tag: str | None = Field(None, description="DRANET image tag; default from the catalog.")
+
+
+class DraGpuChartConfig(ConfigModel):
+    version: str | None = Field(None, description="Chart version; default from the catalog.")
+
+
+class ChartsConfig(ConfigModel):
+    """Overrides of the catalog's pinned charts."""
+
+    dranet: DranetChartConfig = Field(default_factory=DranetChartConfig)
+    dra_gpu_driver: DraGpuChartConfig = Field(default_factory=DraGpuChartConfig)
+
+
+class OkeImagesConfig(ConfigModel):
+    nccl_tests: str | None = Field(None, description="Image of the optional NCCL MPIJobs.")
+
+
+class ClaimShape(ConfigModel):
+    """What one pod claims on a GPU node: a ResourceClaimTemplate of that name."""
+
+    name: ClaimName = Field(description="Name of the ResourceClaimTemplate.")
+    gpus: int = Field(ge=0, description="GPUs (from the NVIDIA DRA driver).")
+    rails: int = Field(ge=0, description="RDMA rails (from DRANET).")
+    aligned: bool = Field(
+        True, description="GPUs and rails in pairs, each pair on one PCIe root (seed 002)."
+    )
+    roots: int | None = Field(
+        None, ge=1, description="PCIe roots an aligned claim spreads over; default the fewest."
+    )
+
+
+class OkeDranetConfig(ConfigModel):
+    """oke-dranet: OKE with BM.GPU.B4.8 RDMA nodes, DRANET and the NVIDIA DRA GPU driver."""
+
+    platform: Literal[Platform.OKE_DRANET] = Field(description="`oke-dranet`.")
+    tenancy_ocid: TenancyId = Field(description="`oci:tenancyOcid`: the tenancy.")
+    oci_region: str = Field(description="`oci:region`: e.g. us-ashburn-1.")
+    compartment_id: CompartmentId = Field(description="Compartment of every resource.")
+    network: OkeNetworkConfig = Field(default_factory=OkeNetworkConfig)
+    oke: OkeClusterConfig
+    gpu_nodes: GpuNodesConfig
+    dranet: DranetConfig = Field(default_factory=DranetConfig)
+    charts: ChartsConfig = Field(default_factory=ChartsConfig)
+    images: OkeImagesConfig = Field(default_factory=OkeImagesConfig)
+    claims: list[ClaimShape] = Field(
+        default_factory=list, description="Claim shapes, each a ResourceClaimTemplate."
+    )
+    nccl_tests: bool = Field(
+        False, description="The seed's all_reduce_perf MPIJobs over the aligned claims."
+    )
+
+    ONLY_HERE: ClassVar[dict[str, str]] = {}
+
+    # Derived values, so components never re-derive defaults.
+
+    @property
+    def shape(self) -> OciShape:
+        return catalog().oci_shapes[self.gpu_nodes.shape]
+
+    @property
+    def child_cidr(self) -> str:
+        """The DRANET child range in effect (configured, or DRANET's default)."""
+        return self.dranet.child_cidr or catalog().oke.dranet.default_child_cidr
+
+    @property
+    def vcn_cidr(self) -> str:
+        existing = self.network.existing
+        return existing.vcn_cidr if existing else self.network.vcn_cidr
+
+    @property
+    def workers_subnet_cidr(self) -> str:
+        existing = self.network.existing
+        return existing.workers_subnet_cidr if existing else self.network.workers_subnet_cidr
+
+    @property
+    def dranet_version(self) -> str:
+        return self.charts.dranet.version or catalog().oke.dranet.version
+
+    @property
+    def dranet_image_tag(self) -> str:
+        return self.charts.dranet.image_tag or catalog().oke.dranet.image_tag
+
+    @property
+    def dra_gpu_driver_version(self) -> str:
+        return self.charts.dra_gpu_driver.version or catalog().oke.dra_gpu_driver.version
+
+    @property
+    def nccl_tests_image(self) -> str:
+        return self.images.nccl_tests or catalog().oke.nccl_tests_image
+
+    @property
+    def warnings(self) -> list[str]:
+        return []

@@ -1,0 +1,149 @@
+"""DRANET and the NVIDIA DRA GPU driver in the cluster, as in seed 002.
+
+The namespace `rdma-dranet` (Pod Security baseline, where the seed's test pods ran), the DeviceClass
+`dra.net` (the DRANET chart creates none), the `rdma-dranet-tools` ConfigMap with the seed's
+`rail-map.sh`, and both drivers as Helm releases from their OCI registries. The NVIDIA chart creates
+its own DeviceClass `gpu.nvidia.com`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .claims import DRA_API_VERSION, INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS
+
+SEED_FILES = Path(__file__).with_name("seed")
+NAMESPACE = "rdma-dranet"
+TOOLS_CONFIG_MAP = "rdma-dranet-tools"
+
+
+def namespace_manifest() -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": NAMESPACE,
+            # Seed 002: every test pod, unprivileged, ran under Baseline.
+            "labels": {"pod-security.kubernetes.io/enforce": "baseline"},
+        },
+    }
+
+
+def rail_device_class() -> dict:
+    return {
+        "apiVersion": DRA_API_VERSION,
+        "kind": "DeviceClass",
+        "metadata": {"name": RAIL_DEVICE_CLASS},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{RAIL_DEVICE_CLASS}"'}}]},
+    }
+
+
+def tools_config_map() -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": TOOLS_CONFIG_MAP, "namespace": NAMESPACE},
+        "data": {"rail-map.sh": (SEED_FILES / "rail-map.sh").read_text()},
+    }
+
+
+def dranet_values(shape: str, image_tag: str, child_cidr: str | None) -> dict:
+    """Seed 002's `dranet-values.yaml`. The child range goes in only when configured: charts whose
+    schema predates the option reject the key (its schema has additionalProperties: false)."""
+    args: dict = {"cloudProviderHint": "OKE"}
+    if child_cidr:
+        args["cloudProviderOptions"] = {"oke": {"rdma-child-ipv4-cidr": child_cidr}}
+    return {
+        "image": {"tag": image_tag},
+        "nodeSelector": {INSTANCE_TYPE_LABEL: shape},
+        "args": args,
+    }
+
+
+def dra_gpu_values(shape: str) -> dict:
+    """Seed 002's `gpu-dra-values.yaml`: GPUs only (no ComputeDomains), on the GPU shape.
+
+    `gpuResourcesEnabledOverride` acknowledges the chart's guard on GPU allocation through DRA.
+    """
+    return {
+        "nvidiaDriverRoot": "/",
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+        "kubeletPlugin": {"nodeSelector": {INSTANCE_TYPE_LABEL: shape}},
+    }
+
+
+@dataclass(frozen=True)
+class Chart:
+    chart: str
+    version: str
+    namespace: str
+
+
+@dataclass(frozen=True)
+class DraDriversArgs:
+    shape: str
+    dranet: Chart
+    dranet_image_tag: str
+    child_cidr: str | None
+    """Only a configured child range is passed to the chart."""
+    dra_gpu_driver: Chart
+
+
+class DraDrivers(pulumi.ComponentResource):
+    """The RDMA namespace and tools, DeviceClass `dra.net`, and both DRA drivers.
+
+    Nothing here waits for the GPU nodes: a DaemonSet needs no nodes to exist, and its pods start
+    when the nodes join. The DRANET DaemonSet is privileged with hostNetwork, as upstream requires
+    (it moves rail children into pods through NRI); kube-system admits it.
+    """
+
+    namespace: k8s.core.v1.Namespace
+    dranet: k8s.helm.v3.Release
+    dra_gpu_driver: k8s.helm.v3.Release
+
+    def __init__(self, name: str, args: DraDriversArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-fabric:oke:DraDrivers", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        ns = namespace_manifest()
+        self.namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace", metadata=ns["metadata"], opts=child
+        )
+        device_class = rail_device_class()
+        k8s.resource.v1.DeviceClass(
+            f"{name}-deviceclass-dra-net",
+            metadata=device_class["metadata"],
+            spec=device_class["spec"],
+            opts=child,
+        )
+        tools = tools_config_map()
+        k8s.core.v1.ConfigMap(
+            f"{name}-tools",
+            metadata={**tools["metadata"], "namespace": self.namespace.metadata.name},
+            data=tools["data"],
+            opts=child,
+        )
+        self.dranet = k8s.helm.v3.Release(
+            f"{name}-dranet",
+            name="dranet",
+            chart=args.dranet.chart,
+            version=args.dranet.version,
+            namespace=args.dranet.namespace,
+            values=dranet_values(args.shape, args.dranet_image_tag, args.child_cidr),
+            opts=child,
+        )
+        self.dra_gpu_driver = k8s.helm.v3.Release(
+            f"{name}-dra-driver-nvidia-gpu",
+            name="dra-driver-nvidia-gpu",
+            chart=args.dra_gpu_driver.chart,
+            version=args.dra_gpu_driver.version,
+            namespace=args.dra_gpu_driver.namespace,
+            create_namespace=True,
+            values=dra_gpu_values(args.shape),
+            opts=child,
+        )
+        self.register_outputs({})

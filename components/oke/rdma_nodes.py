@@ -1,0 +1,190 @@
+"""Self-managed RDMA GPU nodes (BM.GPU.B4.8) in one compute cluster, joined to OKE by cloud-init.
+
+Why self-managed: a managed OKE node pool can be placed in a compute cluster, but it has no
+`agent_config`, so it cannot enable the two "Compute HPC RDMA" Oracle Cloud Agent plugins that
+authenticate and configure the rails (pulumi-oci 5.5.0 `NodePoolArgs`; oci-hpc-oke only applies
+them to self-managed nodes). `oci.core.Instance` sets them explicitly. Self-managed nodes join
+through a dynamic group with the `{CLUSTER_JOIN}` permission, on an ENHANCED cluster.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pulumi
+import pulumi_oci as oci
+import yaml
+
+NODE_FILES = Path(__file__).with_name("node")
+RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-Configuration"]
+# Labels at join (seed 002): the GPUs come from the NVIDIA DRA driver, so both device plugins stay
+# off: OKE's own on OKE GPU images, and the GPU Operator's. `nvidia.com/gpu.present` is what the
+# DRA driver's kubelet plugin selects nodes by when NFD does not run.
+NODE_LABELS = {
+    "oci.oraclecloud.com/disable-gpu-device-plugin": "true",
+    "nvidia.com/gpu.deploy.device-plugin": "false",
+    "nvidia.com/gpu.present": "true",
+}
+# Only GPU pods land here: every pod of seed 002 tolerates this taint.
+NODE_TAINTS = ["nvidia.com/gpu=present:NoSchedule"]
+
+
+def cloud_init(api_server_host: str, ca_certificate_b64: str) -> str:
+    """The nodes' cloud-config: CRI-O drop-ins and ib_core mode first, then the join."""
+    labels = ",".join(f"{k}={v}" for k, v in NODE_LABELS.items())
+    files = [
+        ("/etc/crio/crio.conf.d/20-nri.conf", "20-nri.conf"),
+        ("/etc/crio/crio.conf.d/12-memlock.conf", "12-memlock.conf"),
+        ("/etc/modprobe.d/ib_core.conf", "ib_core.conf"),
+        ("/usr/local/sbin/gpu-fabric-join.sh", "join.sh"),
+    ]
+    write_files = [
+        {
+            "path": path,
+            "content": (NODE_FILES / name).read_text(),
+            "permissions": "0755" if name.endswith(".sh") else "0644",
+        }
+        for path, name in files
+    ]
+    write_files += [
+        {"path": "/etc/oke/oke-apiserver", "content": api_server_host, "permissions": "0644"},
+        {
+            "path": "/etc/kubernetes/ca.crt",
+            "encoding": "b64",
+            "content": ca_certificate_b64,
+            "permissions": "0644",
+        },
+    ]
+    document = {
+        "write_files": write_files,
+        "runcmd": [["bash", "/usr/local/sbin/gpu-fabric-join.sh", labels, ",".join(NODE_TAINTS)]],
+    }
+    return "#cloud-config\n" + yaml.safe_dump(document, sort_keys=False, width=1000)
+
+
+@dataclass(frozen=True)
+class RdmaNodesArgs:
+    tenancy_id: str
+    compartment_id: str
+    name: str
+    """Prefix of display names."""
+    shape: str
+    count: int
+    availability_domain: str
+    image_id: str
+    boot_volume_size_gbs: int
+    kubernetes_version: str
+    cluster_id: pulumi.Input[str]
+    api_server_host: pulumi.Input[str]
+    ca_certificate_b64: pulumi.Input[str]
+    workers_subnet_id: pulumi.Input[str]
+    workers_nsg_id: pulumi.Input[str]
+    pods_subnet_id: pulumi.Input[str] | None
+    pods_nsg_id: pulumi.Input[str] | None
+    max_pods_per_node: int
+    ssh_public_key: str | None = None
+    depends_on: list[pulumi.Resource] = field(default_factory=list)
+
+
+class RdmaNodes(pulumi.ComponentResource):
+    """The dynamic group and join policy, the compute cluster, and one instance per GPU node."""
+
+    compute_cluster: oci.core.ComputeCluster
+    instances: list[oci.core.Instance]
+
+    def __init__(self, name: str, args: RdmaNodesArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-fabric:oke:RdmaNodes", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        group = oci.identity.DynamicGroup(
+            f"{name}-group",
+            compartment_id=args.tenancy_id,  # dynamic groups live in the tenancy
+            name=f"{args.name}-rdma-nodes",
+            description=f"Instances of compartment {args.compartment_id} that may join {args.name}",
+            matching_rule=f"ALL {{instance.compartment.id = '{args.compartment_id}'}}",
+            opts=child,
+        )
+        join = oci.identity.Policy(
+            f"{name}-join",
+            compartment_id=args.compartment_id,
+            name=f"{args.name}-rdma-nodes-join",
+            description=f"Self-managed RDMA nodes may join {args.name}, and only that cluster",
+            statements=[
+                pulumi.Output.concat(
+                    "Allow dynamic-group ",
+                    group.name,
+                    " to {CLUSTER_JOIN} in compartment id ",
+                    args.compartment_id,
+                    " where target.cluster.id = '",
+                    args.cluster_id,
+                    "'",
+                )
+            ],
+            opts=child,
+        )
+        # Compute clusters are the RDMA placement unit of bare-metal GPU shapes: every instance
+        # of one cluster shares the RDMA network, in one availability domain.
+        self.compute_cluster = oci.core.ComputeCluster(
+            f"{name}-compute-cluster",
+            availability_domain=args.availability_domain,
+            compartment_id=args.compartment_id,
+            display_name=f"{args.name}-rdma",
+            opts=child,
+        )
+        user_data = pulumi.Output.all(args.api_server_host, args.ca_certificate_b64).apply(
+            lambda parts: base64.b64encode(cloud_init(*parts).encode()).decode()
+        )
+        metadata = {
+            "user_data": user_data,
+            "apiserver_host": args.api_server_host,
+            "cluster_ca_cert": args.ca_certificate_b64,
+            "oke-k8version": args.kubernetes_version,
+            "oke-initial-node-labels": ",".join(f"{k}={v}" for k, v in NODE_LABELS.items()),
+        }
+        if args.pods_subnet_id is not None:
+            metadata |= {
+                "oke-native-pod-networking": "true",
+                "oke-max-pods": str(args.max_pods_per_node),
+                "pod-subnets": args.pods_subnet_id,
+                "pod-nsgids": args.pods_nsg_id,
+            }
+        if args.ssh_public_key:
+            metadata["ssh_authorized_keys"] = args.ssh_public_key
+        # A node can only join once the policy lets it.
+        joinable = pulumi.ResourceOptions(parent=self, depends_on=[join, *args.depends_on])
+        self.instances = [
+            oci.core.Instance(
+                f"{name}-{index}",
+                display_name=f"{args.name}-gpu-{index}",
+                availability_domain=args.availability_domain,
+                compartment_id=args.compartment_id,
+                compute_cluster_id=self.compute_cluster.id,
+                shape=args.shape,
+                source_details={
+                    "source_type": "image",
+                    "source_id": args.image_id,
+                    "boot_volume_size_in_gbs": str(args.boot_volume_size_gbs),
+                },
+                create_vnic_details={
+                    "subnet_id": args.workers_subnet_id,
+                    "nsg_ids": [args.workers_nsg_id],
+                    "assign_public_ip": False,
+                    "assign_private_dns_record": True,
+                },
+                agent_config={
+                    "are_all_plugins_disabled": False,
+                    "is_management_disabled": False,
+                    "is_monitoring_disabled": False,
+                    "plugins_configs": [
+                        {"name": plugin, "desired_state": "ENABLED"}
+                        for plugin in RDMA_AGENT_PLUGINS
+                    ],
+                },
+                instance_options={"are_legacy_imds_endpoints_disabled": True},
+                metadata=metadata,
+                opts=joinable,
+            )
+            for index in range(args.count)
+        ]
+        self.register_outputs({})

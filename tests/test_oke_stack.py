@@ -1,0 +1,514 @@
+"""The oke-dranet stack under mocks: what reached the engine, what waits for what, and the seed."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import ipaddress
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from components.oke import claims
+from components.oke.config import ClaimShape
+from offline.engine import MOCK_OKE_CA, Plan, manifest, run
+from tests.conftest import DELETE, run_stack
+from tests.seed import OKE_SEED, seed_file, seed_objects
+
+pytestmark = pytest.mark.skipif(not OKE_SEED.exists(), reason="needs ../shared/seeds")
+
+STACK = "oke-dranet"
+VCN = "oci:Core/vcn:Vcn"
+SUBNET = "oci:Core/subnet:Subnet"
+RULE = "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"
+NSG = "oci:Core/networkSecurityGroup:NetworkSecurityGroup"
+CLUSTER = "oci:ContainerEngine/cluster:Cluster"
+NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"
+INSTANCE = "oci:Core/instance:Instance"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
+MPIJOB = "kubernetes:kubeflow.org/v2beta1:MPIJob"
+SHAPE = "BM.GPU.B4.8"
+
+
+@pytest.fixture(scope="module")
+def oke_plan() -> Plan:
+    return run(STACK)
+
+
+@pytest.fixture(scope="module")
+def nccl_plan() -> Plan:
+    return run_stack({"gpu-fabric:ncclTests": True}, stack=STACK)
+
+
+def nsg_names(plan: Plan) -> dict[str, str]:
+    """NSG id -> the part it guards (api, workers, pods, lb)."""
+    return {
+        f"ocid1.networksecuritygroup.oc1.us-ashburn-1.mock{r.name.replace('-', '')}": r.inputs[
+            "displayName"
+        ].rsplit("-", 1)[-1]
+        for r in plan.of_type(NSG)
+    }
+
+
+# --- network -----------------------------------------------------------------------------------
+
+
+def test_vcn_with_private_subnets_inside_it(oke_plan):
+    (vcn,) = oke_plan.of_type(VCN)
+    assert vcn.inputs["cidrBlocks"] == ["10.140.0.0/16"]
+    subnets = {s.inputs["displayName"]: s.inputs for s in oke_plan.of_type(SUBNET)}
+    assert {name: s["cidrBlock"] for name, s in subnets.items()} == {
+        "oke-dranet-api": "10.140.0.0/28",
+        "oke-dranet-lb": "10.140.1.0/24",
+        "oke-dranet-workers": "10.140.64.0/19",
+        "oke-dranet-pods": "10.140.128.0/17",
+    }
+    assert all(s["prohibitPublicIpOnVnic"] is True for s in subnets.values())
+
+
+def test_private_routes_go_through_nat_and_the_service_gateway(oke_plan):
+    (routes,) = oke_plan.of_type("oci:Core/routeTable:RouteTable")
+    assert [(r["destination"], r["destinationType"]) for r in routes.inputs["routeRules"]] == [
+        ("0.0.0.0/0", "CIDR_BLOCK"),
+        ("all-iad-services-in-oracle-services-network", "SERVICE_CIDR_BLOCK"),
+    ]
+    assert not oke_plan.of_type("oci:Core/internetGateway:InternetGateway")
+
+
+def test_nothing_from_outside_the_vcn_gets_in_by_default(oke_plan):
+    vcn = ipaddress.ip_network("10.140.0.0/16")
+    for rule in oke_plan.of_type(RULE):
+        if rule.inputs["direction"] != "INGRESS" or rule.inputs["sourceType"] != "CIDR_BLOCK":
+            continue
+        assert ipaddress.ip_network(rule.inputs["source"]).subnet_of(vcn), rule.name
+        assert rule.inputs["protocol"] == "1"  # ICMP path discovery only
+
+
+def test_api_endpoint_admits_nodes_pods_and_listed_clients_on_6443():
+    plan = run_stack({"gpu-fabric:network.apiAllowedCidrs": ["192.0.2.0/24"]}, stack=STACK)
+    groups = nsg_names(plan)
+    sources = sorted(
+        groups.get(r.inputs["source"], r.inputs["source"])
+        for r in plan.of_type(RULE)
+        if r.inputs["direction"] == "INGRESS"
+        and groups[r.inputs["networkSecurityGroupId"]] == "api"
+        and r.inputs.get("tcpOptions", {}).get("destinationPortRange") == {"min": 6443, "max": 6443}
+    )
+    assert sources == ["192.0.2.0/24", "api", "pods", "workers"]
+    assert not [
+        r
+        for r in plan.of_type(RULE)
+        if r.inputs.get("tcpOptions", {}).get("destinationPortRange") == {"min": 22, "max": 22}
+    ]
+
+
+def test_ssh_only_from_listed_ranges():
+    plan = run_stack({"gpu-fabric:network.sshAllowedCidrs": ["192.0.2.0/24"]}, stack=STACK)
+    (ssh,) = [
+        r
+        for r in plan.of_type(RULE)
+        if r.inputs.get("tcpOptions", {}).get("destinationPortRange") == {"min": 22, "max": 22}
+    ]
+    assert (ssh.inputs["direction"], ssh.inputs["source"]) == ("INGRESS", "192.0.2.0/24")
+
+
+def test_rule_names_come_from_what_they_allow(oke_plan):
+    names = [r.name for r in oke_plan.of_type(RULE)]
+    assert len(names) == len(set(names))
+    assert "oke-dranet-network-api-ingress-workers-tcp-6443-6443" in names
+
+
+def test_flannel_has_no_pod_subnet_or_pod_nsg():
+    plan = run_stack(
+        {"gpu-fabric:oke.cni": "FLANNEL_OVERLAY", "gpu-fabric:network.podsSubnetCidr": DELETE},
+        stack=STACK,
+    )
+    assert {s.inputs["displayName"] for s in plan.of_type(SUBNET)} == {
+        "oke-dranet-api",
+        "oke-dranet-lb",
+        "oke-dranet-workers",
+    }
+    assert len(plan.of_type(NSG)) == 3
+    (cluster,) = plan.of_type(CLUSTER)
+    assert cluster.inputs["options"]["kubernetesNetworkConfig"]["podsCidr"] == "10.244.0.0/16"
+
+
+def test_existing_vcn_is_used_and_only_nsgs_are_created():
+    plan = run_stack(
+        {
+            "gpu-fabric:network": {
+                "existing": {
+                    "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
+                    "vcnCidr": "10.140.0.0/16",
+                    "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
+                    "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
+                    "workersSubnetCidr": "10.140.64.0/19",
+                    "podsSubnetId": "ocid1.subnet.oc1.iad.aaaapods",
+                    "podsSubnetCidr": "10.140.128.0/17",
+                    "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
+                }
+            }
+        },
+        stack=STACK,
+    )
+    assert not plan.of_type(VCN) and not plan.of_type(SUBNET)
+    assert {n.inputs["vcnId"] for n in plan.of_type(NSG)} == {"ocid1.vcn.oc1.iad.aaaaexisting"}
+    (cluster,) = plan.of_type(CLUSTER)
+    assert cluster.inputs["endpointConfig"]["subnetId"] == "ocid1.subnet.oc1.iad.aaaaapi"
+
+
+# --- cluster and nodes -------------------------------------------------------------------------
+
+
+def test_enhanced_cluster_with_a_private_endpoint(oke_plan):
+    (cluster,) = oke_plan.of_type(CLUSTER)
+    inputs = cluster.inputs
+    assert (inputs["type"], inputs["kubernetesVersion"]) == ("ENHANCED_CLUSTER", "v1.36.1")
+    assert inputs["clusterPodNetworkOptions"] == [{"cniType": "OCI_VCN_IP_NATIVE"}]
+    assert inputs["endpointConfig"]["isPublicIpEnabled"] is False
+    assert inputs["options"]["kubernetesNetworkConfig"] == {"servicesCidr": "10.96.0.0/16"}
+    assert inputs["options"]["ipFamilies"] == ["IPv4"]
+    assert cluster.protect is True
+
+
+def test_system_pool_is_small_managed_and_vcn_native(oke_plan):
+    (pool,) = oke_plan.of_type(NODE_POOL)
+    assert pool.inputs["nodeShape"] == "VM.Standard.E5.Flex"
+    assert pool.inputs["nodeShapeConfig"] == {"ocpus": 4, "memoryInGbs": 32}
+    details = pool.inputs["nodeConfigDetails"]
+    assert details["size"] == 2
+    assert details["nodePoolPodNetworkOptionDetails"]["cniType"] == "OCI_VCN_IP_NATIVE"
+
+
+def test_kubernetes_provider_uses_the_oke_kubeconfig_and_cluster_identifier(oke_plan):
+    (provider,) = oke_plan.of_type("pulumi:providers:kubernetes")
+    assert provider.inputs["clusterIdentifier"] == "ocid1.cluster.oc1.us-ashburn-1.mockokedranet"
+    assert "kubeconfig" in provider.secret_inputs
+    kubeconfig = yaml.safe_load(provider.inputs["kubeconfig"])
+    assert kubeconfig["users"][0]["user"]["exec"]["command"] == "oci"
+    assert "kubeconfig" in oke_plan.secret_outputs
+
+
+def test_nodes_join_through_a_dynamic_group_allowed_only_this_cluster(oke_plan):
+    (group,) = oke_plan.of_type("oci:Identity/dynamicGroup:DynamicGroup")
+    assert group.inputs["compartmentId"].startswith("ocid1.tenancy.")
+    assert group.inputs["matchingRule"] == (
+        "ALL {instance.compartment.id = 'ocid1.compartment.oc1..aaaaaaaaexamplecompartment'}"
+    )
+    (policy,) = oke_plan.of_type("oci:Identity/policy:Policy")
+    assert policy.inputs["statements"] == [
+        "Allow dynamic-group oke-dranet-rdma-nodes to {CLUSTER_JOIN} in compartment id "
+        "ocid1.compartment.oc1..aaaaaaaaexamplecompartment where target.cluster.id = "
+        "'ocid1.cluster.oc1.us-ashburn-1.mockokedranet'"
+    ]
+
+
+def test_gpu_nodes_in_one_compute_cluster_with_the_rdma_agent_plugins(oke_plan):
+    (compute_cluster,) = oke_plan.of_type("oci:Core/computeCluster:ComputeCluster")
+    assert compute_cluster.inputs["availabilityDomain"] == "Uocm:US-ASHBURN-AD-1"
+    instances = oke_plan.of_type(INSTANCE)
+    assert len(instances) == 2
+    for instance in instances:
+        inputs = instance.inputs
+        assert inputs["shape"] == SHAPE
+        assert inputs["computeClusterId"].startswith("ocid1.computecluster.")
+        assert inputs["agentConfig"]["pluginsConfigs"] == [
+            {"name": "Compute HPC RDMA Authentication", "desiredState": "ENABLED"},
+            {"name": "Compute HPC RDMA Auto-Configuration", "desiredState": "ENABLED"},
+        ]
+        assert inputs["createVnicDetails"]["assignPublicIp"] is False
+        assert inputs["instanceOptions"] == {"areLegacyImdsEndpointsDisabled": True}
+        assert inputs["sourceDetails"]["sourceId"] == "ocid1.image.oc1.iad.aaaaaaaaexamplegpuimage"
+        assert inputs["metadata"]["oke-k8version"] == "v1.36.1"
+        assert inputs["metadata"]["apiserver_host"] == "10.140.0.2"
+
+
+def cloud_config(instance) -> dict:
+    text = base64.b64decode(instance.inputs["metadata"]["user_data"]).decode()
+    assert text.startswith("#cloud-config\n")
+    return yaml.safe_load(text)
+
+
+def test_cloud_init_prepares_rdma_and_cri_o_before_the_join(oke_plan):
+    config = cloud_config(oke_plan.of_type(INSTANCE)[0])
+    files = {f["path"]: f for f in config["write_files"]}
+    nri = files["/etc/crio/crio.conf.d/20-nri.conf"]["content"]
+    assert nri == '[crio.nri]\nenable_nri = true\nnri_listen = "/var/run/nri/nri.sock"\n'
+    assert "memlock=-1:-1" in files["/etc/crio/crio.conf.d/12-memlock.conf"]["content"]
+    assert files["/etc/modprobe.d/ib_core.conf"]["content"] == "options ib_core netns_mode=1\n"
+    assert files["/etc/oke/oke-apiserver"]["content"] == "10.140.0.2"
+    assert files["/etc/kubernetes/ca.crt"]["content"] == MOCK_OKE_CA
+    (join,) = config["runcmd"]
+    assert join[:2] == ["bash", "/usr/local/sbin/gpu-fabric-join.sh"]
+    assert join[2].split(",") == [
+        "oci.oraclecloud.com/disable-gpu-device-plugin=true",
+        "nvidia.com/gpu.deploy.device-plugin=false",
+        "nvidia.com/gpu.present=true",
+    ]
+    script = files["/usr/local/sbin/gpu-fabric-join.sh"]["content"]
+    # The shared netns mode is set, and checked, before the node bootstraps.
+    assert script.index("rdma system set netns shared") < script.index("oke bootstrap")
+
+
+# --- in the cluster ----------------------------------------------------------------------------
+
+
+def objects(plan: Plan) -> dict[tuple[str, str], dict]:
+    return {(o["kind"], o["metadata"]["name"]): o for o in map(manifest, plan.kubernetes_objects())}
+
+
+def test_namespace_device_class_and_tools_are_the_seeds(oke_plan):
+    found = objects(oke_plan)
+    for title in ("namespace.yaml", "deviceclass.yaml", "rdma-dranet-tools.yaml"):
+        (want,) = seed_objects(title)
+        assert found[(want["kind"], want["metadata"]["name"])] == want
+
+
+def test_rail_map_script_is_the_seeds_byte_for_byte(oke_plan):
+    cm = objects(oke_plan)[("ConfigMap", "rdma-dranet-tools")]
+    (seeded,) = seed_objects("rdma-dranet-tools.yaml")
+    assert cm["data"]["rail-map.sh"] == seeded["data"]["rail-map.sh"]
+    assert cm["data"]["rail-map.sh"].startswith("#!/bin/bash\n")
+
+
+def releases(plan: Plan) -> dict[str, dict]:
+    return {r.inputs["name"]: r.inputs for r in plan.of_type(RELEASE)}
+
+
+def test_dranet_release_has_the_seeds_values(oke_plan):
+    dranet = releases(oke_plan)["dranet"]
+    assert dranet["chart"] == "oci://registry.k8s.io/networking/charts/dranet"
+    assert (dranet["version"], dranet["namespace"]) == ("1.5.0", "kube-system")
+    (values,) = seed_objects("dranet-values.yaml")
+    assert dranet["values"] == values
+
+
+def test_a_configured_child_range_goes_to_dranet():
+    plan = run_stack({"gpu-fabric:dranet": {"childCidr": "10.192.0.0/12"}}, stack=STACK)
+    args = releases(plan)["dranet"]["values"]["args"]
+    assert args == {
+        "cloudProviderHint": "OKE",
+        "cloudProviderOptions": {"oke": {"rdma-child-ipv4-cidr": "10.192.0.0/12"}},
+    }
+
+
+def test_dra_gpu_driver_release_has_the_seeds_values(oke_plan):
+    gpu = releases(oke_plan)["dra-driver-nvidia-gpu"]
+    assert gpu["chart"] == "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
+    assert (gpu["version"], gpu["namespace"], gpu["createNamespace"]) == (
+        "0.5.1",
+        "dra-driver-nvidia-gpu",
+        True,
+    )
+    (values,) = seed_objects("gpu-dra-values.yaml")
+    assert gpu["values"] == values
+
+
+def _paths(values, prefix=""):
+    if isinstance(values, dict) and values:
+        return {p for k, v in values.items() for p in _paths(v, f"{prefix}{k}.")}
+    return {prefix.rstrip(".")}
+
+
+def chart_keys(reference: str) -> set[str]:
+    """Every key path of a chart's values.yaml, with the keys it documents only in comments
+    under an empty map (DRANET's `args: {}` lists `#  cloudProviderHint: ""`)."""
+    from tests.test_manifests import SHARED_REFERENCE
+
+    text = (SHARED_REFERENCE / "oke" / reference).read_text()
+    keys = _paths(yaml.safe_load(text))
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.endswith(": {}") and not line.startswith((" ", "#")):
+            parent = line.split(":")[0]
+            for comment in lines[i + 1 :]:
+                if not comment.startswith("#  "):
+                    break
+                keys.add(f"{parent}.{comment[3:].split(':')[0].strip()}")
+    return keys
+
+
+# Maps a chart leaves open for the user's own keys.
+OPEN_MAPS = ("nodeSelector", "args.cloudProviderOptions")
+
+
+@pytest.mark.parametrize(
+    "release, reference",
+    [
+        ("dranet", "dranet-chart-values.yaml"),
+        ("dra-driver-nvidia-gpu", "dra-driver-nvidia-gpu-chart-values.yaml"),
+    ],
+)
+def test_chart_values_use_only_keys_the_chart_has(oke_plan, release, reference):
+    known = chart_keys(reference)
+    for path in _paths(releases(oke_plan)[release]["values"]):
+        if any(path.startswith(m) or f".{m}." in f".{path}" for m in OPEN_MAPS):
+            continue
+        assert path in known, f"{release}: {path} is not a key of the chart's values"
+
+
+def test_the_key_check_can_fail():
+    keys = chart_keys("dra-driver-nvidia-gpu-chart-values.yaml")
+    assert "gpuResourcesEnabledOverride" in keys
+    assert "gpuResourceEnabledOverride" not in keys
+    assert "args.cloudProviderHint" in chart_keys("dranet-chart-values.yaml")
+
+
+def test_aligned_claim_templates_equal_the_seeds(oke_plan):
+    found = objects(oke_plan)
+    for title, name in (
+        ("nccl-dranet-aligned.yaml", "aligned-8gpu-16rails"),
+        ("nccl-dranet-a-aligned.yaml", "aligned-4gpu-8rails-a"),
+        ("dranet-pods.yaml", "all-rails"),
+    ):
+        want = next(o for o in seed_objects(title) if o["kind"] == "ResourceClaimTemplate")
+        assert found[("ResourceClaimTemplate", name)] == want
+
+
+def test_the_seeds_shape_any_claim_is_an_unaligned_shape():
+    plan = claims.plan_claim(
+        ClaimShape(name="shape-any", gpus=4, rails=16, aligned=False), _shape(), SHAPE
+    )
+    want = next(
+        o for o in seed_objects("shape-4gpu-16rails.yaml") if o["metadata"]["name"] == "shape-any"
+    )
+    assert claims.claim_devices(plan) == want["spec"]["devices"]
+
+
+def _shape():
+    from components.catalog import catalog
+
+    return catalog().oci_shapes[SHAPE]
+
+
+def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(oke_plan, nccl_plan):
+    (provider,) = oke_plan.of_type("pulumi:providers:kubernetes")
+    for resource in oke_plan.kubernetes_objects() + oke_plan.helm_releases():
+        assert resource.provider_urn == provider.urn, resource.name
+    for obj in map(manifest, oke_plan.kubernetes_objects()):
+        kubernetes_validate.validate(obj, "1.34", strict=True)
+    kinds = {o["kind"] for o in map(manifest, oke_plan.kubernetes_objects())}
+    assert kinds == {"Namespace", "DeviceClass", "ConfigMap", "ResourceClaimTemplate"}
+    for obj in map(manifest, nccl_plan.kubernetes_objects()):
+        if obj["kind"] == "MPIJob":
+            # No MPIJob CRD in the reference: its pod templates are checked as core Pods.
+            for role in ("Launcher", "Worker"):
+                template = obj["spec"]["mpiReplicaSpecs"][role]["template"]
+                pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, **template}
+                kubernetes_validate.validate(pod, "1.34", strict=True)
+
+
+def test_nccl_jobs_equal_the_seeds_but_for_names(nccl_plan):
+    jobs = {
+        o["metadata"]["name"]: o
+        for o in map(manifest, nccl_plan.kubernetes_objects())
+        if o["kind"] == "MPIJob"
+    }
+    assert set(jobs) == {
+        "nccl-aligned-8gpu-16rails",
+        "nccl-aligned-4gpu-8rails-a",
+        "nccl-aligned-4gpu-8rails-b",
+    }
+    for title, ours in (
+        ("nccl-dranet-aligned.yaml", "nccl-aligned-8gpu-16rails"),
+        ("nccl-dranet-a-aligned.yaml", "nccl-aligned-4gpu-8rails-a"),
+    ):
+        want = next(o for o in seed_objects(title) if o["kind"] == "MPIJob")
+        got = copy.deepcopy(jobs[ours])
+        seed_name = want["metadata"]["name"]
+        assert got["metadata"] == {"name": ours, "namespace": "rdma-dranet"}
+        text = yaml.safe_dump(got["spec"]).replace(ours, seed_name)
+        assert yaml.safe_load(text) == want["spec"]
+
+
+def test_nccl_jobs_are_off_by_default_and_wait_for_the_crd_and_their_own_claim(oke_plan, nccl_plan):
+    assert not oke_plan.of_type(MPIJOB)
+    (gate,) = [r for r in nccl_plan.of_type("command:local:Command") if "nccl" in r.name]
+    assert "mpijobs.kubeflow.org" in gate.inputs["create"]
+    for job in nccl_plan.of_type(MPIJOB):
+        waits = {d.split("::")[-1] for d in job.dependencies}
+        claim = job.inputs["metadata"]["name"].removeprefix("nccl-")
+        assert gate.urn in job.dependencies
+        assert f"oke-dranet-claims-{claim}" in waits
+        assert not {w for w in waits if w.startswith("oke-dranet-claims-")} - {
+            f"oke-dranet-claims-{claim}"
+        }
+
+
+# --- dependency order --------------------------------------------------------------------------
+
+
+def test_gpu_nodes_wait_for_the_join_policy_and_the_cluster(oke_plan):
+    policy = oke_plan.of_type("oci:Identity/policy:Policy")[0]
+    (cluster,) = oke_plan.of_type(CLUSTER)
+    for instance in oke_plan.of_type(INSTANCE):
+        assert oke_plan.depends_on(instance, policy)
+        assert oke_plan.depends_on(instance, cluster)
+
+
+def test_in_cluster_objects_do_not_wait_for_the_gpu_nodes(oke_plan):
+    instances = oke_plan.of_type(INSTANCE)
+    for resource in oke_plan.kubernetes_objects() + oke_plan.helm_releases():
+        assert not any(oke_plan.depends_on(resource, i) for i in instances), resource.name
+
+
+def test_network_and_identity_do_not_wait_for_the_cluster(oke_plan):
+    (cluster,) = oke_plan.of_type(CLUSTER)
+    for type_ in (
+        VCN,
+        SUBNET,
+        NSG,
+        RULE,
+        "oci:Identity/dynamicGroup:DynamicGroup",
+        "oci:Core/computeCluster:ComputeCluster",
+    ):
+        for resource in oke_plan.of_type(type_):
+            assert not oke_plan.depends_on(resource, cluster), resource.name
+
+
+# --- with_dra_claim ----------------------------------------------------------------------------
+
+
+def seed_worker() -> dict:
+    job = next(o for o in seed_objects("nccl-dranet-aligned.yaml") if o["kind"] == "MPIJob")
+    return job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]
+
+
+def test_with_dra_claim_adds_exactly_the_seeds_claim_wiring():
+    want = seed_worker()
+    bare = copy.deepcopy(want)
+    bare["spec"].pop("resourceClaims")
+    bare["spec"].pop("nodeSelector")
+    bare["spec"].pop("tolerations")
+    bare["spec"]["containers"][0].pop("resources")
+    assert claims.with_dra_claim(bare, "aligned-8gpu-16rails", SHAPE) == want
+    assert claims.with_dra_claim(want, "aligned-8gpu-16rails", SHAPE) == want  # idempotent
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda t: t["spec"]["resourceClaims"][0].update(resourceClaimTemplateName="other"),
+            "resourceClaims",
+        ),
+        (
+            lambda t: t["spec"]["nodeSelector"].update(
+                {"node.kubernetes.io/instance-type": "BM.GPU.A100-v2.8"}
+            ),
+            "node selector",
+        ),
+        (lambda t: t["spec"].update(containers=[]), "no containers"),
+    ],
+)
+def test_with_dra_claim_refuses_to_overwrite(change, message):
+    template = seed_worker()
+    change(template)
+    with pytest.raises(ValueError, match=message):
+        claims.with_dra_claim(template, "aligned-8gpu-16rails", SHAPE)
+
+
+def test_seed_files_are_read_whole():
+    assert seed_file("rdma-dranet-tools.yaml").rstrip().endswith("done")
