@@ -27,3 +27,12 @@ verify: $(STAMP)
 
 clean:
 	rm -rf build $(VENV)
+
+# Review a change offline (README, "Reviewing changes"): `make diff` compares every stack's plan at
+# BASE (default HEAD, in a temporary git worktree) with this tree's; OLD=... NEW=... compares two
+# plan files. The report is also written to build/diff/report.md.
+BASE ?= HEAD
+.PHONY: diff
+diff: $(STAMP)
+	$(VENV)/bin/python -m offline.diff --out build/diff/report.md \
+		$(if $(and $(OLD),$(NEW)),$(OLD) $(NEW),--base $(BASE))
