@@ -36,3 +36,9 @@ BASE ?= HEAD
 diff: $(STAMP)
 	$(VENV)/bin/python -m offline.diff --out build/diff/report.md \
 		$(if $(and $(OLD),$(NEW)),$(OLD) $(NEW),--base $(BASE))
+
+# The stack's dependency graph under build/plan/: <stack>.mmd (Mermaid), .dot, and .svg when
+# Graphviz's `dot` is installed.
+.PHONY: graph
+graph: $(STAMP)
+	$(VENV)/bin/python -m offline.graph $(STACK)
