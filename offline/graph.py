@@ -16,6 +16,7 @@ import argparse
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from components.config_checks import ConfigError
@@ -71,70 +72,81 @@ def _short_type(type_: str) -> str:
     return f"{parts[0]}:{parts[-1]}" if len(parts) > 2 else type_
 
 
-def _ids(plan: Plan) -> dict[str, str]:
-    return {r.urn: f"n{i}" for i, r in enumerate(sorted(plan.resources, key=lambda r: r.urn))}
+@dataclass(frozen=True)
+class _Syntax:
+    """How one picture language writes a resource, a component box and an arrow."""
+
+    header: list[str]
+    footer: list[str]
+    label: str  # format with name, type
+    node: str  # format with id, label
+    group_open: list[str]  # format with id, label
+    group_close: str
+    arrow: str  # format with source, target
 
 
-def mermaid(plan: Plan) -> str:
-    ids = _ids(plan)
-    children: dict[str, list[Registration]] = {}
-    for resource in plan.resources:
-        children.setdefault(resource.parent, []).append(resource)
-    lines = [
-        f"%% gpu-fabric stack {plan.stack}: offline plan, `make graph`. A --> B: B waits for A.",
+MERMAID = _Syntax(
+    header=[
+        "%% gpu-fabric stack {stack}: offline plan, `make graph`. A --> B: B waits for A.",
         "flowchart LR",
-    ]
+    ],
+    footer=[],
+    label="{name}<br/><small>{type}</small>",
+    node='{id}["{label}"]',
+    group_open=['subgraph {id}["{label}"]'],
+    group_close="end",
+    arrow="{source} --> {target}",
+)
 
-    def box(resource: Registration, depth: int) -> None:
-        pad = "  " * depth
-        label = f"{resource.name}<br/><small>{_short_type(resource.type)}</small>"
-        if resource.custom:
-            lines.append(f'{pad}{ids[resource.urn]}["{label}"]')
-            return
-        lines.append(f'{pad}subgraph {ids[resource.urn]}["{label}"]')
-        for child in sorted(children.get(resource.urn, []), key=lambda r: r.urn):
-            box(child, depth + 1)
-        lines.append(f"{pad}end")
-
-    known = {r.urn for r in plan.resources}
-    for root in sorted((r for r in plan.resources if r.parent not in known), key=lambda r: r.urn):
-        box(root, 1)
-    for urn, deps in sorted(reduced(waits_for(plan)).items()):
-        lines += [f"  {ids[d]} --> {ids[urn]}" for d in sorted(deps)]
-    return "\n".join(lines) + "\n"
-
-
-def dot(plan: Plan) -> str:
-    ids = _ids(plan)
-    children: dict[str, list[Registration]] = {}
-    for resource in plan.resources:
-        children.setdefault(resource.parent, []).append(resource)
-    lines = [
-        f'digraph "{plan.stack}" {{',
+DOT = _Syntax(
+    header=[
+        'digraph "{stack}" {{',
         "  rankdir=LR;",
         '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=10];',
         '  graph [fontname="Helvetica", fontsize=11];',
-    ]
+    ],
+    footer=["}"],
+    label="{name}\\n{type}",
+    node='{id} [label="{label}"];',
+    group_open=["subgraph cluster_{id} {{", '  label="{label}"; style="rounded,dashed";'],
+    group_close="}}",
+    arrow="{source} -> {target};",
+)
+
+
+def render(plan: Plan, syntax: _Syntax) -> str:
+    """The plan's resources (components as nested boxes) and its reduced waits, in `syntax`."""
+    ids = {r.urn: f"n{i}" for i, r in enumerate(sorted(plan.resources, key=lambda r: r.urn))}
+    children: dict[str, list[Registration]] = {}
+    for resource in plan.resources:
+        children.setdefault(resource.parent, []).append(resource)
+    lines = [line.format(stack=plan.stack) for line in syntax.header]
 
     def box(resource: Registration, depth: int) -> None:
         pad = "  " * depth
-        label = f"{resource.name}\\n{_short_type(resource.type)}"
+        label = syntax.label.format(name=resource.name, type=_short_type(resource.type))
         if resource.custom:
-            lines.append(f'{pad}{ids[resource.urn]} [label="{label}"];')
+            lines.append(pad + syntax.node.format(id=ids[resource.urn], label=label))
             return
-        lines.append(f"{pad}subgraph cluster_{ids[resource.urn]} {{")
-        lines.append(f'{pad}  label="{label}"; style="rounded,dashed";')
+        lines.extend(pad + g.format(id=ids[resource.urn], label=label) for g in syntax.group_open)
         for child in sorted(children.get(resource.urn, []), key=lambda r: r.urn):
             box(child, depth + 1)
-        lines.append(f"{pad}}}")
+        lines.append(pad + syntax.group_close.format())
 
     known = {r.urn for r in plan.resources}
     for root in sorted((r for r in plan.resources if r.parent not in known), key=lambda r: r.urn):
         box(root, 1)
     for urn, deps in sorted(reduced(waits_for(plan)).items()):
-        lines += [f"  {ids[d]} -> {ids[urn]};" for d in sorted(deps)]
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        lines += ["  " + syntax.arrow.format(source=ids[d], target=ids[urn]) for d in sorted(deps)]
+    return "\n".join(lines + syntax.footer) + "\n"
+
+
+def mermaid(plan: Plan) -> str:
+    return render(plan, MERMAID)
+
+
+def dot(plan: Plan) -> str:
+    return render(plan, DOT)
 
 
 def write(plan: Plan, out_dir: Path = OUT_DIR) -> list[Path]:
