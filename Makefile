@@ -42,3 +42,9 @@ diff: $(STAMP)
 .PHONY: graph
 graph: $(STAMP)
 	$(VENV)/bin/python -m offline.graph $(STACK)
+
+# Estimated `pulumi up` critical path per stack, offline plan time against the bare SDK import, and
+# plan time growth (bench/plan_bench.py; a benchmark, not a test).
+.PHONY: bench
+bench: $(STAMP)
+	$(VENV)/bin/python -m bench.plan_bench
