@@ -119,6 +119,23 @@ def test_a_replace_forcing_node_pool_field_is_flagged(a3_file):
     assert "`16` | (absent) | **forces replacement**" in diff.render_stack(result, RULES)
 
 
+def test_moving_the_primary_subnet_replaces_the_cluster_and_everything_in_it(a3_file):
+    widened = diff_with(a3_file, {"gpu-fabric:network.primary.subnetCidr": "10.0.0.0/19"})
+    assert [(c.name, c.action) for c in widened.changes] == [("a3-prod-primary-sub", "update")]
+
+    moved = diff_with(a3_file, {"gpu-fabric:network.primary.subnetCidr": "10.2.0.0/20"})
+    cluster = next(c for c in moved.changes if c.type == "gcp:container/cluster:Cluster")
+    assert (cluster.action, cluster.reason) == (
+        "replace",
+        "`subnetwork` comes from a3-prod-primary-sub (replaced)",
+    )
+    assert change_of(moved, "a3-prod-k8s").action == "replace"
+    network_object = change_of(moved, "a3-prod-networks-network-vpc1")
+    assert network_object.reason == "its provider a3-prod-k8s is replaced"
+    assert change_of(moved, "a3-prod-a3-highgpu").action == "replace"
+    assert "every workload, node pool" in diff.render_stack(moved, RULES)
+
+
 def test_added_and_removed_resources(a3_file):
     with_smoke_test = as_file(run_stack({"gpu-fabric:smokeTest": True}))
     added = diff.diff_plans(a3_file, with_smoke_test, RULES)
