@@ -107,6 +107,8 @@ class ResourceChange:
     fields: list[FieldChange] = field(default_factory=list)
     reason: str = ""
     """Why a replacement happens (the forcing input, or the replaced resource it follows)."""
+    nodes: int | None = None
+    """How many nodes a node pool has (what its replacement drains), if it says."""
 
 
 @dataclass
@@ -183,7 +185,7 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any], rules: ReplaceRules) ->
             action = "replace" if forced else "update"
             reason = f"forced by {', '.join(f'`{f}`' for f in forced)}" if forced else ""
             changes[urn] = ResourceChange(
-                urn, resource["type"], resource["name"], action, fields, reason
+                urn, resource["type"], resource["name"], action, fields, reason, _nodes(resource)
             )
     _follow_replacements(changes, before, after, rules)
     return StackDiff(
@@ -224,10 +226,20 @@ def _follow_replacements(
                     reason = f"`{prop}` comes from {', '.join(hit)} (replaced)"
             if reason:
                 change = changes.setdefault(
-                    urn, ResourceChange(urn, resource["type"], resource["name"], "update")
+                    urn,
+                    ResourceChange(
+                        urn, resource["type"], resource["name"], "update", nodes=_nodes(resource)
+                    ),
                 )
                 change.action, change.reason = "replace", reason
                 settled = False
+
+
+def _nodes(resource: dict[str, Any]) -> int | None:
+    """A node pool's node count: GKE `nodeCount`, OKE `nodeConfigDetails.size`."""
+    inputs = resource.get("inputs", {})
+    count = inputs.get("nodeCount", (inputs.get("nodeConfigDetails") or {}).get("size"))
+    return count if isinstance(count, int) else None
 
 
 def _output_changes(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
@@ -282,7 +294,8 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
         ]
         by_type: dict[str, list[str]] = {}
         for change in replaced:
-            by_type.setdefault(change.type, []).append(f"`{change.name}`")
+            nodes = f" ({change.nodes} nodes)" if change.nodes is not None else ""
+            by_type.setdefault(change.type, []).append(f"`{change.name}`{nodes}")
         for type_ in sorted(by_type, key=rules.rank):
             lines.append(
                 f"> - **REPLACE** {len(by_type[type_])} x `{type_}` ({', '.join(by_type[type_])})."

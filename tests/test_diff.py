@@ -100,7 +100,9 @@ def test_a_gpu_vpc_mtu_change_is_a_replacement_with_its_cost(a3_file):
     assert result.of_action("update") == []
     report = diff.render_stack(result, RULES)
     assert "> [!CAUTION]" in report
-    assert "**REPLACE** 1 x `gcp:container/nodePool:NodePool` (`a3-prod-a3-highgpu`)" in report
+    assert "**REPLACE** 1 x `gcp:container/nodePool:NodePool` (`a3-prod-a3-highgpu` (2 nodes))" in (
+        report
+    )
     assert "drains and recreates every GPU node" in report
     assert "| `mtu` | `8244` | `8000` | **forces replacement** (`mtu`) |" in report
 
