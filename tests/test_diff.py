@@ -257,3 +257,16 @@ def test_every_listed_gcp_field_is_an_input_of_the_sdk(type_):
             if typing.get_origin(cls) in (list, typing.Sequence):
                 (cls,) = typing.get_args(cls)
                 cls = _types.unwrap_type(cls)
+
+
+def test_a_stack_on_one_side_only_and_a_failed_plan(tmp_path, a3_file):
+    base, head = tmp_path / "base", tmp_path / "head"
+    base.mkdir()
+    head.mkdir()
+    (base / "a3-prod.json").write_text(json.dumps(a3_file))
+    errors = {"oke-prod": "plan failed in this tree:\nerror: stack 'oke-prod': 1 problem"}
+    gone, failed = diff.diff_dirs(base, head, errors, RULES)
+    assert gone.stack == "a3-prod" and {c.action for c in gone.changes} == {"delete"}
+    assert len(gone.changes) == len(a3_file["resources"])
+    report = diff.render_stack(failed, RULES)
+    assert report.startswith("## Stack `oke-prod`: no diff") and "1 problem" in report
