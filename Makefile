@@ -27,3 +27,24 @@ verify: $(STAMP)
 
 clean:
 	rm -rf build $(VENV)
+
+# Review a change offline (README, "Reviewing changes"): `make diff` compares every stack's plan at
+# BASE (default HEAD, in a temporary git worktree) with this tree's; OLD=... NEW=... compares two
+# plan files. The report is also written to build/diff/report.md.
+BASE ?= HEAD
+.PHONY: diff
+diff: $(STAMP)
+	$(VENV)/bin/python -m offline.diff --out build/diff/report.md \
+		$(if $(and $(OLD),$(NEW)),$(OLD) $(NEW),--base $(BASE))
+
+# The stack's dependency graph under build/plan/: <stack>.mmd (Mermaid), .dot, and .svg when
+# Graphviz's `dot` is installed.
+.PHONY: graph
+graph: $(STAMP)
+	$(VENV)/bin/python -m offline.graph $(STACK)
+
+# Estimated `pulumi up` critical path per stack, offline plan time against the bare SDK import, and
+# plan time growth (bench/plan_bench.py; a benchmark, not a test).
+.PHONY: bench
+bench: $(STAMP)
+	$(VENV)/bin/python -m bench.plan_bench

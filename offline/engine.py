@@ -7,6 +7,7 @@ offline plan (`make plan`) and the tests both use it. Nothing here talks to a cl
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import runpy
@@ -77,6 +78,7 @@ class Registration:
             "deleteBeforeReplace": self.delete_before_replace,
             "ignoreChanges": self.ignore_changes,
             "secretInputs": self.secret_inputs,
+            "secretDigests": {path: _digest(self.inputs, path) for path in self.secret_inputs},
             "inputs": _masked(self.inputs, self.secret_inputs),
         }
 
@@ -208,6 +210,22 @@ def _masked(inputs: dict[str, Any], paths: list[str]) -> dict[str, Any]:
         return value
 
     return walk(inputs, "")
+
+
+def _digest(inputs: dict[str, Any], path: str) -> str:
+    """A short fingerprint of the secret at `path`, so `make diff` can tell that it changed.
+
+    Offline, secret inputs are derived from mock outputs and encrypted stack values stand for
+    themselves ("[secret]"), so the fingerprint is of nothing confidential.
+    """
+    value: Any = inputs
+    for part in path.replace("[", ".[").split("."):
+        if part.startswith("["):
+            value = value[int(part[1:-1])]
+        elif part:
+            value = value[part]
+    text = json.dumps(_plain(value), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 class _WarningRecorder(logging.Handler):

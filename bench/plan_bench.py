@@ -1,0 +1,232 @@
+"""`make bench`: how long `pulumi up` should take, and how fast the offline plan is, per stack.
+
+    python -m bench.plan_bench [--stacks a3-prod ...] [--repeat 3] [--growth 1,2,4,8,16]
+
+For every stack file it prints
+- the critical path of `pulumi up`: the chain of waits (offline.graph.waits_for: dependencies,
+  property dependencies, provider, a wait on a component being a wait on all inside it) that takes
+  longest with the typical create times in bench/create_times.yaml, which is the estimated wall
+  time with enough parallelism; and the lower bound set by networks, cluster and node pools alone
+  (the same path search, every other resource counted as instant);
+- the offline plan's time against the bare import of the SDK modules the plan itself loads, each
+  in a fresh interpreter, best of --repeat (goal: at most 1.5x);
+- how plan time grows with the GPU pool. A stack has exactly one GPU node pool (gpu-fabric:gpuPool
+  is one pool, there is no count to raise), so 1..16 pools cannot be planned; the bench varies the
+  only size knob there is, gpuPool.nodeCount, and says so.
+
+Estimates, not measurements of a deploy: no cloud is reachable from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from offline.engine import ROOT, STACKS_DIR, Plan, Registration, run, stack_config
+from offline.graph import waits_for
+from offline.plan import pick
+
+CREATE_TIMES_FILE = Path(__file__).with_name("create_times.yaml")
+GOAL_RATIO = 1.5
+
+# In a fresh interpreter: the plan, timed from before its first import; then the SDK modules it
+# loaded. And the bare import of those modules alone.
+_PLAN_RUN = """
+import json, sys, time
+started = time.perf_counter()
+from offline.engine import run
+run(sys.argv[1])
+seconds = time.perf_counter() - started
+sdk = sorted(m for m in sys.modules if m.split(".")[0].startswith("pulumi"))
+print(json.dumps({"seconds": seconds, "modules": sdk}))
+"""
+_BARE_IMPORT = """
+import importlib, json, sys, time
+modules = json.load(sys.stdin)
+started = time.perf_counter()
+for module in modules:
+    importlib.import_module(module)
+print(json.dumps({"seconds": time.perf_counter() - started}))
+"""
+
+
+@dataclass(frozen=True)
+class CreateTimes:
+    """bench/create_times.yaml: typical create seconds per resource type."""
+
+    default: float
+    types: dict[str, dict[str, Any]]
+
+    @classmethod
+    def load(cls, path: Path = CREATE_TIMES_FILE) -> CreateTimes:
+        data = yaml.safe_load(path.read_text())
+        return cls(default=data["default"]["seconds"], types=data["types"])
+
+    def seconds(self, resource: Registration) -> float:
+        if not resource.custom:
+            return 0.0  # a component creates nothing itself
+        entry = self.types.get(resource.type)
+        if entry is None:
+            return self.default
+        if "gpu" in entry and _has_gpus(resource):
+            return entry["gpu"]
+        return entry["seconds"]
+
+    def is_core(self, resource: Registration) -> bool:
+        """Networks, cluster and node pools: what the lower bound counts."""
+        return bool(self.types.get(resource.type, {}).get("core"))
+
+
+def _has_gpus(resource: Registration) -> bool:
+    shape = str(resource.inputs.get("nodeShape", ""))
+    return bool(pick(resource.inputs, "nodeConfig.guestAccelerators")) or "GPU" in shape
+
+
+def critical_path(
+    plan: Plan, seconds: Callable[[Registration], float]
+) -> tuple[float, list[tuple[Registration, float]]]:
+    """The longest chain of waits, and each step's (resource, finish time)."""
+    edges = waits_for(plan)
+    by_urn = {r.urn: r for r in plan.resources}
+    finish: dict[str, float] = {}
+    before: dict[str, str | None] = {}
+
+    def done(urn: str) -> float:
+        if urn not in finish:
+            latest = max(edges[urn], key=done, default=None)
+            before[urn] = latest
+            finish[urn] = (done(latest) if latest else 0.0) + seconds(by_urn[urn])
+        return finish[urn]
+
+    last = max(edges, key=done)
+    path = []
+    step: str | None = last
+    while step:
+        path.append((by_urn[step], finish[step]))
+        step = before[step]
+    return finish[last], path[::-1]
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def _short(resource: Registration) -> str:
+    parts = resource.type.split(":")
+    return f"{parts[0]}:{parts[-1]} {resource.name}"
+
+
+def _fresh_python(code: str, *args: str, stdin: str | None = None) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def plan_against_import(stack: str, repeat: int) -> tuple[float, float, int]:
+    """Best-of-`repeat` plan seconds and bare-import seconds, and how many SDK modules."""
+    plans = [_fresh_python(_PLAN_RUN, stack) for _ in range(repeat)]
+    modules = plans[0]["modules"]
+    imports = [_fresh_python(_BARE_IMPORT, stdin=json.dumps(modules)) for _ in range(repeat)]
+    return min(p["seconds"] for p in plans), min(i["seconds"] for i in imports), len(modules)
+
+
+def growth(stack: str, counts: list[int], repeat: int) -> list[tuple[int, float, int]]:
+    """Plan seconds (best of `repeat`, in this process) and resource count per GPU node count."""
+    values = stack_config(stack)
+    pool = json.loads(values["gpu-fabric:gpuPool"])
+    run(stack)  # warm: imports and first-run caches are not what grows
+    rows = []
+    for count in counts:
+        config = {**values, "gpu-fabric:gpuPool": json.dumps({**pool, "nodeCount": count})}
+        best, size = float("inf"), 0
+        for _ in range(repeat):
+            started = time.perf_counter()
+            size = len(run(stack, config).resources)
+            best = min(best, time.perf_counter() - started)
+        rows.append((count, best, size))
+    return rows
+
+
+def report(stack: str, times: CreateTimes, repeat: int, counts: list[int]) -> list[str]:
+    plan = run(stack)
+    custom = [r for r in plan.resources if r.custom]
+    lines = [f"== {stack}: {len(plan.resources)} resources, {len(custom)} created by providers =="]
+    total, path = critical_path(plan, times.seconds)
+    serial = sum(times.seconds(r) for r in custom)
+    lines.append(
+        f"critical path of `pulumi up`: {_clock(total)} estimated wall time "
+        f"({len(path)} steps; {_clock(serial)} if every create ran one after another)"
+    )
+    for resource, finished in path:
+        lines.append(
+            f"  {_clock(finished - times.seconds(resource)):>7} +{_clock(times.seconds(resource))}"
+            f"  {_short(resource)}"
+        )
+    core_total, core_path = critical_path(
+        plan, lambda r: times.seconds(r) if times.is_core(r) else 0.0
+    )
+    core_steps = " -> ".join(r.name for r, _ in core_path if times.is_core(r))
+    lines.append(
+        f"lower bound from networks, cluster and node pools alone: {_clock(core_total)} "
+        f"({core_steps})"
+    )
+    plan_s, import_s, modules = plan_against_import(stack, repeat)
+    ratio = plan_s / import_s
+    verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
+    lines.append(
+        f"offline plan: {plan_s:.2f} s vs bare import of the {modules} SDK modules it uses: "
+        f"{import_s:.2f} s -> {ratio:.2f}x (goal <= {GOAL_RATIO}x: {verdict}; best of {repeat}, "
+        "fresh interpreters)"
+    )
+    if counts:
+        lines.append(
+            "plan time growth: note: a stack has one GPU node pool and no pool count to raise, so "
+            "1..16 pools cannot be planned; varying gpuPool.nodeCount instead (same resources):"
+        )
+        rows = growth(stack, counts, repeat)
+        for count, seconds, size in rows:
+            lines.append(f"  nodeCount {count:>3}: {seconds * 1000:7.1f} ms, {size} resources")
+        lines.append(f"  {counts[-1]} vs {counts[0]}: {rows[-1][1] / rows[0][1]:.2f}x")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stacks", nargs="*", help="stacks to measure (default: every stack file)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing, best kept")
+    parser.add_argument(
+        "--growth", default="1,2,4,8,16", help="GPU node counts to plan ('' to skip the growth)"
+    )
+    args = parser.parse_args(argv)
+    stacks = args.stacks or sorted(
+        p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
+    )
+    counts = [int(c) for c in args.growth.split(",") if c.strip()]
+    times = CreateTimes.load()
+    print(
+        "Estimates from bench/create_times.yaml and the offline plan's waits, not a deploy. "
+        "Timings on this machine."
+    )
+    for stack in stacks:
+        print("\n".join(report(stack, times, args.repeat, counts)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

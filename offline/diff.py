@@ -1,0 +1,432 @@
+"""Compare offline plans: what a change does to each stack, as a Markdown report (`make diff`).
+
+    python -m offline.diff OLD.json NEW.json      two plan files (build/plan/<stack>.json)
+    python -m offline.diff --base REV             every stack, planned at REV and in this tree
+
+The report lists the resources added, removed, replaced and updated in place, with each changed
+input's value before and after. Secret inputs never show a value: the plan files mask them and
+carry a fingerprint, so a change shows as "changed (secret)". A change to an input that forces a
+replacement (offline/replacements.yaml) is flagged loudly with what the replacement costs, and so is
+every resource replaced because something it needs is replaced.
+
+This is the offline plan compared with the offline plan, not `pulumi preview`: it knows nothing of
+the deployed state, so drift and provider-side defaults do not show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from offline.engine import ROOT, STACKS_DIR
+
+REPLACEMENTS_FILE = Path(__file__).with_name("replacements.yaml")
+DIFF_DIR = ROOT / "build" / "diff"
+
+ABSENT = object()
+"""An input that one side of the diff does not set."""
+
+_MAX_VALUE = 120
+
+
+@dataclass(frozen=True)
+class ReplaceRules:
+    """offline/replacements.yaml: the replace-forcing inputs of each resource type."""
+
+    types: dict[str, dict[str, Any]]
+    prefixes: dict[str, dict[str, Any]]
+
+    @classmethod
+    def load(cls, path: Path = REPLACEMENTS_FILE) -> ReplaceRules:
+        data = yaml.safe_load(path.read_text())
+        return cls(types=data["types"], prefixes=data["prefixes"])
+
+    def covers(self, type_: str) -> bool:
+        return type_ in self.types or any(type_.startswith(p) for p in self.prefixes)
+
+    def fields(self, type_: str) -> list[str]:
+        return self.types.get(type_, {}).get("replace", [])
+
+    def rank(self, type_: str) -> int:
+        """Where the type stands in replacements.yaml (the order the report lists them in)."""
+        order = list(self.types)
+        return order.index(type_) if type_ in order else len(order)
+
+    def cost(self, type_: str) -> str:
+        return " ".join(self.types.get(type_, {}).get("cost", "").split())
+
+    def forcing_field(self, type_: str, path: str, before: Any, after: Any) -> str | None:
+        """The listed input that makes this change a replacement, or None."""
+        bare = re.sub(r"\[\d+\]", "", path)
+        for rule in self.fields(type_):
+            if bare == rule or bare.startswith(rule + ".") or rule.startswith(bare + "."):
+                exception = self.types[type_].get("unless", {}).get(rule)
+                if exception == "widens" and _widens(before, after):
+                    continue
+                return rule
+        return None
+
+
+def _widens(before: Any, after: Any) -> bool:
+    """True if the CIDR `after` contains `before` (a subnet range that only grows)."""
+    try:
+        old, new = ipaddress.ip_network(before), ipaddress.ip_network(after)
+    except (TypeError, ValueError):
+        return False
+    return old.version == new.version and new.supernet_of(old)
+
+
+@dataclass
+class FieldChange:
+    path: str
+    before: Any
+    after: Any
+    secret: bool = False
+    forces: str | None = None
+    """The replace-forcing rule this change matched, if any."""
+
+
+@dataclass
+class ResourceChange:
+    urn: str
+    type: str
+    name: str
+    action: str
+    """create, delete, update or replace."""
+    fields: list[FieldChange] = field(default_factory=list)
+    reason: str = ""
+    """Why a replacement happens (the forcing input, or the replaced resource it follows)."""
+    nodes: int | None = None
+    """How many nodes a node pool has (what its replacement drains), if it says."""
+
+
+@dataclass
+class StackDiff:
+    stack: str
+    changes: list[ResourceChange]
+    outputs: list[FieldChange]
+    error: str = ""
+
+    def of_action(self, action: str) -> list[ResourceChange]:
+        return [c for c in self.changes if c.action == action]
+
+
+def leaves(value: Any, path: str = "") -> dict[str, Any]:
+    """Every leaf value by its input path (`a.b[0].c`); a list of plain values is one leaf."""
+    if isinstance(value, dict) and value:
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out.update(leaves(item, f"{path}.{key}" if path else key))
+        return out
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        out = {}
+        for i, item in enumerate(value):
+            out.update(leaves(item, f"{path}[{i}]"))
+        return out
+    return {path: value}
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
+
+
+def field_changes(
+    old: dict[str, Any], new: dict[str, Any], rules: ReplaceRules
+) -> list[FieldChange]:
+    """The input changes of one resource (plan-file form: secrets masked, with digests)."""
+    secret_paths = sorted(set(old.get("secretInputs", [])) | set(new.get("secretInputs", [])))
+    # Plan files written before secrets had fingerprints can only say which inputs are secret.
+    comparable = "secretDigests" in old and "secretDigests" in new
+    changes = []
+    for path in secret_paths:
+        was = path in old.get("secretInputs", [])
+        now = path in new.get("secretInputs", [])
+        digest_before = old.get("secretDigests", {}).get(path)
+        digest_after = new.get("secretDigests", {}).get(path)
+        if was != now or (comparable and digest_before != digest_after):
+            forces = rules.forcing_field(new["type"], path, None, None)
+            changes.append(FieldChange(path, None, None, secret=True, forces=forces))
+    before, after = leaves(old["inputs"]), leaves(new["inputs"])
+    for path in sorted(set(before) | set(after)):
+        if any(_under(path, s) for s in secret_paths):
+            continue
+        value_before, value_after = before.get(path, ABSENT), after.get(path, ABSENT)
+        if value_before != value_after:
+            forces = rules.forcing_field(new["type"], path, value_before, value_after)
+            changes.append(FieldChange(path, value_before, value_after, forces=forces))
+    return sorted(changes, key=lambda c: c.path)
+
+
+def diff_plans(old: dict[str, Any], new: dict[str, Any], rules: ReplaceRules) -> StackDiff:
+    """What turning plan `old` into plan `new` does, resource by resource."""
+    before = {r["urn"]: r for r in old.get("resources", [])}
+    after = {r["urn"]: r for r in new.get("resources", [])}
+    changes: dict[str, ResourceChange] = {}
+    for urn in sorted(set(before) - set(after)):
+        changes[urn] = ResourceChange(urn, before[urn]["type"], before[urn]["name"], "delete")
+    for urn in sorted(set(after) - set(before)):
+        changes[urn] = ResourceChange(urn, after[urn]["type"], after[urn]["name"], "create")
+    for urn in sorted(set(before) & set(after)):
+        resource = after[urn]
+        fields = field_changes(before[urn], resource, rules)
+        forced = sorted({f.forces for f in fields if f.forces})
+        if fields:
+            action = "replace" if forced else "update"
+            reason = f"forced by {', '.join(f'`{f}`' for f in forced)}" if forced else ""
+            changes[urn] = ResourceChange(
+                urn, resource["type"], resource["name"], action, fields, reason, _nodes(resource)
+            )
+    _follow_replacements(changes, before, after, rules)
+    return StackDiff(
+        stack=new.get("stack") or old.get("stack", "?"),
+        changes=sorted(changes.values(), key=lambda c: c.urn),
+        outputs=_output_changes(old.get("outputs", {}), new.get("outputs", {})),
+    )
+
+
+def _follow_replacements(
+    changes: dict[str, ResourceChange],
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+    rules: ReplaceRules,
+) -> None:
+    """Replace what must follow a replaced resource.
+
+    A replaced resource's outputs are unknown until it exists again, so a resource whose
+    replace-forcing input comes from it is replaced as well; so is every resource managed by a
+    replaced provider.
+    """
+    names = {urn: r["name"] for urn, r in after.items()}
+    settled = False
+    while not settled:
+        settled = True
+        replaced = {urn for urn, c in changes.items() if c.action == "replace"}
+        for urn in sorted(set(before) & set(after)):
+            if urn in replaced:
+                continue
+            resource = after[urn]
+            reason = ""
+            if resource.get("provider") in replaced:
+                reason = f"its provider {names[resource['provider']]} is replaced"
+            roots = {re.split(r"[.\[]", f)[0] for f in rules.fields(resource["type"])}
+            for prop, urns in sorted(resource.get("propertyDependencies", {}).items()):
+                hit = sorted(names[u] for u in urns if u in replaced)
+                if prop in roots and hit and not reason:
+                    reason = f"`{prop}` comes from {', '.join(hit)} (replaced)"
+            if reason:
+                change = changes.setdefault(
+                    urn,
+                    ResourceChange(
+                        urn, resource["type"], resource["name"], "update", nodes=_nodes(resource)
+                    ),
+                )
+                change.action, change.reason = "replace", reason
+                settled = False
+
+
+def _nodes(resource: dict[str, Any]) -> int | None:
+    """A node pool's node count: GKE `nodeCount`, OKE `nodeConfigDetails.size`."""
+    inputs = resource.get("inputs", {})
+    count = inputs.get("nodeCount", (inputs.get("nodeConfigDetails") or {}).get("size"))
+    return count if isinstance(count, int) else None
+
+
+def _output_changes(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
+    changes = []
+    for name in sorted(set(old) | set(new)):
+        value_before, value_after = old.get(name, ABSENT), new.get(name, ABSENT)
+        if value_before != value_after:
+            secret = "[secret]" in (value_before, value_after)
+            changes.append(FieldChange(name, value_before, value_after, secret=secret))
+    return changes
+
+
+# --- Markdown ---
+
+
+def _value(value: Any) -> str:
+    if value is ABSENT:
+        return "(absent)"
+    text = json.dumps(value)
+    if len(text) > _MAX_VALUE:
+        text = text[: _MAX_VALUE - 3] + "..."
+    return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
+
+
+def _field_table(fields: list[FieldChange]) -> list[str]:
+    lines = ["| input | before | after | |", "| --- | --- | --- | --- |"]
+    for f in fields:
+        note = f"**forces replacement** (`{f.forces}`)" if f.forces else ""
+        if f.secret:
+            lines.append(f"| `{f.path}` | changed (secret) | | {note} |")
+        else:
+            lines.append(f"| `{f.path}` | {_value(f.before)} | {_value(f.after)} | {note} |")
+    return lines
+
+
+def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
+    if diff.error:
+        return f"## Stack `{diff.stack}`: no diff\n\n{diff.error}\n"
+    counts = {a: len(diff.of_action(a)) for a in ("replace", "update", "create", "delete")}
+    if not any(counts.values()) and not diff.outputs:
+        return f"## Stack `{diff.stack}`: no changes\n"
+    lines = [
+        f"## Stack `{diff.stack}`: {counts['replace']} to replace, {counts['update']} to update, "
+        f"{counts['create']} to add, {counts['delete']} to remove",
+        "",
+    ]
+    replaced = diff.of_action("replace")
+    if replaced:
+        lines += [
+            "> [!CAUTION]",
+            f"> **{len(replaced)} resource(s) will be REPLACED** (deleted and created again):",
+        ]
+        by_type: dict[str, list[str]] = {}
+        for change in replaced:
+            nodes = f" ({change.nodes} nodes)" if change.nodes is not None else ""
+            by_type.setdefault(change.type, []).append(f"`{change.name}`{nodes}")
+        for type_ in sorted(by_type, key=rules.rank):
+            lines.append(
+                f"> - **REPLACE** {len(by_type[type_])} x `{type_}` ({', '.join(by_type[type_])})."
+                f" **Cost:** {rules.cost(type_) or 'not recorded'}"
+            )
+        lines += ["", "### Replace", ""]
+        for change in sorted(replaced, key=lambda c: (rules.rank(c.type), c.name)):
+            lines.append(f"- `{change.name}` (`{change.type}`): {change.reason}")
+            if change.fields:
+                lines += ["", *_field_table(change.fields), ""]
+        lines.append("")
+    for change in diff.of_action("update"):
+        lines += [f"### Update in place: `{change.name}` (`{change.type}`)", ""]
+        lines += [*_field_table(change.fields), ""]
+    for action, title in (("create", "Add"), ("delete", "Remove")):
+        if diff.of_action(action):
+            lines += [f"### {title}", ""]
+            lines += [f"- `{c.name}` (`{c.type}`)" for c in diff.of_action(action)]
+            lines.append("")
+    if diff.outputs:
+        lines += ["### Stack outputs", "", *_field_table(diff.outputs), ""]
+    return "\n".join(lines)
+
+
+def render(diffs: list[StackDiff], rules: ReplaceRules, title: str) -> str:
+    header = [
+        f"# {title}",
+        "",
+        "Offline plans under Pulumi mocks (`make diff`), not `pulumi preview`: no cloud state was "
+        "read.",
+        "",
+    ]
+    return "\n".join(header + [render_stack(d, rules) for d in diffs]).rstrip("\n") + "\n"
+
+
+# --- Planning a git revision ---
+
+
+def plan_tree(tree: Path, out_dir: Path) -> dict[str, str]:
+    """Plan every stack file of the checkout `tree` into `out_dir`; returns errors by stack."""
+    errors = {}
+    for stack_file in sorted((tree / STACKS_DIR.relative_to(ROOT)).glob("Pulumi.*.yaml")):
+        stack = stack_file.name[len("Pulumi.") : -len(".yaml")]
+        result = subprocess.run(
+            [sys.executable, "-m", "offline.plan", stack, "--out", str(out_dir)],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            errors[stack] = (result.stderr or result.stdout).strip()
+    return errors
+
+
+def plan_revision(rev: str, out_dir: Path) -> dict[str, str]:
+    """Plan every stack of git revision `rev` (in a temporary worktree) into `out_dir`."""
+    with tempfile.TemporaryDirectory(prefix="gpu-fabric-diff-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(
+            ["git", "worktree", "add", "--quiet", "--detach", str(tree), rev],
+            cwd=ROOT,
+            check=True,
+        )
+        try:
+            return plan_tree(tree, out_dir)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT)
+
+
+def diff_dirs(
+    old_dir: Path, new_dir: Path, errors: dict[str, str], rules: ReplaceRules
+) -> list[StackDiff]:
+    stacks = sorted(
+        {p.stem for p in [*old_dir.glob("*.json"), *new_dir.glob("*.json")]} | set(errors)
+    )
+    diffs = []
+    for stack in stacks:
+        if stack in errors:
+            diffs.append(StackDiff(stack, [], [], error=f"```\n{errors[stack]}\n```"))
+            continue
+        old, new = (_read(d / f"{stack}.json", stack) for d in (old_dir, new_dir))
+        diffs.append(diff_plans(old, new, rules))
+    return diffs
+
+
+def _read(path: Path, stack: str) -> dict[str, Any]:
+    """A plan file; a stack that does not exist on one side is an empty plan there."""
+    return json.loads(path.read_text()) if path.exists() else {"stack": stack, "resources": []}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("old", nargs="?", type=Path, help="plan file before the change")
+    parser.add_argument("new", nargs="?", type=Path, help="plan file after the change")
+    parser.add_argument("--base", help="git revision to compare this tree's plans with")
+    parser.add_argument("--out", type=Path, help="also write the report to this file")
+    args = parser.parse_args(argv)
+    rules = ReplaceRules.load()
+    if args.base:
+        if args.old or args.new:
+            parser.error("give either OLD and NEW plan files or --base, not both")
+        base_dir, head_dir = DIFF_DIR / "base", DIFF_DIR / "head"
+        for folder in (base_dir, head_dir):
+            shutil.rmtree(folder, ignore_errors=True)
+        errors = {
+            s: f"plan failed at {args.base}:\n{e}"
+            for s, e in plan_revision(args.base, base_dir).items()
+        }
+        head_errors = plan_tree(ROOT, head_dir)
+        errors.update({s: f"plan failed in this tree:\n{e}" for s, e in head_errors.items()})
+        diffs = diff_dirs(base_dir, head_dir, errors, rules)
+        title = f"gpu-fabric plan diff: `{args.base}` -> this tree"
+        failed = bool(head_errors)
+    elif args.old and args.new:
+        missing = [p for p in (args.old, args.new) if not p.exists()]
+        if missing:
+            print(f"error: no plan file {missing[0]} (run `make plan STACK=...`)", file=sys.stderr)
+            return 2
+        old, new = json.loads(args.old.read_text()), json.loads(args.new.read_text())
+        diffs = [diff_plans(old, new, rules)]
+        title = f"gpu-fabric plan diff: `{args.old}` -> `{args.new}`"
+        failed = False
+    else:
+        parser.error("give OLD and NEW plan files, or --base REV")
+    report = render(diffs, rules, title)
+    sys.stdout.write(report)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(report)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""`make diff`: what a change does to a stack, with replacements flagged and secrets masked."""
+
+from __future__ import annotations
+
+import collections.abc
+import json
+import typing
+
+import pytest
+from pulumi import _types
+
+from offline import diff
+from offline.engine import STACKS_DIR, Plan, Registration
+from tests.conftest import run_stack
+from tests.test_provider_inputs import SDKS, args_class
+
+RULES = diff.ReplaceRules.load()
+
+# What the OKE stack (built concurrently) creates, so the coverage holds once it lands.
+OKE_TYPES = [
+    "oci:Core/vcn:Vcn",
+    "oci:Core/subnet:Subnet",
+    "oci:Core/natGateway:NatGateway",
+    "oci:Core/serviceGateway:ServiceGateway",
+    "oci:Core/internetGateway:InternetGateway",
+    "oci:Core/routeTable:RouteTable",
+    "oci:Core/networkSecurityGroup:NetworkSecurityGroup",
+    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule",
+    "oci:Core/securityList:SecurityList",
+    "oci:ContainerEngine/cluster:Cluster",
+    "oci:ContainerEngine/nodePool:NodePool",
+    "oci:Core/computeCluster:ComputeCluster",
+    "oci:Core/instance:Instance",
+    "oci:Identity/dynamicGroup:DynamicGroup",
+    "oci:Identity/policy:Policy",
+    "kubernetes:helm.sh/v3:Release",
+    "kubernetes:resource.k8s.io/v1:DeviceClass",
+    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate",
+    "kubernetes:core/v1:Namespace",
+    "kubernetes:core/v1:ConfigMap",
+    "kubernetes:kubeflow.org/v2beta1:MPIJob",
+]
+
+
+def as_file(plan: Plan) -> dict:
+    """The plan as `make plan` writes it (build/plan/<stack>.json)."""
+    return {
+        "stack": plan.stack,
+        "resources": [r.as_json() for r in plan.resources],
+        "outputs": {
+            k: "[secret]" if k in plan.secret_outputs else v for k, v in plan.outputs.items()
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def a3_file() -> dict:
+    return as_file(run_stack())
+
+
+def diff_with(base: dict, changes: dict, stack: str = "a3-prod") -> diff.StackDiff:
+    return diff.diff_plans(base, as_file(run_stack(changes, stack=stack)), RULES)
+
+
+def change_of(result: diff.StackDiff, name: str) -> diff.ResourceChange:
+    (match,) = [c for c in result.changes if c.name == name]
+    return match
+
+
+def test_nothing_changed(a3_file):
+    result = diff.diff_plans(a3_file, a3_file, RULES)
+    assert result.changes == [] and result.outputs == []
+    assert diff.render_stack(result, RULES) == "## Stack `a3-prod`: no changes\n"
+
+
+def test_an_in_place_change_names_the_resource_and_field(a3_file):
+    result = diff_with(a3_file, {"gpu-fabric:gpuPool.nodeCount": 3})
+    (change,) = result.changes
+    assert (change.name, change.action) == ("a3-prod-a3-highgpu", "update")
+    assert [(f.path, f.before, f.after, f.forces) for f in change.fields] == [
+        ("nodeCount", 2, 3, None)
+    ]
+    report = diff.render_stack(result, RULES)
+    assert "### Update in place: `a3-prod-a3-highgpu` (`gcp:container/nodePool:NodePool`)" in report
+    assert "| `nodeCount` | `2` | `3` |  |" in report
+    assert "REPLACE" not in report
+
+
+def test_a_gpu_vpc_mtu_change_is_a_replacement_with_its_cost(a3_file):
+    result = diff_with(a3_file, {"gpu-fabric:network.nics.gpu.mtu": 8000})
+    network = change_of(result, "a3-prod-net-1-network")
+    assert (network.action, network.reason) == ("replace", "forced by `mtu`")
+    assert [(f.path, f.before, f.after) for f in network.fields] == [("mtu", 8244, 8000)]
+    # What follows from it: the subnets and firewall rules, and the GPU node pool they carry.
+    pool = change_of(result, "a3-prod-a3-highgpu")
+    assert pool.action == "replace" and pool.fields == []
+    assert pool.reason.startswith("`networkConfig` comes from a3-prod-net-1-network")
+    replaced = {c.name for c in result.of_action("replace")}
+    assert {f"a3-prod-net-{n}-sub-0" for n in range(1, 5)} <= replaced
+    assert "a3-prod" not in replaced  # the cluster does not use the GPU VPCs
+    assert result.of_action("update") == []
+    report = diff.render_stack(result, RULES)
+    assert "> [!CAUTION]" in report
+    assert "**REPLACE** 1 x `gcp:container/nodePool:NodePool` (`a3-prod-a3-highgpu` (2 nodes))" in (
+        report
+    )
+    assert "drains and recreates every GPU node" in report
+    assert "| `mtu` | `8244` | `8000` | **forces replacement** (`mtu`) |" in report
+
+
+def test_a_replace_forcing_node_pool_field_is_flagged(a3_file):
+    result = diff_with(a3_file, {"gpu-fabric:gpuPool.localSsd": False})
+    pool = change_of(result, "a3-prod-a3-highgpu")
+    assert pool.action == "replace"
+    assert pool.reason == "forced by `nodeConfig.ephemeralStorageLocalSsdConfig`"
+    (field,) = pool.fields
+    assert (field.path, field.before, field.after) == (
+        "nodeConfig.ephemeralStorageLocalSsdConfig.localSsdCount",
+        16,
+        diff.ABSENT,
+    )
+    assert "`16` | (absent) | **forces replacement**" in diff.render_stack(result, RULES)
+
+
+def test_moving_the_primary_subnet_replaces_the_cluster_and_everything_in_it(a3_file):
+    widened = diff_with(a3_file, {"gpu-fabric:network.primary.subnetCidr": "10.0.0.0/19"})
+    assert [(c.name, c.action) for c in widened.changes] == [("a3-prod-primary-sub", "update")]
+
+    moved = diff_with(a3_file, {"gpu-fabric:network.primary.subnetCidr": "10.2.0.0/20"})
+    cluster = next(c for c in moved.changes if c.type == "gcp:container/cluster:Cluster")
+    assert (cluster.action, cluster.reason) == (
+        "replace",
+        "`subnetwork` comes from a3-prod-primary-sub (replaced)",
+    )
+    assert change_of(moved, "a3-prod-k8s").action == "replace"
+    network_object = change_of(moved, "a3-prod-networks-network-vpc1")
+    assert network_object.reason == "its provider a3-prod-k8s is replaced"
+    assert change_of(moved, "a3-prod-a3-highgpu").action == "replace"
+    assert "every workload, node pool" in diff.render_stack(moved, RULES)
+
+
+def test_added_and_removed_resources(a3_file):
+    with_smoke_test = as_file(run_stack({"gpu-fabric:smokeTest": True}))
+    added = diff.diff_plans(a3_file, with_smoke_test, RULES)
+    assert {c.action for c in added.changes} == {"create"}
+    pods = sorted(c.name for c in added.changes if c.type == "kubernetes:core/v1:Pod")
+    assert pods == ["a3-prod-nccl-test-nccl-test-host-1", "a3-prod-nccl-test-nccl-test-host-2"]
+    removed = diff.diff_plans(with_smoke_test, a3_file, RULES)
+    assert {c.name for c in removed.of_action("delete")} == {c.name for c in added.changes}
+    report = diff.render_stack(removed, RULES)
+    assert "### Remove" in report and "- `a3-prod-nccl-test-nccl-test-host-1`" in report
+
+
+def _provider(kubeconfig: str) -> dict:
+    registration = Registration(
+        urn="urn:pulumi:s::p::pulumi:providers:kubernetes::k8s",
+        type="pulumi:providers:kubernetes",
+        name="k8s",
+        parent="",
+        custom=True,
+        provider="",
+        dependencies=[],
+        property_dependencies={},
+        inputs={"kubeconfig": kubeconfig, "clusterIdentifier": "c"},
+        protect=False,
+        delete_before_replace=False,
+        ignore_changes=[],
+        secret_inputs=["kubeconfig"],
+    )
+    return {"stack": "s", "resources": [registration.as_json()]}
+
+
+def test_a_secret_change_shows_without_its_values():
+    old, new = _provider("token: hunter2"), _provider("token: swordfish")
+    assert "hunter2" not in json.dumps(old)  # the plan file masks it
+    result = diff.diff_plans(old, new, RULES)
+    (change,) = result.changes
+    (field,) = change.fields
+    assert (change.action, field.path, field.secret) == ("update", "kubeconfig", True)
+    report = diff.render_stack(result, RULES)
+    assert "| `kubeconfig` | changed (secret) | |  |" in report
+    assert "hunter2" not in report and "swordfish" not in report and "[secret]" not in report
+    assert diff.diff_plans(old, _provider("token: hunter2"), RULES).changes == []
+
+
+def test_a_plan_file_without_secret_fingerprints_compares_only_what_is_secret():
+    old, new = _provider("a"), _provider("b")
+    del old["resources"][0]["secretDigests"]
+    assert diff.diff_plans(old, new, RULES).changes == []
+
+
+def test_a_widened_subnet_range_updates_and_any_other_range_replaces():
+    subnet = "gcp:compute/subnetwork:Subnetwork"
+    assert RULES.forcing_field(subnet, "ipCidrRange", "10.0.0.0/24", "10.0.0.0/23") is None
+    assert RULES.forcing_field(subnet, "ipCidrRange", "10.0.0.0/23", "10.0.0.0/24") == (
+        "ipCidrRange"
+    )
+    assert RULES.forcing_field(subnet, "ipCidrRange", "10.0.0.0/24", "10.0.1.0/24") == (
+        "ipCidrRange"
+    )
+
+
+def test_a_kubernetes_object_rename_replaces_it():
+    rule = RULES.forcing_field
+    assert rule("kubernetes:networking.gke.io/v1:Network", "metadata.name", "a", "b")
+    assert rule("kubernetes:networking.gke.io/v1:Network", "spec.type", "L3", "Device") is None
+    assert rule("kubernetes:core/v1:ConfigMap", "metadata.namespace", "a", "b")
+
+
+def test_the_cli_compares_two_plan_files(tmp_path, a3_file, capsys):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(a3_file))
+    changed = json.loads(json.dumps(a3_file))
+    for resource in changed["resources"]:
+        if resource["name"] == "a3-prod-system":
+            resource["inputs"]["nodeCount"] = 2
+    new.write_text(json.dumps(changed))
+    assert diff.main([str(old), str(new), "--out", str(tmp_path / "r.md")]) == 0
+    out = capsys.readouterr().out
+    assert "## Stack `a3-prod`: 0 to replace, 1 to update, 0 to add, 0 to remove" in out
+    assert (tmp_path / "r.md").read_text() == out
+    assert diff.main([str(tmp_path / "nope.json"), str(new)]) == 2
+
+
+def _stack_types() -> set[str]:
+    from offline.engine import run
+
+    stacks = sorted(
+        p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
+    )
+    assert len(stacks) >= 2
+    options = {"gpu-fabric:smokeTest": True}  # the optional Pods, where the platform has them
+    return {r.type for s in stacks for r in run(s).resources} | {
+        r.type for r in run_stack(options).resources
+    }
+
+
+def test_every_resource_type_the_stacks_create_is_covered():
+    types = _stack_types() | set(OKE_TYPES)
+    assert "gcp:container/nodePool:NodePool" in types
+    assert sorted(t for t in types if not RULES.covers(t)) == []
+    for type_, rule in RULES.types.items():
+        assert set(rule) >= {"replace", "cost", "source"}, type_
+        assert rule["source"].strip() and rule["cost"].strip(), type_
+
+
+@pytest.mark.parametrize(
+    "type_", [t for t in RULES.types if t.split(":")[0] in SDKS], ids=lambda t: t.split(":")[-1]
+)
+def test_every_listed_field_is_an_input_of_the_sdk(type_):
+    """A misspelled field would silently never match; check each against the typed Args."""
+    for path in RULES.fields(type_):
+        cls: typing.Any = args_class(type_)
+        for part in path.split("."):
+            if typing.get_origin(cls) in (dict, collections.abc.Mapping):
+                break  # a map (e.g. instance metadata) takes any key
+            types = _types.input_type_types(cls)
+            assert part in types, f"{type_}: {path}"
+            cls = _types.unwrap_type(types[part])
+            if typing.get_origin(cls) in (list, typing.Sequence):
+                (cls,) = typing.get_args(cls)
+                cls = _types.unwrap_type(cls)
+
+
+def test_a_stack_on_one_side_only_and_a_failed_plan(tmp_path, a3_file):
+    base, head = tmp_path / "base", tmp_path / "head"
+    base.mkdir()
+    head.mkdir()
+    (base / "a3-prod.json").write_text(json.dumps(a3_file))
+    errors = {"oke-prod": "plan failed in this tree:\nerror: stack 'oke-prod': 1 problem"}
+    gone, failed = diff.diff_dirs(base, head, errors, RULES)
+    assert gone.stack == "a3-prod" and {c.action for c in gone.changes} == {"delete"}
+    assert len(gone.changes) == len(a3_file["resources"])
+    report = diff.render_stack(failed, RULES)
+    assert report.startswith("## Stack `oke-prod`: no diff") and "1 problem" in report
