@@ -14,9 +14,7 @@ from components.oke import claims
 from components.oke.config import ClaimShape
 from offline.engine import MOCK_OKE_CA, Plan, manifest, run
 from tests.conftest import DELETE, run_stack
-from tests.seed import OKE_SEED, seed_file, seed_objects
-
-pytestmark = pytest.mark.skipif(not OKE_SEED.exists(), reason="needs ../shared/seeds")
+from tests.seed import seed_file, seed_objects
 
 STACK = "oke-dranet"
 VCN = "oci:Core/vcn:Vcn"
