@@ -3,9 +3,12 @@
 import pulumi
 
 from components.platforms import build
+from components.secrets import keep_secret, mark_derived_secrets
 from components.stack_config import load_stack_config
 
-config = load_stack_config()  # validates everything before any resource is registered
+# Validates everything before any resource is registered.
+config, secret_texts = load_stack_config()
+mark_derived_secrets(secret_texts)
 
 for name, value in build(config).items():
-    pulumi.export(name, value)
+    pulumi.export(name, keep_secret(value, secret_texts))

@@ -275,10 +275,3 @@ class Catalog(_Data):
 def catalog() -> Catalog:
     """The parsed catalog (read once)."""
     return Catalog.model_validate(yaml.safe_load(CATALOG_FILE.read_text()))
-
-
-def image_tag(image: str) -> str:
-    """The tag of an image reference (`repo/name:tag[@digest]`), or '' when it has none."""
-    name = image.split("@", 1)[0]
-    last = name.rsplit("/", 1)[-1]
-    return last.split(":", 1)[1] if ":" in last else ""

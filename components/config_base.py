@@ -7,6 +7,8 @@ models (`components/<platform>/config.py`) use them, and its cross-field rules l
 from __future__ import annotations
 
 import ipaddress
+import re
+from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated
 
@@ -25,10 +27,20 @@ class Platform(str, Enum):
 
 
 class ConfigModel(BaseModel):
-    """A section of stack config: camelCase keys, unknown keys refused, immutable once parsed."""
+    """A section of stack config: camelCase keys, unknown keys refused, immutable once parsed.
+
+    Strict: a value is used as written or refused, never coerced (`nodeCount: yes` is not 1, a
+    version `1.30` is not the text "1.3"). Keys are read by their stack-file names (aliases)
+    only, so `gpu-fabric:project` cannot stand in for the provider's own `gcp:project`.
+    """
 
     model_config = ConfigDict(
-        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True
+        extra="forbid",
+        frozen=True,
+        strict=True,
+        alias_generator=to_camel,
+        validate_by_name=False,
+        validate_by_alias=True,
     )
 
 
@@ -67,3 +79,55 @@ Cidr = Annotated[str, AfterValidator(_cidr)]
 SourceRange = Annotated[str, AfterValidator(_source_range)]
 """An IPv4 range that may reach something: never /0."""
 NodeCount = Annotated[int, AfterValidator(_not_negative)]
+
+
+# A container image reference, per the distribution project's reference grammar
+# (github.com/distribution/reference): [domain[:port]/]path[:tag][@digest].
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_DOMAIN = (
+    r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*"
+)
+_IMAGE = re.compile(
+    rf"^(?P<repository>(?:{_DOMAIN}(?::[0-9]+)?/)?{_COMPONENT}(?:/{_COMPONENT})*)"
+    r"(?::(?P<tag>[\w][\w.-]{0,127}))?"
+    r"(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$"
+)
+
+
+@dataclass(frozen=True)
+class ImageReference:
+    repository: str
+    tag: str | None
+    digest: str | None
+
+
+def parse_image(text: str) -> ImageReference:
+    match = _IMAGE.match(text)
+    if not match:
+        raise ValueError(
+            "not an image reference; write REGISTRY/REPOSITORY:TAG, optionally @sha256:DIGEST"
+        )
+    return ImageReference(match["repository"], match["tag"], match["digest"])
+
+
+def _image(value: str) -> str:
+    image = parse_image(value)
+    if image.tag is None and image.digest is None:
+        raise ValueError("has no tag or digest, so it would pull whatever is newest; pin a version")
+    if image.tag == "latest":
+        raise ValueError("`latest` moves under you; pin a version tag (and digest)")
+    return value
+
+
+def _version_text(value: str) -> str:
+    if not value or value != value.strip() or " " in value:
+        raise ValueError(
+            "must be a version, e.g. 1.5.0, without spaces; remove the key to use the catalog's"
+        )
+    return value
+
+
+ImageRef = Annotated[str, AfterValidator(_image)]
+"""A pinned container image: parsed, with a tag or digest, never `latest`."""
+VersionText = Annotated[str, AfterValidator(_version_text)]
+"""A version or tag as text, never empty."""

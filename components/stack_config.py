@@ -21,6 +21,7 @@ from .gke.config import GkeA3HighConfig, GkeA4xConfig
 from .oke import checks as oke_checks
 from .oke.config import REGION_KEY, TENANCY_KEY, OkeDranetConfig
 from .problems import MISSING, ConfigError, Problem
+from .secrets import secret_texts
 
 StackConfig = Annotated[
     GkeA3HighConfig | GkeA4xConfig | OkeDranetConfig, Field(discriminator="platform")
@@ -37,14 +38,23 @@ CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
     Platform.GKE_A4X: gke_checks.cross_field_problems,
     Platform.OKE_DRANET: oke_checks.cross_field_problems,
 }
-PROVIDER_KEYS: dict[str, str] = {
-    "project": "gcp:project",
-    "tenancyOcid": TENANCY_KEY,
-    "ociRegion": REGION_KEY,
-}
-"""Model field (camelCase) -> the provider's own stack key it is read from."""
+PROVIDER_KEYS = {"gcp:project", TENANCY_KEY, REGION_KEY}
+"""The provider keys the program reads, each under its own name (a field alias)."""
 
 _ADAPTER: TypeAdapter = TypeAdapter(StackConfig)
+_PROVIDER_KEY_NAMES = {k.split(":", 1)[1]: k for k in PROVIDER_KEYS}
+"""`project` -> `gcp:project`: a package key that shadows a provider key is refused by name."""
+
+# What a value of the wrong type must be, in the stack file's words.
+_TYPE_FIXES = {
+    "string_type": 'must be text; quote it in the stack file (a version 1.30 must be "1.30")',
+    "int_type": "must be a whole number, written without quotes (not yes/no)",
+    "bool_type": "must be true or false, written without quotes",
+    "list_type": "must be a list",
+    "dict_type": "must be a mapping of keys to values",
+    "model_type": "must be a mapping of keys to values",
+    "model_attributes_type": "must be a mapping of keys to values",
+}
 
 
 # --- pydantic's per-field errors, in the stack file's words ------------------------------------
@@ -52,7 +62,7 @@ _ADAPTER: TypeAdapter = TypeAdapter(StackConfig)
 
 def _stack_key(loc: tuple) -> str:
     if loc and loc[0] in PROVIDER_KEYS:
-        return PROVIDER_KEYS[loc[0]]
+        return loc[0]
     path = ".".join(str(part) if not isinstance(part, int) else f"[{part}]" for part in loc)
     return f"{NAMESPACE}:{path.replace('.[', '[')}"
 
@@ -71,7 +81,7 @@ def _model_at(model: type[BaseModel], path: tuple) -> type[BaseModel] | None:
     for part in path[:-1]:
         if isinstance(part, int):
             continue
-        field = next((f for n, f in model.model_fields.items() if part in (n, f.alias)), None)
+        field = next((f for n, f in model.model_fields.items() if part == (f.alias or n)), None)
         if field is None:  # a dict key (e.g. a NIC group name): the value's model is next
             continue
         nested = _nested_models(field.annotation)
@@ -84,7 +94,7 @@ def _model_at(model: type[BaseModel], path: tuple) -> type[BaseModel] | None:
 def _has_key(model: type[BaseModel], path: tuple) -> bool:
     owner = _model_at(model, path)
     return owner is not None and any(
-        path[-1] in (n, f.alias) for n, f in owner.model_fields.items()
+        path[-1] == (f.alias or n) for n, f in owner.model_fields.items()
     )
 
 
@@ -103,9 +113,17 @@ def _unknown_key(platform: Platform, path: tuple, value: Any) -> Problem:
             f"not for platform {platform.value}: a key of {names}"
             f"{f' ({why})' if why else ''}; remove it",
         )
+    if len(path) == 1 and str(path[0]) in _PROVIDER_KEY_NAMES:
+        provider_key = _PROVIDER_KEY_NAMES[str(path[0])]
+        return Problem(
+            key,
+            value,
+            f"this is read from the provider's own key {provider_key} only (one source of the "
+            f"identity); set {provider_key} and remove {key}",
+        )
     model = _model_at(MODELS[platform], path)
     known = sorted(f.alias or n for n, f in model.model_fields.items()) if model else []
-    known = [k for k in known if k != "platform"]
+    known = [k for k in known if k != "platform" and k not in PROVIDER_KEYS]
     close = difflib.get_close_matches(str(path[-1]), known, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return Problem(key, value, f"unknown key; {hint}remove it or use one of: {', '.join(known)}")
@@ -138,6 +156,8 @@ def _problem_from_pydantic(error: dict) -> Problem:
         return Problem(key, error["input"], f"must be one of {error['ctx']['expected']}")
     if kind == "literal_error":
         return Problem(key, error["input"], f"must be {error['ctx']['expected']}")
+    if kind in _TYPE_FIXES:
+        return Problem(key, error["input"], f"{_TYPE_FIXES[kind]}; fix the value in the stack file")
     return Problem(key, error["input"], f"{error['msg']}; fix the value in the stack file")
 
 
@@ -147,7 +167,9 @@ def _problem_from_pydantic(error: dict) -> Problem:
 def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
     """Validate a raw config mapping (camelCase keys, as in a stack file) or raise ConfigError."""
     try:
-        cfg = _ADAPTER.validate_python(raw)
+        # As JSON, which is what Pulumi hands a program: strict models then take enum values and
+        # literals as written, and refuse every coercion (see ConfigModel).
+        cfg = _ADAPTER.validate_json(json.dumps(raw))
     except ValidationError as err:
         raise ConfigError(stack, [_problem_from_pydantic(e) for e in err.errors()]) from None
     problems = CROSS_FIELD_RULES[cfg.platform](cfg)
@@ -156,19 +178,72 @@ def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
     return cfg
 
 
-def raw_from_pulumi_config(values: dict[str, Any]) -> dict[str, Any]:
+# Namespaces a stack file may use besides the project's own: the providers this program uses, and
+# Pulumi's own settings (`pulumi:tags`, `pulumi:disable-default-providers`).
+OTHER_NAMESPACES = {"gcp", "oci", "kubernetes", "command", "pulumi"} | {
+    key.split(":", 1)[0] for key in PROVIDER_KEYS
+}
+
+
+def key_problems(values: dict[str, Any], project: str = NAMESPACE) -> list[Problem]:
+    """Keys that no part of the program would read: every key is used as written or refused."""
+    known = {project, *OTHER_NAMESPACES}
+    problems = []
+    for key, value in values.items():
+        namespace, colon, name = key.partition(":")
+        if not colon:
+            problems.append(Problem(key, value, f"has no namespace; write it as {project}:{key}"))
+        elif namespace not in known:
+            close = difflib.get_close_matches(namespace, sorted(known), n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}:{name}? " if close else ""
+            problems.append(
+                Problem(
+                    key,
+                    value,
+                    f"the namespace {namespace!r} is neither this project's ({project}) nor a "
+                    f"provider's this program uses ({', '.join(sorted(OTHER_NAMESPACES))}); "
+                    f"{hint}fix or remove it",
+                )
+            )
+        elif namespace == project and "." in name:
+            head = name.split(".", 1)[0]
+            problems.append(
+                Problem(
+                    key,
+                    value,
+                    f"a flat key: `pulumi config set` wrote it without --path, so no part of the "
+                    f"config reads it. Nest it under {project}:{head}: "
+                    f"`pulumi config rm '{name}'` and `pulumi config set --path '{name}' VALUE`",
+                )
+            )
+    return problems
+
+
+def parse_pulumi_config(values: dict[str, Any], stack: str, project: str = NAMESPACE):
+    """Validate Pulumi's config map (keys and values) into the stack's config, or raise."""
+    problems = key_problems(values, project)
+    known = {k: v for k, v in values.items() if k.partition(":")[0] in (project, *OTHER_NAMESPACES)}
+    try:
+        cfg = parse(raw_from_pulumi_config(known, project), stack)
+    except ConfigError as err:
+        raise ConfigError(stack, problems + err.problems) from None
+    if problems:
+        raise ConfigError(stack, problems)
+    return cfg
+
+
+def raw_from_pulumi_config(values: dict[str, Any], project: str = NAMESPACE) -> dict[str, Any]:
     """Turn Pulumi's flat config map (`gpu-fabric:gke` -> JSON text) into a raw mapping.
 
     Every `gpu-fabric:*` key is kept, so an unknown top-level key is reported, not ignored; the
     provider keys of `PROVIDER_KEYS` are read under their field names.
     """
-    from_provider = {stack_key: field for field, stack_key in PROVIDER_KEYS.items()}
     raw: dict[str, Any] = {}
     for key, value in values.items():
         namespace, _, name = key.partition(":")
-        if key in from_provider:
-            raw[from_provider[key]] = value
-        elif namespace == NAMESPACE:
+        if key in PROVIDER_KEYS:
+            raw[key] = value
+        elif namespace == project and "." not in name:
             raw[name] = _decode(value)
     return raw
 
@@ -182,13 +257,18 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def load_stack_config() -> StackConfig:
-    """Read and validate the current stack's config (call before registering any resource)."""
+def load_stack_config() -> tuple[StackConfig, set[str]]:
+    """Read and validate the current stack's config (call before registering any resource).
+
+    Also returns the texts of its secret keys, which must stay secret in whatever uses them.
+    """
     import pulumi
     from pulumi.runtime import config as runtime_config
 
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    cfg = parse(raw_from_pulumi_config(values), pulumi.get_stack())
+    cfg = parse_pulumi_config(values, pulumi.get_stack(), pulumi.get_project())
     for warning in cfg.warnings:
         pulumi.log.warn(warning)
-    return cfg
+    secret_keys = [k for k in values if runtime_config.is_config_secret(k)]
+    secret_keys += runtime_config.get_config_secret_keys_env()
+    return cfg, secret_texts(values, secret_keys)

@@ -23,6 +23,8 @@ from pulumi.runtime.settings import get_root_resource, set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from components.problems import MISSING, ConfigError, Problem
+
 _SIG_KEY = pulumi.runtime.rpc._special_sig_key
 _SECRET_SIG = pulumi.runtime.rpc._special_secret_sig
 
@@ -32,6 +34,8 @@ STACKS_DIR = ROOT / yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["stackCon
 PROGRAM = ROOT / "__main__.py"
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+SECRET_PLACEHOLDER = "[secret]"
+"""What an encrypted (`secure:`) value reads as in the offline plan, which cannot decrypt it."""
 
 LAST_RUN: Plan | None = None
 """The most recent run's plan, kept even when the program raised (tests inspect it)."""
@@ -339,33 +343,109 @@ class _CloudMocks(pulumi_mocks.Mocks):
         return {}
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """YAML that refuses a key written twice (PyYAML lets the last one win silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping",
+                    node.start_mark,
+                    f"the key {key!r} is written twice (first on line {seen[key] + 1}); keep one",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _file_problem(path: Path, message: str, line: int | None = None) -> ConfigError:
+    where = f"{path}:{line}" if line else str(path)
+    return ConfigError(path.stem.removeprefix("Pulumi."), [Problem(where, MISSING, message)])
+
+
+def read_stack_file(path: Path) -> dict[str, Any]:
+    """The stack file's `config:` mapping; a file that is not one is a ConfigError with its line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _file_problem(path, "is not UTF-8 text; a stack file is YAML") from None
+    try:
+        document = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = mark.line + 1 if mark else None
+        raise _file_problem(path, f"not valid YAML: {err.problem or err}", line) from None
+    except yaml.YAMLError as err:
+        raise _file_problem(path, f"not valid YAML: {err}") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise _file_problem(
+            path, f"must be a mapping with a `config:` key, not a {type(document).__name__}"
+        )
+    config = document.get("config")
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise _file_problem(
+            path, f"`config:` must be a mapping of keys to values, not a {type(config).__name__}"
+        )
+    return config
+
+
 def stack_config(stack: str) -> dict[str, str]:
     """The stack file's `config:` as Pulumi hands it to a program: objects as JSON text."""
+    return stack_config_and_secrets(stack)[0]
+
+
+def stack_config_and_secrets(stack: str) -> tuple[dict[str, str], list[str]]:
+    """The stack file's config as Pulumi hands it to a program, and its secret keys."""
     path = STACKS_DIR / f"Pulumi.{stack}.yaml"
     if not path.exists():
         known = sorted(
             p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
         )
         raise FileNotFoundError(f"no stack file {path}; known stacks: {', '.join(known)}")
-    values = (yaml.safe_load(path.read_text()) or {}).get("config", {}) or {}
-    return {key: _config_text(key, value) for key, value in values.items()}
+    values = read_stack_file(path)
+    problems = [
+        Problem(str(key), None, "is null; give it a value or remove the key")
+        for key, value in values.items()
+        if value is None
+    ]
+    if problems:
+        raise ConfigError(stack, problems)
+    secret = sorted(str(k) for k, v in values.items() if _is_secure(v))
+    return {str(key): _config_text(value) for key, value in values.items()}, secret
 
 
-def _config_text(key: str, value: Any) -> str:
-    if isinstance(value, dict) and set(value) == {"secure"}:
-        # Encrypted values need the stack's secrets provider; offline they stand for themselves.
-        return "[secret]"
+def _is_secure(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"secure"}
+
+
+def _config_text(value: Any) -> str:
+    if _is_secure(value):
+        # Encrypted values need the stack's secrets provider; offline they stand for themselves,
+        # and their keys are secret keys, as under the CLI.
+        return SECRET_PLACEHOLDER
     if isinstance(value, (dict, list, bool, int, float)):
         return json.dumps(value)
     return str(value)
 
 
-def run(stack: str, config: dict[str, str] | None = None) -> Plan:
+def run(
+    stack: str, config: dict[str, str] | None = None, secret_keys: list[str] | None = None
+) -> Plan:
     """Run `__main__.py` for `stack` under mocks. `config` replaces the stack file's values.
 
     Raises whatever the program raises (a ConfigError for bad config), after the engine settles.
     """
-    values = stack_config(stack) if config is None else config
+    if config is None:
+        values, secret_keys = stack_config_and_secrets(stack)
+    else:
+        values = config
     global LAST_RUN
     plan = LAST_RUN = Plan(stack=stack)
     mocks = _CloudMocks(
@@ -381,7 +461,7 @@ def run(stack: str, config: dict[str, str] | None = None) -> Plan:
         monitor=_RecordingMonitor(mocks, plan),
         logger=_engine_logger(plan),
     )
-    set_all_config(values)
+    set_all_config(values, secret_keys or [])
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))
 
     root = get_root_resource()

@@ -252,6 +252,15 @@ def write(plan: Plan, out_dir: Path = OUT_DIR) -> tuple[Path, Path]:
     return plan_file, objects_dir
 
 
+def remove_stale(stack: str, out_dir: Path) -> bool:
+    """Remove a stack's earlier plan files, so a failed plan leaves none to mistake for its own."""
+    stale = [out_dir / f"{stack}.json", out_dir / stack]
+    found = [path for path in stale if path.exists()]
+    for path in found:
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    return bool(found)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stack", help="stack name, e.g. a3-prod (stacks/Pulumi.<stack>.yaml)")
@@ -261,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         plan = run(args.stack)
     except (ConfigError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
+        if remove_stale(args.stack, args.out):
+            print(f"Removed the previous plan of {args.stack} from {args.out}/", file=sys.stderr)
         return 2
     print(render_tree(plan))
     plan_file, objects_dir = write(plan, args.out)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from components.problems import ConfigError, Problem
-from components.stack_config import StackConfig, parse, raw_from_pulumi_config
+from components.stack_config import StackConfig, parse_pulumi_config
 from offline import engine
 
 
@@ -67,7 +67,7 @@ def a3_plan() -> engine.Plan:
 def parse_stack(changes: dict[str, Any], stack: str = "a3-prod") -> StackConfig:
     """Validate a stack file with `changes` applied, as the program would."""
     values = encode(with_changes(stack_values(stack), changes))
-    return parse(raw_from_pulumi_config(values), stack)
+    return parse_pulumi_config(values, stack)
 
 
 def problems(changes: dict[str, Any], stack: str = "a3-prod") -> list[Problem]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from components.catalog import GkeVersion, GkeVersionRules, NicGroup, catalog, image_tag
+from components.catalog import GkeVersion, GkeVersionRules, NicGroup, catalog
+from components.config_base import ImageReference, parse_image
 
 
 def test_catalog_loads_both_machines():
@@ -43,14 +44,24 @@ def test_gke_versions_order_by_build():
     assert GkeVersion("1.33.5-gke.1862000").minor == "1.33"
 
 
+DIGEST = "sha256:" + "880e63f94b145e46f1b1082bb71b85e21f16b99b180b9996407d61240ceb9830"
+
+
 @pytest.mark.parametrize(
-    "image, tag",
+    "image, parsed",
     [
-        ("us-docker.pkg.dev/a/b/c:v3.1.9", "v3.1.9"),
-        ("gke.gcr.io/pause:3.8@sha256:880e", "3.8"),
-        ("localhost:5000/img", ""),
-        ("localhost:5000/img:v1", "v1"),
+        ("us-docker.pkg.dev/a/b/c:v3.1.9", ("us-docker.pkg.dev/a/b/c", "v3.1.9", None)),
+        (f"gke.gcr.io/pause:3.8@{DIGEST}", ("gke.gcr.io/pause", "3.8", DIGEST)),
+        ("localhost:5000/img", ("localhost:5000/img", None, None)),
+        ("localhost:5000/img:v1", ("localhost:5000/img", "v1", None)),
+        (f"pytorch/pytorch@{DIGEST}", ("pytorch/pytorch", None, DIGEST)),
     ],
 )
-def test_image_tag(image, tag):
-    assert image_tag(image) == tag
+def test_parse_image(image, parsed):
+    assert parse_image(image) == ImageReference(*parsed)
+
+
+@pytest.mark.parametrize("image", ["", "Upper:v1", "a::b", "img:v1@sha256:short", "x y:1"])
+def test_parse_image_refuses_what_is_not_a_reference(image):
+    with pytest.raises(ValueError, match="not an image reference"):
+        parse_image(image)

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from components import catalog as catalog_module
 from components.problems import ConfigError
-from components.stack_config import MODELS, PROVIDER_KEYS, parse, raw_from_pulumi_config
+from components.stack_config import MODELS, PROVIDER_KEYS, parse_pulumi_config
 from offline import engine
 from offline import plan as plan_cli
 from tests.conftest import (
@@ -23,6 +23,9 @@ from tests.conftest import (
     stack_values,
     with_changes,
 )
+
+TCPX_INSTALLER = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev"
+TCPX_DAEMON = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev"
 
 
 def test_committed_stack_is_valid():
@@ -111,7 +114,7 @@ SINGLE_RULES = {
         "give exactly 4 range(s)",
     ),
     "TCPX installer without its daemon": (
-        {"gpu-fabric:images": {"tcpx": {"installer": "x:v3.1.12"}}},
+        {"gpu-fabric:images": {"tcpx": {"installer": f"{TCPX_INSTALLER}:v3.1.12"}}},
         "gpu-fabric:images.tcpx.daemon",
         None,
         "required",
@@ -120,13 +123,13 @@ SINGLE_RULES = {
         {
             "gpu-fabric:images": {
                 "tcpx": {
-                    "installer": "r/nccl-plugin:v3.1.12",
-                    "daemon": "r/tcpgpudmarxd-dev:v2.0.12",
+                    "installer": f"{TCPX_INSTALLER}:v3.1.12",
+                    "daemon": f"{TCPX_DAEMON}:v2.0.12",
                 }
             }
         },
         "gpu-fabric:images.tcpx.daemon",
-        "r/tcpgpudmarxd-dev:v2.0.12",
+        f"{TCPX_DAEMON}:v2.0.12",
         "pairs with tcpx-daemon v2.0.15",
     ),
     "boot disk under 10 GB": (
@@ -139,7 +142,7 @@ SINGLE_RULES = {
         {"gpu-fabric:gpuPool.nodeCount": "two"},
         "gpu-fabric:gpuPool.nodeCount",
         "two",
-        "valid integer",
+        "must be a whole number",
     ),
 }
 
@@ -356,15 +359,22 @@ def test_existing_primary_network_alone_is_accepted():
             "servicesRangeName": "services",
         }
     }
-    cfg = parse(raw_from_pulumi_config(encode(values)), "a3-prod")
+    cfg = parse_pulumi_config(encode(values), "a3-prod")
     assert cfg.network.primary.existing.network == "shared-vpc"
 
 
 def test_a_known_tcpx_pair_is_accepted():
     cfg = parse_stack(
-        {"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.12", "daemon": "r/d:v2.0.15"}}}
+        {
+            "gpu-fabric:images": {
+                "tcpx": {
+                    "installer": f"{TCPX_INSTALLER}:v3.1.12",
+                    "daemon": f"{TCPX_DAEMON}:v2.0.15",
+                }
+            }
+        }
     )
-    assert cfg.tcpx_images.installer == "r/p:v3.1.12"
+    assert cfg.tcpx_images.installer == f"{TCPX_INSTALLER}:v3.1.12"
 
 
 @pytest.mark.parametrize(
@@ -428,7 +438,7 @@ def test_bad_config_registers_no_resource(changes):
 
 def test_plan_command_exits_non_zero_on_bad_config(tmp_path, monkeypatch, capsys):
     bad = encode(with_changes(stack_values(), {"gpu-fabric:gke.version": "1.26.1-gke.1"}))
-    monkeypatch.setattr(engine, "stack_config", lambda stack: bad)
+    monkeypatch.setattr(engine, "stack_config_and_secrets", lambda stack: (bad, []))
     assert plan_cli.main(["a3-prod", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "gpu-fabric:gke.version" in err and "1.26.1-gke.1" in err
@@ -460,7 +470,7 @@ def _config_keys(model, prefix: str) -> list[str]:
 def test_readme_documents_every_config_key():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     keys = {
-        PROVIDER_KEYS.get(k.removeprefix("gpu-fabric:"), k)
+        k.removeprefix("gpu-fabric:") if k.removeprefix("gpu-fabric:") in PROVIDER_KEYS else k
         for model in MODELS.values()
         for k in _config_keys(model, "gpu-fabric:")
     }

@@ -10,6 +10,9 @@ from tests.conftest import DELETE, encode, parse_stack, stack_values, with_chang
 from tests.conftest import only_problem as single_problem
 from tests.conftest import problems as config_problems
 
+TCPX_INSTALLER = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev"
+TCPX_DAEMON = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev"
+
 
 def parse_a4x(changes: dict, stack: str = "a4x-prod"):
     return parse_stack(changes, stack)
@@ -64,7 +67,14 @@ def test_firewall_sources_on_the_gvnic_vpc_are_allowed():
     "changes, key",
     [
         (
-            {"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.9", "daemon": "r/d:v2.0.12"}}},
+            {
+                "gpu-fabric:images": {
+                    "tcpx": {
+                        "installer": f"{TCPX_INSTALLER}:v3.1.9",
+                        "daemon": f"{TCPX_DAEMON}:v2.0.12",
+                    }
+                }
+            },
             "gpu-fabric:images.tcpx",
         ),
         ({"gpu-fabric:gpuPool.fastSocket": True}, "gpu-fabric:gpuPool.fastSocket"),
@@ -82,7 +92,14 @@ def test_fabric_conflicts_are_refused(changes, key):
 
 def test_tcpx_with_gib_names_the_incompatibility():
     problem = only_problem(
-        {"gpu-fabric:images": {"tcpx": {"installer": "r/p:v3.1.9", "daemon": "r/d:v2.0.12"}}}
+        {
+            "gpu-fabric:images": {
+                "tcpx": {
+                    "installer": f"{TCPX_INSTALLER}:v3.1.9",
+                    "daemon": f"{TCPX_DAEMON}:v2.0.12",
+                }
+            }
+        }
     )
     assert "incompatible with gIB" in problem.message
 
@@ -197,7 +214,14 @@ def test_a4x_machine_on_the_a3_platform_is_refused():
     [
         {"gpu-fabric:gke.version": "1.33.5-gke.1862000"},
         {"gpu-fabric:network.nics.rdma.firewallSourceRanges": ["192.168.1.0/24"]},
-        {"gpu-fabric:images": {"tcpx": {"installer": "a:v3.1.9", "daemon": "b:v2.0.12"}}},
+        {
+            "gpu-fabric:images": {
+                "tcpx": {
+                    "installer": f"{TCPX_INSTALLER}:v3.1.9",
+                    "daemon": f"{TCPX_DAEMON}:v2.0.12",
+                }
+            }
+        },
         {"gpu-fabric:gpuPool.fastSocket": True},
         {"gpu-fabric:gpuPool.acceleratorNetworkProfile": "auto"},
         {"gpu-fabric:network.nics.rdma.objectNames": ["a", "b", "c", "d"]},

@@ -52,7 +52,7 @@ def test_plan_shows_non_fatal_warnings(monkeypatch, tmp_path, capsys):
     from tests.conftest import encode, stack_values, with_changes
 
     values = encode(with_changes(stack_values(), {"gpu-fabric:gke.version": "1.29.3-gke.1093000"}))
-    monkeypatch.setattr(engine, "stack_config", lambda stack: values)
+    monkeypatch.setattr(engine, "stack_config_and_secrets", lambda stack: (values, []))
     assert plan_cli.main(["a3-prod", "--out", str(tmp_path)]) == 0
     assert "warning: gpu-fabric:gke.version: 1.29.3-gke.1093000 is below 1.29.15-gke.2467000" in (
         capsys.readouterr().out

@@ -14,7 +14,7 @@ from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.rest import RESTResponse
 
 import verify.__main__ as verify_cli
-from components.stack_config import parse, raw_from_pulumi_config
+from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.test_manifests import CRD_SCHEMAS
 from verify.fabric import Snapshot, check, expected_from
@@ -37,7 +37,7 @@ def snapshot_of(objects: dict) -> Snapshot:
 
 @pytest.fixture(scope="module")
 def expected():
-    cfg = parse(raw_from_pulumi_config(stack_config("a4x-prod")), "a4x-prod")
+    cfg = parse_pulumi_config(stack_config("a4x-prod"), "a4x-prod")
     return expected_from(cfg)
 
 
@@ -280,7 +280,7 @@ def test_verify_command_reports_an_unreachable_cluster(monkeypatch, capsys):
 
 
 def test_verify_works_for_the_a3_stack_too():
-    cfg = parse(raw_from_pulumi_config(stack_config("a3-prod")), "a3-prod")
+    cfg = parse_pulumi_config(stack_config("a3-prod"), "a3-prod")
     expected = expected_from(cfg)
     assert [(n.name, n.device_mode, n.vpc) for n in expected.networks] == [
         (f"vpc{n}", "NetDevice", f"a3-prod-net-{n}") for n in range(1, 5)

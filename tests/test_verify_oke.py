@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import verify.__main__ as verify_cli
-from components.stack_config import parse, raw_from_pulumi_config
+from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.test_verify import client_for
 from verify.oke import Snapshot, check, expected_from
@@ -37,7 +37,7 @@ def snapshot_of(objects: dict) -> Snapshot:
 
 @pytest.fixture(scope="module")
 def expected():
-    return expected_from(parse(raw_from_pulumi_config(stack_config("oke-dranet")), "oke-dranet"))
+    return expected_from(parse_pulumi_config(stack_config("oke-dranet"), "oke-dranet"))
 
 
 def test_expectations_come_from_the_stack_and_the_catalog(expected):

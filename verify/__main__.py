@@ -18,7 +18,7 @@ import yaml
 
 from components.config_base import Platform
 from components.problems import ConfigError
-from components.stack_config import parse, raw_from_pulumi_config
+from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from verify import fabric, oke
 
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kubeconfig", help="kubeconfig file (default: see above)")
     args = parser.parse_args(argv)
     try:
-        cfg = parse(raw_from_pulumi_config(stack_config(args.stack)), args.stack)
+        cfg = parse_pulumi_config(stack_config(args.stack), args.stack)
     except (ConfigError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

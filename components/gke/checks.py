@@ -11,7 +11,8 @@ import ipaddress
 import itertools
 import re
 
-from ..catalog import GkeVersion, Machine, NicGroup, catalog, image_tag, minor_tuple
+from ..catalog import GkeVersion, Machine, NicGroup, catalog, minor_tuple
+from ..config_base import parse_image
 from ..problems import Problem
 from ..problems import key as _key
 from .config import DriverInstall, GkeA3HighConfig, GkeStackConfig
@@ -286,13 +287,52 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
 
 
 def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:
+    """The installer and its tcpx-daemon are a coupled pair: the repositories the catalog pins
+    (so two swapped images are caught), and tags that form one of its known pairs."""
     pair = cfg.images.tcpx if isinstance(cfg, GkeA3HighConfig) else None
     if pair is None:
         return []
-    known = catalog().images.tcpx.known_pairs
-    installer_tag, daemon_tag = image_tag(pair.installer), image_tag(pair.daemon)
-    expected = known.get(installer_tag)
-    if expected and expected != daemon_tag:
+    pinned = catalog().images.tcpx
+    problems = []
+    images = {
+        "installer": (parse_image(pair.installer), parse_image(pinned.installer)),
+        "daemon": (parse_image(pair.daemon), parse_image(pinned.daemon)),
+    }
+    for role, (given, catalog_image) in images.items():
+        key = _key(f"images.tcpx.{role}")
+        if given.repository != catalog_image.repository:
+            problems.append(
+                Problem(
+                    key,
+                    getattr(pair, role),
+                    f"the {role} comes from {catalog_image.repository}, not {given.repository} "
+                    "(are the installer and daemon swapped?); use that repository",
+                )
+            )
+        if given.tag is None:
+            problems.append(
+                Problem(
+                    key,
+                    getattr(pair, role),
+                    "a digest alone does not say which version this is, so the pair cannot be "
+                    "checked; pin it as REPOSITORY:TAG@sha256:DIGEST",
+                )
+            )
+    if problems:
+        return problems
+    installer_tag, daemon_tag = images["installer"][0].tag, images["daemon"][0].tag
+    expected = pinned.known_pairs.get(installer_tag)
+    if expected is None:
+        known = ", ".join(f"{i} <-> {d}" for i, d in pinned.known_pairs.items())
+        return [
+            Problem(
+                _key("images.tcpx.installer"),
+                pair.installer,
+                f"installer {installer_tag} is not a known pair ({known}); use one of them, or "
+                "add the pair to the catalog's images.tcpx.known_pairs with its source",
+            )
+        ]
+    if expected != daemon_tag:
         return [
             Problem(
                 _key("images.tcpx.daemon"),

@@ -16,7 +16,15 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, Field
 
 from ..catalog import GkeVersion, Machine, NicGroup, catalog
-from ..config_base import NAMESPACE, Cidr, ConfigModel, NodeCount, Platform, SourceRange
+from ..config_base import (
+    NAMESPACE,
+    Cidr,
+    ConfigModel,
+    ImageRef,
+    NodeCount,
+    Platform,
+    SourceRange,
+)
 
 GCP_PROJECT_KEY = "gcp:project"
 
@@ -42,6 +50,20 @@ def _gke_version(value: str) -> str:
     return value
 
 
+# GCP project IDs: 6-30 characters, lowercase letters, digits and hyphens, starting with a letter
+# and not ending with a hyphen (Resource Manager docs, "Creating and managing projects").
+_GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+
+
+def _gcp_project(value: str) -> str:
+    if not _GCP_PROJECT.match(value):
+        raise ValueError(
+            "not a GCP project ID: 6-30 lowercase letters, digits and hyphens, starting with a "
+            "letter (the ID, not the name or number); see `gcloud projects list`"
+        )
+    return value
+
+
 def _mtu(value: int) -> int:
     if not 1300 <= value <= 8896:
         raise ValueError(
@@ -55,6 +77,7 @@ ClusterName = Annotated[str, AfterValidator(_gce_name(40))]
 # The prefix must leave room for the longest derived name, e.g. `<prefix>-gvnic-internal`.
 NamePrefix = Annotated[str, AfterValidator(_gce_name(63 - len("-gvnic-internal")))]
 Mtu = Annotated[int, AfterValidator(_mtu)]
+GcpProjectId = Annotated[str, AfterValidator(_gcp_project)]
 GkeVersionText = Annotated[str, AfterValidator(_gke_version)]
 
 
@@ -206,27 +229,27 @@ class GpuPoolConfig(ConfigModel):
 class TcpxImagesConfig(ConfigModel):
     """A coupled installer/daemon pair; both are given together."""
 
-    installer: str = Field(description="NCCL GPUDirect-TCPX installer image.")
-    daemon: str = Field(description="tcpx-daemon (RxDM) image matching the installer.")
+    installer: ImageRef = Field(description="NCCL GPUDirect-TCPX installer image.")
+    daemon: ImageRef = Field(description="tcpx-daemon (RxDM) image matching the installer.")
 
 
 class GibImagesConfig(ConfigModel):
-    installer: str = Field(description="NCCL gIB installer image (arm64).")
+    installer: ImageRef = Field(description="NCCL gIB installer image (arm64).")
 
 
 class A3HighImagesConfig(ConfigModel):
     """Overrides of the catalog's pinned images (gke-a3-high)."""
 
     tcpx: TcpxImagesConfig | None = None
-    pause: str | None = Field(None, description="Pause image of the installer DaemonSets.")
+    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
 
 
 class A4xImagesConfig(ConfigModel):
     """Overrides of the catalog's pinned images (gke-a4x)."""
 
     gib: GibImagesConfig | None = None
-    pause: str | None = Field(None, description="Pause image of the installer DaemonSets.")
-    training_runtime: str | None = Field(
+    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
+    training_runtime: ImageRef | None = Field(
         None, description="Image of the torch-distributed-rdma runtime."
     )
 
@@ -252,7 +275,7 @@ class NicGroupPlan:
 class GkeStackConfig(ConfigModel):
     """What every GKE stack has, validated; each GKE platform adds its own keys."""
 
-    project: str = Field(description="GCP project ID (`gcp:project`).")
+    project: GcpProjectId = Field(alias=GCP_PROJECT_KEY, description="GCP project ID.")
     region: str = Field(description="GCP region of the cluster and every subnet, e.g. us-central1.")
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     gke: GkeConfig
@@ -279,10 +302,13 @@ class GkeStackConfig(ConfigModel):
             plans.append(
                 NicGroupPlan(
                     group=group,
-                    subnets=list(given.subnets or group.default_subnets),
-                    mtu=given.mtu or group.mtu,
+                    # `is None`, not `or`: an empty list is used as written (and refused).
+                    subnets=list(group.default_subnets if given.subnets is None else given.subnets),
+                    mtu=group.mtu if given.mtu is None else given.mtu,
                     firewall_source_ranges=given.firewall_source_ranges,
-                    object_names=list(given.object_names or group.object_names),
+                    object_names=list(
+                        group.object_names if given.object_names is None else given.object_names
+                    ),
                 )
             )
         return plans

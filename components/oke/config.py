@@ -14,7 +14,15 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, Field
 
 from ..catalog import OciShape, catalog
-from ..config_base import Cidr, ConfigModel, NodeCount, Platform, SourceRange
+from ..config_base import (
+    Cidr,
+    ConfigModel,
+    ImageRef,
+    NodeCount,
+    Platform,
+    SourceRange,
+    VersionText,
+)
 
 TENANCY_KEY = "oci:tenancyOcid"
 REGION_KEY = "oci:region"
@@ -200,12 +208,12 @@ class DranetConfig(ConfigModel):
 
 
 class DranetChartConfig(ConfigModel):
-    version: str | None = Field(None, description="Chart version; default from the catalog.")
-    image_tag: str | None = Field(None, description="DRANET image tag; default from the catalog.")
+    version: VersionText | None = Field(None, description="Chart version; default: catalog.")
+    image_tag: VersionText | None = Field(None, description="DRANET image tag; default: catalog.")
 
 
 class DraGpuChartConfig(ConfigModel):
-    version: str | None = Field(None, description="Chart version; default from the catalog.")
+    version: VersionText | None = Field(None, description="Chart version; default: catalog.")
 
 
 class ChartsConfig(ConfigModel):
@@ -216,7 +224,7 @@ class ChartsConfig(ConfigModel):
 
 
 class OkeImagesConfig(ConfigModel):
-    nccl_tests: str | None = Field(None, description="Image of the optional NCCL MPIJobs.")
+    nccl_tests: ImageRef | None = Field(None, description="Image of the optional NCCL MPIJobs.")
 
 
 class ClaimShape(ConfigModel):
@@ -237,8 +245,8 @@ class OkeDranetConfig(ConfigModel):
     """oke-dranet: OKE with BM.GPU.B4.8 RDMA nodes, DRANET and the NVIDIA DRA GPU driver."""
 
     platform: Literal[Platform.OKE_DRANET] = Field(description="`oke-dranet`.")
-    tenancy_ocid: TenancyId = Field(description="`oci:tenancyOcid`: the tenancy.")
-    oci_region: str = Field(description="`oci:region`: e.g. us-ashburn-1.")
+    tenancy_ocid: TenancyId = Field(alias=TENANCY_KEY, description="The tenancy.")
+    oci_region: str = Field(alias=REGION_KEY, description="e.g. us-ashburn-1.")
     compartment_id: CompartmentId = Field(description="Compartment of every resource.")
     network: OkeNetworkConfig = Field(default_factory=OkeNetworkConfig)
     oke: OkeClusterConfig

@@ -118,7 +118,11 @@ class GpuCluster(pulumi.ComponentResource):
                 kubernetes_version=oke.kubernetes_version,
                 cluster_id=self.cluster.cluster.id,
                 api_server_host=self.cluster.api_server_host,
-                ca_certificate_b64=self.cluster.kubeconfig.apply(ca_certificate),
+                # The CA certificate is public (every client gets it); only the kubeconfig that
+                # carries it is kept secret, so the nodes' metadata need not be.
+                ca_certificate_b64=pulumi.Output.unsecret(
+                    self.cluster.kubeconfig.apply(ca_certificate)
+                ),
                 workers_subnet_id=net.workers_subnet_id,
                 workers_nsg_id=net.nsg_ids[Nsg.WORKERS],
                 pods_subnet_id=net.pods_subnet_id,

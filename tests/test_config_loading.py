@@ -1,0 +1,308 @@
+"""Every key of a stack file is used as written or refused: namespaces, identities, the file itself,
+flat keys, secrets, values that are not what they look like, and stale plan files."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+import yaml
+
+from components.problems import ConfigError
+from offline import engine
+from offline import plan as plan_cli
+from tests.conftest import (
+    DELETE,
+    assert_single_rule,
+    encode,
+    parse_stack,
+    problems,
+    stack_values,
+    with_changes,
+)
+
+TCPX_INSTALLER = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev"
+TCPX_DAEMON = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev"
+DIGEST = "sha256:" + "a" * 64
+
+
+def tcpx(installer: str, daemon: str) -> dict:
+    return {"gpu-fabric:images": {"tcpx": {"installer": installer, "daemon": daemon}}}
+
+
+# (changes, key, value, what the message must say): one row per rule.
+RULES = {
+    "a typo in the project namespace": (
+        {"gpu_fabric:smokeTest": True},
+        "gpu_fabric:smokeTest",
+        "true",
+        "did you mean gpu-fabric:smokeTest?",
+    ),
+    "a key without a namespace": (
+        {"smokeTest": True},
+        "smokeTest",
+        "true",
+        "has no namespace; write it as gpu-fabric:smokeTest",
+    ),
+    "a key under another project's name": (
+        {"gpu-cluster:gke": {"name": "x"}},
+        "gpu-cluster:gke",
+        None,
+        "neither this project's (gpu-fabric) nor a provider's",
+    ),
+    "the project under the package's namespace": (
+        {"gpu-fabric:project": "other-project"},
+        "gpu-fabric:project",
+        "other-project",
+        "read from the provider's own key gcp:project only",
+    ),
+    "an empty gcp:project": (
+        {"gcp:project": ""},
+        "gcp:project",
+        "",
+        "not a GCP project ID",
+    ),
+    "a malformed gcp:project": (
+        {"gcp:project": "My_Project"},
+        "gcp:project",
+        "My_Project",
+        "not a GCP project ID",
+    ),
+    "no gcp:project": (
+        {"gcp:project": DELETE},
+        "gcp:project",
+        None,
+        "required",
+    ),
+    "a flat key written without --path": (
+        {"gpu-fabric:gke.version": None},  # replaced below: conftest nests dotted paths
+        "gpu-fabric:gke.version",
+        "1.33.5-gke.1862000",
+        "pulumi config set --path 'gke.version' VALUE",
+    ),
+    "yes as a count": (
+        {"gpu-fabric:gpuPool.nodeCount": True},
+        "gpu-fabric:gpuPool.nodeCount",
+        True,
+        "must be a whole number",
+    ),
+    "a version written as a number": (
+        {"gpu-fabric:gke.version": 1.3},
+        "gpu-fabric:gke.version",
+        1.3,
+        "quote it",
+    ),
+    "a flag written as text": (
+        {"gpu-fabric:smokeTest": "yes"},
+        "gpu-fabric:smokeTest",
+        "yes",
+        "must be true or false",
+    ),
+    "an empty subnet list": (
+        {"gpu-fabric:network.nics.gpu.subnets": []},
+        "gpu-fabric:network.nics.gpu.subnets",
+        [],
+        "give exactly 4 range(s)",
+    ),
+    "an image on latest": (
+        {"gpu-fabric:images": {"pause": "gke.gcr.io/pause:latest"}},
+        "gpu-fabric:images.pause",
+        "gke.gcr.io/pause:latest",
+        "`latest` moves under you",
+    ),
+    "an image without tag or digest": (
+        {"gpu-fabric:images": {"pause": "gke.gcr.io/pause"}},
+        "gpu-fabric:images.pause",
+        "gke.gcr.io/pause",
+        "has no tag or digest",
+    ),
+    "an empty image": (
+        {"gpu-fabric:images": {"pause": ""}},
+        "gpu-fabric:images.pause",
+        "",
+        "not an image reference",
+    ),
+    "a malformed image": (
+        {"gpu-fabric:images": {"pause": "gke.gcr.io/Pause::3.8"}},
+        "gpu-fabric:images.pause",
+        "gke.gcr.io/Pause::3.8",
+        "not an image reference",
+    ),
+    "a TCPX installer from another repository": (
+        tcpx("us-docker.pkg.dev/me/mirror/nccl-plugin:v3.1.9", f"{TCPX_DAEMON}:v2.0.12"),
+        "gpu-fabric:images.tcpx.installer",
+        "us-docker.pkg.dev/me/mirror/nccl-plugin:v3.1.9",
+        f"the installer comes from {TCPX_INSTALLER}",
+    ),
+    "a TCPX pair pinned by digest alone": (
+        tcpx(f"{TCPX_INSTALLER}@{DIGEST}", f"{TCPX_DAEMON}:v2.0.12"),
+        "gpu-fabric:images.tcpx.installer",
+        f"{TCPX_INSTALLER}@{DIGEST}",
+        "pin it as REPOSITORY:TAG@sha256:DIGEST",
+    ),
+    "a TCPX installer that is not a known pair": (
+        tcpx(f"{TCPX_INSTALLER}:v9.9.9", f"{TCPX_DAEMON}:v2.0.12"),
+        "gpu-fabric:images.tcpx.installer",
+        f"{TCPX_INSTALLER}:v9.9.9",
+        "is not a known pair (v3.1.9 <-> v2.0.12, v3.1.12 <-> v2.0.15)",
+    ),
+    "an empty list of Network object names": (
+        {"gpu-fabric:network.nics.gpu.objectNames": []},
+        "gpu-fabric:network.nics.gpu.objectNames",
+        [],
+        "give exactly 4 names",
+    ),
+}
+
+
+def _flat(values: dict) -> dict:
+    """The stack as `pulumi config set gke.version ...` (no --path) leaves it."""
+    values = dict(values)
+    values["gpu-fabric:gke.version"] = values["gpu-fabric:gke"].pop("version")
+    values["gpu-fabric:gke"]["version"] = "1.33.5-gke.1862000"
+    return values
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_single_rule(rule):
+    changes, key, value, says = RULES[rule]
+    if rule == "a flat key written without --path":
+        values = encode(_flat(stack_values()))
+        with pytest.raises(ConfigError) as err:
+            from components.stack_config import parse_pulumi_config
+
+            parse_pulumi_config(values, "a3-prod")
+        (problem,) = err.value.problems
+        assert (problem.key, problem.value) == (key, value)
+        assert says in problem.message
+        return
+    assert_single_rule(changes, key, value, says, stack="a3-prod")
+
+
+def test_swapped_tcpx_images_are_caught_on_both_sides():
+    found = problems(tcpx(f"{TCPX_DAEMON}:v2.0.12", f"{TCPX_INSTALLER}:v3.1.9"))
+    assert [p.key for p in found] == [
+        "gpu-fabric:images.tcpx.installer",
+        "gpu-fabric:images.tcpx.daemon",
+    ]
+    assert all("swapped" in p.message for p in found)
+
+
+def test_a_tag_and_digest_pin_of_a_known_pair_is_accepted():
+    cfg = parse_stack(tcpx(f"{TCPX_INSTALLER}:v3.1.9@{DIGEST}", f"{TCPX_DAEMON}:v2.0.12"))
+    assert cfg.tcpx_images.installer.endswith(DIGEST)
+
+
+@pytest.mark.parametrize(
+    "changes, key",
+    [
+        ({"gpu-fabric:images": {"ncclTests": "nccl-tests:latest"}}, "gpu-fabric:images.ncclTests"),
+        ({"gpu-fabric:charts": {"dranet": {"version": ""}}}, "gpu-fabric:charts.dranet.version"),
+    ],
+)
+def test_oke_images_and_versions_are_checked_too(changes, key):
+    (problem,) = problems(changes, stack="oke-dranet")
+    assert problem.key == key
+
+
+def test_keys_of_providers_and_pulumi_are_allowed():
+    cfg = parse_stack({"gcp:region": "us-central1", "pulumi:tags": {"team": "ml"}})
+    assert cfg.project == "my-gcp-project"
+
+
+def test_several_key_problems_are_reported_with_the_model_s():
+    found = problems({"gpu_fabric:x": 1, "gpu-fabric:gke.version": "1.26.1-gke.1"})
+    assert {p.key for p in found} == {"gpu_fabric:x", "gpu-fabric:gke.version"}
+
+
+# --- the stack file itself ---------------------------------------------------------------------
+
+
+def _write(tmp_path, monkeypatch, content: bytes) -> str:
+    (tmp_path / "Pulumi.broken.yaml").write_bytes(content)
+    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    return str(tmp_path / "Pulumi.broken.yaml")
+
+
+@pytest.mark.parametrize(
+    "content, says, line",
+    [
+        (b"- just\n- a list\n", "must be a mapping with a `config:` key, not a list", None),
+        (b"config: [1, 2]\n", "`config:` must be a mapping of keys to values, not a list", None),
+        (b"config:\n  gcp:project: x\n   bad: indent\n", "not valid YAML", 3),
+        (b"config:\n  a: 1\n  b: [\n", "not valid YAML", 4),
+        (b"\xff\xfe\x00binary", "is not UTF-8 text", None),
+        (
+            b"config:\n  gcp:project: a\n  gcp:project: b\n",
+            "the key 'gcp:project' is written twice (first on line 2); keep one",
+            3,
+        ),
+    ],
+)
+def test_a_broken_stack_file_is_a_clean_error_with_its_line(
+    tmp_path, monkeypatch, capsys, content, says, line
+):
+    path = _write(tmp_path, monkeypatch, content)
+    with pytest.raises(ConfigError) as err:
+        engine.stack_config("broken")
+    (problem,) = err.value.problems
+    assert problem.key == (f"{path}:{line}" if line else path)
+    assert says in problem.message
+    assert plan_cli.main(["broken", "--out", str(tmp_path / "out")]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_null_top_level_value_is_refused(tmp_path, monkeypatch):
+    _write(tmp_path, monkeypatch, b"config:\n  gcp:project: null\n")
+    with pytest.raises(ConfigError) as err:
+        engine.stack_config("broken")
+    (problem,) = err.value.problems
+    assert problem.key == "gcp:project"
+    assert "is null" in problem.message
+
+
+# --- secrets -----------------------------------------------------------------------------------
+
+
+def test_secure_values_are_secret_keys_offline(tmp_path, monkeypatch):
+    text = (engine.STACKS_DIR / "Pulumi.oke-dranet.yaml").read_text()
+    document = yaml.safe_load(text)
+    document["config"]["gpu-fabric:gpuNodes"]["sshPublicKey"] = "placeholder"
+    document["config"]["gpu-fabric:sshKeyNote"] = {"secure": "v1:abc"}
+    (tmp_path / "Pulumi.s.yaml").write_text(yaml.safe_dump(document))
+    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    values, secret = engine.stack_config_and_secrets("s")
+    assert secret == ["gpu-fabric:sshKeyNote"]
+    assert values["gpu-fabric:sshKeyNote"] == engine.SECRET_PLACEHOLDER
+
+
+def test_values_of_secret_keys_stay_secret_in_what_is_derived_from_them():
+    values = encode(
+        with_changes(
+            stack_values("oke-dranet"),
+            {"gpu-fabric:gpuNodes.sshPublicKey": "ssh-ed25519 AAAAC3Nza secret-key"},
+        )
+    )
+    plan = engine.run("oke-dranet", values, secret_keys=["gpu-fabric:gpuNodes"])
+    instance = plan.of_type("oci:Core/instance:Instance")[0]
+    assert "metadata" in instance.secret_inputs
+    assert "secret-key" not in json.dumps(instance.as_json())
+    # And where it is not secret, it is not masked.
+    plain = engine.run("oke-dranet", values)
+    assert "metadata" not in plain.of_type("oci:Core/instance:Instance")[0].secret_inputs
+    assert base64.b64decode  # the user data itself is derived from non-secret config
+
+
+# --- a failed plan leaves no stale files -------------------------------------------------------
+
+
+def test_a_failed_plan_removes_the_stacks_previous_plan(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    assert plan_cli.main(["a3-prod", "--out", str(out)]) == 0
+    assert (out / "a3-prod.json").exists() and (out / "a3-prod").is_dir()
+    bad = encode(with_changes(stack_values(), {"gpu-fabric:gke.version": "1.26.1-gke.1"}))
+    monkeypatch.setattr(engine, "stack_config_and_secrets", lambda stack: (bad, []))
+    assert plan_cli.main(["a3-prod", "--out", str(out)]) == 2
+    assert not (out / "a3-prod.json").exists() and not (out / "a3-prod").exists()
+    assert "Removed the previous plan of a3-prod" in capsys.readouterr().err
