@@ -11,6 +11,7 @@ from .gke import gpu_cluster as gke
 from .gke.config import GkeStackConfig
 from .oke import gpu_cluster as oke
 from .oke.config import OkeDranetConfig
+from .oke.network import Nsg
 from .stack_config import StackConfig
 
 
@@ -37,6 +38,9 @@ def _oke(cfg: OkeDranetConfig) -> dict[str, pulumi.Input]:
         "apiServerHost": fabric.cluster.api_server_host,
         "kubeconfig": fabric.cluster.kubeconfig,
         "vcnId": fabric.network.vcn_id,
+        # Name it on LoadBalancer Services (`oci.oraclecloud.com/oci-network-security-groups`):
+        # the workers admit node-port traffic from this NSG only.
+        "loadBalancerNsgId": fabric.network.nsg_ids[Nsg.LOAD_BALANCERS],
         "computeClusterId": fabric.rdma_nodes.compute_cluster.id,
         "gpuNodes": [i.display_name for i in fabric.rdma_nodes.instances],
         "claimTemplates": [c.name for c in cfg.claims],

@@ -303,6 +303,8 @@ class _CloudMocks(pulumi_mocks.Mocks):
             state["id"] = f"ocid1.{kind}.oc1.{self.oci_region}.mock{args.name.replace('-', '')}"
             if typ == "oci:ContainerEngine/cluster:Cluster":
                 state["endpoints"] = [{"privateEndpoint": self.OKE_PRIVATE_ENDPOINT}]
+            if typ == "oci:Core/vcn:Vcn":
+                state["defaultSecurityListId"] = f"ocid1.securitylist.oc1.{self.oci_region}.mock"
             return state["id"], state
         if typ == "gcp:container/cluster:Cluster":
             location = inputs.get("location", "")

@@ -243,10 +243,48 @@ RULES = {
         "none is declared",
     ),
     "NCCL jobs on one node": (
-        {"gpu-fabric:ncclTests": True, "gpu-fabric:gpuNodes.count": 1},
+        {"gpu-fabric:ncclTests": ["aligned-8gpu-16rails"], "gpu-fabric:gpuNodes.count": 1},
         "gpu-fabric:ncclTests",
         True,
         "need 2 GPU nodes",
+    ),
+    "a public endpoint in the private VCN this stack creates": (
+        {"gpu-fabric:oke.publicEndpoint": True},
+        "gpu-fabric:oke.publicEndpoint",
+        True,
+        "cannot get a public IP",
+    ),
+    "a VCN inside Oracle Cloud Agent's RDMA range": (
+        {
+            "gpu-fabric:network": {
+                "vcnCidr": "10.224.0.0/16",
+                "apiSubnetCidr": "10.224.0.0/28",
+                "loadBalancerSubnetCidr": "10.224.1.0/24",
+                "workersSubnetCidr": "10.224.64.0/19",
+                "podsSubnetCidr": "10.224.128.0/17",
+            }
+        },
+        "gpu-fabric:network.vcnCidr",
+        "10.224.0.0/16",
+        "the range Oracle Cloud Agent gives the RDMA rails",
+    ),
+    "a cluster name that starts with a digit": (
+        {"gpu-fabric:oke.name": "1oke"},
+        "gpu-fabric:oke.name",
+        "1oke",
+        "starting with a letter",
+    ),
+    "NCCL jobs that cannot run together": (
+        {"gpu-fabric:ncclTests": True},
+        "gpu-fabric:ncclTests",
+        True,
+        "need 18 GPUs per node at once and a node has 8, so they can deadlock",
+    ),
+    "an NCCL job over a claim that is not aligned": (
+        {"gpu-fabric:ncclTests": ["all-rails"]},
+        "gpu-fabric:ncclTests[0]",
+        "all-rails",
+        "not an aligned claim of gpu-fabric:claims",
     ),
     "a shape that is not in the catalog": (
         {"gpu-fabric:gpuNodes.shape": "BM.GPU.H100.8"},

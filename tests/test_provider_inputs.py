@@ -36,14 +36,15 @@ VARIANTS = {
     "oke-dranet": {},
     "oke-dranet options": {
         "gpu-fabric:dranet": {"childCidr": "10.192.0.0/12"},
-        "gpu-fabric:ncclTests": True,
+        "gpu-fabric:ncclTests": ["aligned-8gpu-16rails"],
         "gpu-fabric:network.apiAllowedCidrs": ["192.0.2.0/24"],
         "gpu-fabric:network.sshAllowedCidrs": ["192.0.2.0/24"],
         "gpu-fabric:gpuNodes.sshPublicKey": "ssh-ed25519 AAAAC3Nza example",
-        "gpu-fabric:oke.publicEndpoint": True,
+        "gpu-fabric:compartmentId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy",
     },
     "oke-dranet flannel on an existing VCN": {
         "gpu-fabric:oke.cni": "FLANNEL_OVERLAY",
+        "gpu-fabric:oke.publicEndpoint": True,
         "gpu-fabric:network": {
             "existing": {
                 "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",

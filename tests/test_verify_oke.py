@@ -146,7 +146,11 @@ BROKEN = {
     ),
     "no GPU node joined": (
         lambda o: o["nodes"]["items"].__setitem__(slice(0, 2), []),
-        ["no BM.GPU.B4.8 node has joined the cluster"],
+        ["0 of the stack's 2 BM.GPU.B4.8 nodes have joined the cluster"],
+    ),
+    "one of two GPU nodes joined": (
+        lambda o: o["nodes"]["items"].pop(1),
+        ["1 of the stack's 2 BM.GPU.B4.8 nodes have joined the cluster"],
     ),
     "namespace not baseline": (
         lambda o: o["namespace"]["metadata"]["labels"].update(

@@ -34,6 +34,8 @@ class ExpectedDaemonSet:
 @dataclass(frozen=True)
 class Expected:
     shape: str
+    nodes: int
+    """GPU nodes the stack creates: each must have joined."""
     roots: list[PcieRoot]
     daemon_sets: list[ExpectedDaemonSet]
     namespace: dict[str, Any]
@@ -60,6 +62,7 @@ def expected_from(cfg: OkeDranetConfig) -> Expected:
     oke = catalog().oke
     return Expected(
         shape=cfg.gpu_nodes.shape,
+        nodes=cfg.gpu_nodes.count,
         roots=cfg.shape.pcie_roots,
         daemon_sets=[
             ExpectedDaemonSet(chart.namespace, chart.daemon_set.name, chart.daemon_set.selector)
@@ -165,8 +168,11 @@ def check(expected: Expected, snapshot: Snapshot) -> list[str]:
         for n in snapshot.nodes
         if (n["metadata"].get("labels") or {}).get(INSTANCE_TYPE_LABEL) == expected.shape
     )
-    if not gpu_nodes:
-        problems.append(f"no {expected.shape} node has joined the cluster")
+    if len(gpu_nodes) < expected.nodes or not gpu_nodes:
+        problems.append(
+            f"{len(gpu_nodes)} of the stack's {expected.nodes} {expected.shape} nodes have joined "
+            "the cluster"
+        )
     for ds in expected.daemon_sets:
         key = f"{ds.namespace}/{ds.name}"
         problems += daemon_set_problems(
@@ -174,7 +180,7 @@ def check(expected: Expected, snapshot: Snapshot) -> list[str]:
             ds.name,
             snapshot.daemon_sets.get(key),
             snapshot.pods.get(key, []),
-            len(gpu_nodes),
+            max(len(gpu_nodes), expected.nodes),
         )
     for node in gpu_nodes:
         problems += _rail_problems(expected, node, snapshot.resource_slices)

@@ -159,7 +159,27 @@ def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
             )
         )
 
+    if cfg.oke.public_endpoint and existing is None:
+        problems.append(
+            Problem(
+                _key("oke.publicEndpoint"),
+                True,
+                "the VCN this stack creates has private subnets only, so the API endpoint cannot "
+                "get a public IP; reach it from inside the VCN (apiAllowedCidrs), or use "
+                "network.existing with a public API subnet",
+            )
+        )
     vcn = _net(cfg.vcn_cidr)
+    oca = _net(catalog().oke.dranet.oca_rdma_cidr)
+    if vcn.overlaps(oca):
+        problems.append(
+            Problem(
+                _vcn_key(cfg),
+                cfg.vcn_cidr,
+                f"overlaps {oca}, the range Oracle Cloud Agent gives the RDMA rails; pick a VCN "
+                "range outside it",
+            )
+        )
     subnets = _subnet_ranges(cfg)
     for key, cidr in subnets:
         if not _net(cidr).subnet_of(vcn):
@@ -251,7 +271,43 @@ def _claim_checks(cfg: OkeDranetConfig) -> list[Problem]:
                 Problem(f"{key}.name", claim.name, "another claim has this name; rename one")
             )
         seen.add(claim.name)
-    if cfg.nccl_tests and cfg.gpu_nodes.count < 2:
+    problems += _nccl_job_checks(cfg)
+    return problems
+
+
+def _nccl_job_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    if not cfg.nccl_tests:
+        return []
+    problems: list[Problem] = []
+    by_name = {c.name: c for c in cfg.claims}
+    if isinstance(cfg.nccl_tests, list):
+        for i, name in enumerate(cfg.nccl_tests):
+            claim = by_name.get(name)
+            if claim is None or not (claim.aligned and claim.gpus and claim.rails):
+                aligned = [c.name for c in cfg.claims if c.aligned and c.gpus and c.rails]
+                problems.append(
+                    Problem(
+                        _key(f"ncclTests[{i}]"),
+                        name,
+                        "not an aligned claim of gpu-fabric:claims; name one of: "
+                        + ", ".join(aligned),
+                    )
+                )
+    chosen = cfg.nccl_claims
+    # The jobs run at once, one worker per node each: if their GPUs add up to more than a node
+    # has, the workers can take nodes in an order where no job gets all of its (no gang scheduling).
+    if sum(c.gpus for c in chosen) > cfg.shape.gpu_count:
+        problems.append(
+            Problem(
+                _key("ncclTests"),
+                cfg.nccl_tests,
+                f"the jobs over {', '.join(c.name for c in chosen)} need "
+                f"{sum(c.gpus for c in chosen)} GPUs per node at once and a node has "
+                f"{cfg.shape.gpu_count}, so they can deadlock; list the claims to run together, "
+                "e.g. [aligned-4gpu-8rails-a, aligned-4gpu-8rails-b]",
+            )
+        )
+    if cfg.gpu_nodes.count < 2:
         problems.append(
             Problem(
                 _key("ncclTests"),
@@ -260,7 +316,7 @@ def _claim_checks(cfg: OkeDranetConfig) -> list[Problem]:
                 f"{cfg.gpu_nodes.count}; raise gpu-fabric:gpuNodes.count or remove ncclTests",
             )
         )
-    if cfg.nccl_tests and not any(c.aligned and c.gpus and c.rails for c in cfg.claims):
+    if not any(c.aligned and c.gpus and c.rails for c in cfg.claims):
         problems.append(
             Problem(
                 _key("ncclTests"),

@@ -31,6 +31,7 @@ REGION_KEY = "oci:region"
 # (OCI docs, "Resource Identifiers").
 _OCID = re.compile(r"^ocid1\.([a-z0-9]+)\.(oc[0-9]+)\.([a-z0-9-]*)(\.[a-z0-9-]*)?\.[a-z0-9]+$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _K8S_VERSION = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 
 
@@ -58,12 +59,12 @@ def _ocid(*kinds: str):
     return check
 
 
-def _dns_label(max_len: int):
+def _dns_label(max_len: int, pattern: re.Pattern = _DNS_LABEL, starts: str = "a letter or digit"):
     def check(value: str) -> str:
-        if not _DNS_LABEL.match(value) or len(value) > max_len:
+        if not pattern.match(value) or len(value) > max_len:
             raise ValueError(
                 f"must be 1-{max_len} characters of lowercase letters, digits and hyphens, "
-                "starting and ending with a letter or digit"
+                f"starting with {starts} and ending with a letter or digit"
             )
         return value
 
@@ -92,7 +93,8 @@ ImageId = Annotated[str, AfterValidator(_ocid("image"))]
 VcnId = Annotated[str, AfterValidator(_ocid("vcn"))]
 SubnetId = Annotated[str, AfterValidator(_ocid("subnet"))]
 KubernetesVersion = Annotated[str, AfterValidator(_kubernetes_version)]
-Name = Annotated[str, AfterValidator(_dns_label(40))]
+# The cluster name also makes the VCN's DNS label, which must start with a letter.
+Name = Annotated[str, AfterValidator(_dns_label(40, _NAME, "a letter"))]
 ClaimName = Annotated[str, AfterValidator(_dns_label(63))]
 
 
@@ -155,7 +157,7 @@ class SystemPoolConfig(ConfigModel):
     shape: str = Field("VM.Standard.E5.Flex", description="A flexible VM shape.")
     ocpus: int = Field(4, ge=1, le=64, description="OCPUs per node.")
     memory_gbs: int = Field(32, ge=1, le=1024, description="Memory per node in GB.")
-    node_count: NodeCount = Field(2, description="Nodes, spread over the fault domains.")
+    node_count: NodeCount = Field(2, description="Nodes, in the GPU nodes' availability domain.")
     image_id: ImageId = Field(description="An OKE node image for the shape (Oracle Linux).")
 
 
@@ -171,9 +173,7 @@ class OkeClusterConfig(ConfigModel):
     services_cidr: Cidr = Field("10.96.0.0/16", description="Service range.")
     max_pods_per_node: int = Field(31, ge=1, le=110, description="VCN-native pods per node.")
     public_endpoint: bool = Field(False, description="A public IP on the API endpoint.")
-    deletion_protection: bool = Field(
-        True, description="Pulumi `protect` on the cluster and the GPU nodes."
-    )
+    deletion_protection: bool = Field(True, description="Pulumi `protect` on the cluster.")
     system_pool: SystemPoolConfig
 
     @property
@@ -257,8 +257,10 @@ class OkeDranetConfig(ConfigModel):
     claims: list[ClaimShape] = Field(
         default_factory=list, description="Claim shapes, each a ResourceClaimTemplate."
     )
-    nccl_tests: bool = Field(
-        False, description="The seed's all_reduce_perf MPIJobs over the aligned claims."
+    nccl_tests: bool | list[ClaimName] = Field(
+        False,
+        description="The seed's all_reduce_perf MPIJobs: true for every aligned claim, or the "
+        "names of the aligned claims to run together.",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
@@ -268,6 +270,15 @@ class OkeDranetConfig(ConfigModel):
     @property
     def shape(self) -> OciShape:
         return catalog().oci_shapes[self.gpu_nodes.shape]
+
+    @property
+    def nccl_claims(self) -> list[ClaimShape]:
+        """The aligned claims the NCCL jobs run over."""
+        if self.nccl_tests is True:
+            return [c for c in self.claims if c.aligned and c.gpus and c.rails]
+        if not self.nccl_tests:
+            return []
+        return [c for c in self.claims if c.name in self.nccl_tests]
 
     @property
     def child_cidr(self) -> str:

@@ -153,11 +153,12 @@ class GpuCluster(pulumi.ComponentResource):
         plans = [plan_claim(claim, cfg.shape, nodes.shape) for claim in cfg.claims]
         namespace = self.drivers.namespace.metadata.name
         self.claim_templates = ClaimTemplates(f"{name}-claims", plans, namespace, on_cluster)
-        if cfg.nccl_tests:
+        if cfg.nccl_claims:
+            nccl_names = {c.name for c in cfg.nccl_claims}
             NcclJobs(
                 f"{name}-nccl",
                 NcclJobsArgs(
-                    plans=[p for p in plans if p.aligned],
+                    plans=[p for p in plans if p.name in nccl_names],
                     node_gpus=cfg.shape.gpu_count,
                     workers=nodes.count,
                     shape=nodes.shape,

@@ -208,6 +208,17 @@ class OkeNetwork(pulumi.ComponentResource):
             opts=child,
         )
         self.vcn_id = vcn.id
+        # OCI attaches the VCN's default security list to every subnet, and it admits SSH from
+        # 0.0.0.0/0; security lists and NSGs add up, so it is emptied: the NSGs do the filtering.
+        oci.core.DefaultSecurityList(
+            f"{name}-default-security-list",
+            manage_default_resource_id=vcn.default_security_list_id,
+            compartment_id=args.compartment_id,
+            display_name=f"{args.name}-default (empty: NSGs filter)",
+            ingress_security_rules=[],
+            egress_security_rules=[],
+            opts=child,
+        )
         in_vcn = {"compartment_id": args.compartment_id, "vcn_id": vcn.id}
         nat = oci.core.NatGateway(
             f"{name}-nat", display_name=f"{args.name}-nat", opts=child, **in_vcn
@@ -321,5 +332,5 @@ def _peer(peer, groups, services_cidr) -> tuple[str, pulumi.Input[str]]:
 
 
 def _dns_label(name: str) -> str:
-    """A VCN DNS label: letters and digits, starting with a letter, at most 15."""
+    """A VCN DNS label: letters and digits, at most 15 (the cluster name starts with a letter)."""
     return "".join(c for c in name if c.isalnum())[:15]

@@ -36,7 +36,9 @@ def cloud_init(api_server_host: str, ca_certificate_b64: str) -> str:
     labels = ",".join(f"{k}={v}" for k, v in NODE_LABELS.items())
     files = [
         ("/etc/crio/crio.conf.d/20-nri.conf", "20-nri.conf"),
+        ("/etc/crio/crio.conf.d/11-default.conf", "11-default.conf"),
         ("/etc/crio/crio.conf.d/12-memlock.conf", "12-memlock.conf"),
+        ("/etc/systemd/networkd.conf", "networkd.conf"),
         ("/etc/modprobe.d/ib_core.conf", "ib_core.conf"),
         ("/usr/local/sbin/gpu-fabric-join.sh", "join.sh"),
     ]
@@ -62,6 +64,13 @@ def cloud_init(api_server_host: str, ca_certificate_b64: str) -> str:
         "runcmd": [["bash", "/usr/local/sbin/gpu-fabric-join.sh", labels, ",".join(NODE_TAINTS)]],
     }
     return "#cloud-config\n" + yaml.safe_dump(document, sort_keys=False, width=1000)
+
+
+def _policy_scope(compartment_id: str) -> str:
+    """Policies name the root compartment as `tenancy`, any other by OCID."""
+    if compartment_id.startswith("ocid1.tenancy."):
+        return "tenancy"
+    return f"compartment id {compartment_id}"
 
 
 @dataclass(frozen=True)
@@ -114,8 +123,8 @@ class RdmaNodes(pulumi.ComponentResource):
                 pulumi.Output.concat(
                     "Allow dynamic-group ",
                     group.name,
-                    " to {CLUSTER_JOIN} in compartment id ",
-                    args.compartment_id,
+                    " to {CLUSTER_JOIN} in ",
+                    _policy_scope(args.compartment_id),
                     " where target.cluster.id = '",
                     args.cluster_id,
                     "'",
@@ -151,8 +160,12 @@ class RdmaNodes(pulumi.ComponentResource):
             }
         if args.ssh_public_key:
             metadata["ssh_authorized_keys"] = args.ssh_public_key
-        # A node can only join once the policy lets it.
-        joinable = pulumi.ResourceOptions(parent=self, depends_on=[join, *args.depends_on])
+        # A node can only join once the policy lets it. Its metadata is read once, at first boot
+        # (cloud-init joins the node then); a later change would only replace a bare-metal GPU
+        # host for nothing, so it is ignored: roll nodes on purpose (README, "OKE specifics").
+        joinable = pulumi.ResourceOptions(
+            parent=self, depends_on=[join, *args.depends_on], ignore_changes=["metadata"]
+        )
         self.instances = [
             oci.core.Instance(
                 f"{name}-{index}",

@@ -21,8 +21,20 @@ rdma system show | grep -q 'netns shared' || { echo "ib_core is not in shared ne
 # CRI-O reads its drop-ins at start; restart it if the image started it already.
 systemctl try-restart crio || true
 
+# The node authenticates to OKE with its instance principal: wait until IMDS serves it.
+for _ in $(seq 1 60); do
+  curl -sf -H 'Authorization: Bearer Oracle' \
+    http://169.254.169.254/opc/v2/identity/cert.pem >/dev/null && break
+  sleep 5
+done
+
 extra="--node-labels=${labels} --register-with-taints=${taints}"
-if command -v oke >/dev/null 2>&1; then
+if [ -f /etc/systemd/system/oke-init.service ]; then
+  # Images that join through their own unit (terraform-oci-oke's first choice). The labels and
+  # taint come from the instance metadata (oke-initial-node-labels) on this path.
+  systemctl enable --now oke-init.service
+  exit 0
+elif command -v oke >/dev/null 2>&1; then
   # oci-hpc-oke GPU images (Ubuntu): the `oke` bootstrap binary.
   for attempt in $(seq 1 20); do
     oke bootstrap --kubelet-extra-args "$extra" && exit 0
@@ -30,12 +42,12 @@ if command -v oke >/dev/null 2>&1; then
     sleep 15
   done
   exit 1
-elif [ -x /etc/oke/oke-install.sh ]; then
+elif [ -f /etc/oke/oke-install.sh ]; then
   # OKE Oracle Linux images: the installer, with the endpoint and CA cloud-init wrote.
   exec bash /etc/oke/oke-install.sh \
     --apiserver-endpoint "$(cat /etc/oke/oke-apiserver)" \
     --kubelet-ca-cert "$(base64 -w0 /etc/kubernetes/ca.crt)" \
     --kubelet-extra-args "$extra"
 fi
-echo "this image has neither the oke bootstrap binary nor /etc/oke/oke-install.sh" >&2
+echo "this image has no oke-init.service, oke bootstrap binary or /etc/oke/oke-install.sh" >&2
 exit 1
