@@ -160,6 +160,8 @@ class Machine(_Data):
     """Boot disk types the machine can attach; the first is the default."""
     placement: dict[str, Any]
     """`gcp.compute.ResourcePolicy` arguments of its compact placement policy."""
+    reservation_bound: bool = False
+    """Capacity comes only from reservations (the reservation-bound provisioning model)."""
     gke: GkeVersionRules
 
     def nic_group(self, name: str) -> NicGroup | None:

@@ -44,7 +44,30 @@ class ConfigModel(BaseModel):
     )
 
 
-def _cidr(value: str) -> str:
+# Ranges no network of ours may use: what they are, for the message.
+_SPECIAL_RANGES = [
+    (ipaddress.IPv4Network("0.0.0.0/8"), "'this network' (0.0.0.0/8)"),
+    (ipaddress.IPv4Network("127.0.0.0/8"), "loopback (127.0.0.0/8)"),
+    (ipaddress.IPv4Network("169.254.0.0/16"), "link-local (169.254.0.0/16, the metadata server's)"),
+    (ipaddress.IPv4Network("224.0.0.0/4"), "multicast (224.0.0.0/4)"),
+    (ipaddress.IPv4Network("240.0.0.0/4"), "reserved (240.0.0.0/4)"),
+]
+# Private and shared address space (RFC 1918, RFC 6598): not "the internet".
+_PRIVATE = [
+    ipaddress.IPv4Network(n)
+    for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10")
+]
+WIDEST_PUBLIC_SOURCE = 2**24
+"""Sources may together admit at most a /8 of public addresses (the rule is semantic: two /1
+halves are the whole internet as surely as 0.0.0.0/0)."""
+
+
+def _cidr_text(value: str) -> ipaddress.IPv4Network:
+    if "/" not in value:
+        raise ValueError(
+            f"has no prefix length; write the range, e.g. {value}/32 for one address or "
+            f"{value}/24 for its /24"
+        )
     try:
         network = ipaddress.ip_network(value, strict=True)
     except ValueError as err:
@@ -55,22 +78,64 @@ def _cidr(value: str) -> str:
         raise ValueError(
             "only IPv4 ranges are supported here; use an IPv4 CIDR such as 10.0.0.0/20"
         )
+    return network
+
+
+def _cidr(value: str) -> str:
+    network = _cidr_text(value)
+    for special, what in _SPECIAL_RANGES:
+        if network.overlaps(special) and network.prefixlen > 0:
+            raise ValueError(f"overlaps the {what} range, which no network may use; pick another")
     return str(network)
 
 
 def _source_range(value: str) -> str:
-    value = _cidr(value)
-    if ipaddress.ip_network(value).prefixlen == 0:
+    network = _cidr_text(value)
+    if network.prefixlen == 0:
         raise ValueError(
             "a range open to the whole internet is refused; list the ranges that may connect "
             "(for a GPU VPC the default is the VPC's own subnet)"
         )
-    return value
+    return str(network)
 
 
-def _not_negative(value: int) -> int:
+def public_addresses(cidrs: list[str]) -> int:
+    """How many public (not private or shared) addresses the ranges admit together."""
+    remaining = list(ipaddress.collapse_addresses(ipaddress.IPv4Network(c) for c in cidrs))
+    for private in _PRIVATE:
+        remaining = [
+            part
+            for network in remaining
+            for part in (
+                network.address_exclude(private)
+                if private.subnet_of(network)
+                else ([] if network.subnet_of(private) else [network])
+            )
+        ]
+    return sum(n.num_addresses for n in ipaddress.collapse_addresses(remaining))
+
+
+def _not_the_internet(cidrs: list[str]) -> list[str]:
+    public = public_addresses(cidrs)
+    if public > WIDEST_PUBLIC_SOURCE:
+        raise ValueError(
+            f"together these ranges admit {public:,} public addresses, more than a /8: that is "
+            "open to the internet in all but name; list only the ranges that need access (a VPN, "
+            "a bastion, your offices), or reach it from inside the network"
+        )
+    return cidrs
+
+
+MAX_NODES = 1000
+"""The most nodes one pool may ask for (GKE's limit per node pool and zone; far beyond any GPU
+reservation), so a typo of a few zeros is caught here and not by a quota error an hour later."""
+
+
+def _node_count(value: int) -> int:
     if value < 0:
         raise ValueError("a node count cannot be negative; use 0 to keep the pool empty")
+    if value > MAX_NODES:
+        raise ValueError(f"more than {MAX_NODES} nodes in one pool; check the number")
     return value
 
 
@@ -78,7 +143,9 @@ Cidr = Annotated[str, AfterValidator(_cidr)]
 """An IPv4 range without host bits."""
 SourceRange = Annotated[str, AfterValidator(_source_range)]
 """An IPv4 range that may reach something: never /0."""
-NodeCount = Annotated[int, AfterValidator(_not_negative)]
+SourceRanges = Annotated[list[SourceRange], AfterValidator(_not_the_internet)]
+"""Ranges that may reach something: together, never the internet."""
+NodeCount = Annotated[int, AfterValidator(_node_count)]
 
 
 # A container image reference, per the distribution project's reference grammar

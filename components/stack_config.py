@@ -11,8 +11,10 @@ import difflib
 import itertools
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
+import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from .config_base import NAMESPACE, ConfigModel, Platform
@@ -42,6 +44,9 @@ PROVIDER_KEYS = {"gcp:project", TENANCY_KEY, REGION_KEY}
 """The provider keys the program reads, each under its own name (a field alias)."""
 
 _ADAPTER: TypeAdapter = TypeAdapter(StackConfig)
+_ROOT = Path(__file__).resolve().parents[1]
+STACKS_DIR = _ROOT / yaml.safe_load((_ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
+"""Where the stack files are (Pulumi.yaml's stackConfigDir)."""
 _PROVIDER_KEY_NAMES = {k.split(":", 1)[1]: k for k in PROVIDER_KEYS}
 """`project` -> `gcp:project`: a package key that shadows a provider key is refused by name."""
 
@@ -219,17 +224,64 @@ def key_problems(values: dict[str, Any], project: str = NAMESPACE) -> list[Probl
     return problems
 
 
-def parse_pulumi_config(values: dict[str, Any], stack: str, project: str = NAMESPACE):
-    """Validate Pulumi's config map (keys and values) into the stack's config, or raise."""
+def parse_pulumi_config(
+    values: dict[str, Any],
+    stack: str,
+    project: str = NAMESPACE,
+    stacks_dir: Path | None = STACKS_DIR,
+):
+    """Validate Pulumi's config map (keys and values) into the stack's config, or raise.
+
+    `stacks_dir`: the stack files whose names this stack must not take (None: do not look).
+    """
     problems = key_problems(values, project)
     known = {k: v for k, v in values.items() if k.partition(":")[0] in (project, *OTHER_NAMESPACES)}
     try:
         cfg = parse(raw_from_pulumi_config(known, project), stack)
     except ConfigError as err:
         raise ConfigError(stack, problems + err.problems) from None
+    if stacks_dir is not None:
+        problems += copied_stack_problems(stack, cfg, stacks_dir, project)
     if problems:
         raise ConfigError(stack, problems)
     return cfg
+
+
+def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> list[Problem]:
+    """Names this stack shares with another stack file in the same scope: a copied stack file
+    that kept the other's names would take over (or collide with) its resources."""
+    mine = {scoped: key for key, scoped in cfg.owned_names.items()}
+    problems = []
+    for path in sorted(stacks_dir.glob("Pulumi.*.yaml")):
+        other = path.name[len("Pulumi.") : -len(".yaml")]
+        if other == stack:
+            continue
+        try:
+            theirs = parse_pulumi_config(_stack_file_values(path), other, project, None)
+        except (ConfigError, ValueError, OSError):
+            continue  # a broken stack file is that stack's problem, reported when it runs
+        for scoped in set(mine) & set(theirs.owned_names.values()):
+            scope, name = scoped
+            key = mine[scoped]
+            problems.append(
+                Problem(
+                    f"{NAMESPACE}:{key}",
+                    name.rsplit(" ", 1)[-1],
+                    f"stack {other} ({path.name}) already uses {name} in {scope}; is this a copy "
+                    "of its stack file? Give this stack names of its own",
+                )
+            )
+    return problems
+
+
+def _stack_file_values(path: Path) -> dict[str, Any]:
+    """A stack file's config as Pulumi hands it to a program (objects as JSON text)."""
+    config = (yaml.safe_load(path.read_text()) or {}).get("config") or {}
+    return {
+        str(k): v if isinstance(v, str) else json.dumps(v)
+        for k, v in config.items()
+        if not (isinstance(v, dict) and set(v) == {"secure"})
+    }
 
 
 def raw_from_pulumi_config(values: dict[str, Any], project: str = NAMESPACE) -> dict[str, Any]:

@@ -306,3 +306,227 @@ def test_a_failed_plan_removes_the_stacks_previous_plan(tmp_path, monkeypatch, c
     assert plan_cli.main(["a3-prod", "--out", str(out)]) == 2
     assert not (out / "a3-prod.json").exists() and not (out / "a3-prod").exists()
     assert "Removed the previous plan of a3-prod" in capsys.readouterr().err
+
+
+# --- ranges, names, placement: issue 7's classes 5, 6, 7, 9, 10 and 11 ------------------------
+
+HALVES = ["0.0.0.0/1", "128.0.0.0/1"]
+GKE_RULES = {
+    "an address without a prefix": (
+        {"gpu-fabric:network.primary.podsCidr": "10.64.0.0"},
+        "gpu-fabric:network.primary.podsCidr",
+        "10.64.0.0",
+        "has no prefix length",
+    ),
+    "a link-local range": (
+        {"gpu-fabric:network.primary.servicesCidr": "169.254.0.0/20"},
+        "gpu-fabric:network.primary.servicesCidr",
+        "169.254.0.0/20",
+        "link-local",
+    ),
+    "a loopback range": (
+        {"gpu-fabric:network.primary.podsCidr": "127.0.0.0/19"},
+        "gpu-fabric:network.primary.podsCidr",
+        "127.0.0.0/19",
+        "loopback",
+    ),
+    "a subnet smaller than GCP's /29": (
+        {"gpu-fabric:network.primary.subnetCidr": "10.0.0.0/30"},
+        "gpu-fabric:network.primary.subnetCidr",
+        "10.0.0.0/30",
+        "Compute Engine subnets are /29 or larger",
+    ),
+    "a primary subnet too small for the nodes": (
+        {
+            "gpu-fabric:network.primary.subnetCidr": "10.0.0.0/28",
+            "gpu-fabric:gke.systemPool.nodeCount": 3,
+        },
+        "gpu-fabric:network.primary.subnetCidr",
+        "10.0.0.0/28",
+        "holds 12 nodes, and the stack can create 14",
+    ),
+    "two halves of the internet as firewall sources": (
+        {"gpu-fabric:network.nics.gpu.firewallSourceRanges": HALVES},
+        "gpu-fabric:network.nics.gpu.firewallSourceRanges",
+        HALVES,
+        "more than a /8",
+    ),
+    "two halves of the internet on the control plane": (
+        {"gpu-fabric:gke.masterAuthorizedNetworks": [{"cidrBlock": c} for c in HALVES]},
+        "gpu-fabric:gke.masterAuthorizedNetworks",
+        HALVES,
+        "open to the internet in all but name",
+    ),
+    "a GPU pool named like the system pool": (
+        {"gpu-fabric:gpuPool.name": "system"},
+        "gpu-fabric:gpuPool.name",
+        "system",
+        "the stack's CPU system pool is called 'system'",
+    ),
+    "a node pool name over GKE's 40 characters": (
+        {"gpu-fabric:gpuPool.name": "a" * 41},
+        "gpu-fabric:gpuPool.name",
+        "a" * 41,
+        "1-40 characters",
+    ),
+    "a zone written as the region": (
+        {"gpu-fabric:region": "us-central1-c"},
+        "gpu-fabric:region",
+        "us-central1-c",
+        "is a zone, not a region; the region of this zone is us-central1",
+    ),
+    "a region that is not one": (
+        {"gpu-fabric:region": "uscentral"},
+        "gpu-fabric:region",
+        "uscentral",
+        "not a Compute Engine region",
+    ),
+    "a node count with a few zeros too many": (
+        {"gpu-fabric:gpuPool.nodeCount": 20000},
+        "gpu-fabric:gpuPool.nodeCount",
+        20000,
+        "more than 1000 nodes in one pool",
+    ),
+    "a boot disk over 64 TB": (
+        {"gpu-fabric:gpuPool.bootDisk.sizeGb": 100000},
+        "gpu-fabric:gpuPool.bootDisk.sizeGb",
+        100000,
+        "less than or equal to 65536",
+    ),
+    "a malformed reservation": (
+        {"gpu-fabric:gpuPool.reservation": {"name": "res/blocks/b1"}},
+        "gpu-fabric:gpuPool.reservation.name",
+        "res/blocks/b1",
+        "NAME/reservationBlocks/BLOCK",
+    ),
+}
+A4X_RULES = {
+    "a StorageClass named like GKE's own": (
+        {"gpu-fabric:storageClass.name": "standard-rwo"},
+        "gpu-fabric:storageClass.name",
+        "standard-rwo",
+        "GKE creates and owns a StorageClass of this name",
+    ),
+    "A4X without its workload policy": (
+        {"gpu-fabric:gpuPool.compactPlacement": False},
+        "gpu-fabric:gpuPool.compactPlacement",
+        False,
+        "placed through a workload policy (HIGH_THROUGHPUT, 1x72)",
+    ),
+    "A4X without a reservation": (
+        {"gpu-fabric:gpuPool.reservation": DELETE},
+        "gpu-fabric:gpuPool.reservation",
+        None,
+        "capacity is reservation-bound",
+    ),
+}
+OKE_RULES = {
+    "two halves of the internet to the API": (
+        {"gpu-fabric:network.apiAllowedCidrs": HALVES},
+        "gpu-fabric:network.apiAllowedCidrs",
+        HALVES,
+        "more than a /8",
+    ),
+    "a workers subnet too small for the nodes": (
+        {"gpu-fabric:network.workersSubnetCidr": "10.140.64.0/29", "gpu-fabric:gpuNodes.count": 10},
+        "gpu-fabric:network.workersSubnetCidr",
+        "10.140.64.0/29",
+        "holds 5 addresses, and the stack needs 12 nodes",
+    ),
+    "a pod subnet too small for the pods": (
+        {
+            "gpu-fabric:network.podsSubnetCidr": "10.140.128.0/24",
+            "gpu-fabric:oke.maxPodsPerNode": 110,
+        },
+        "gpu-fabric:network.podsSubnetCidr",
+        "10.140.128.0/24",
+        "needs 440 pod addresses (4 nodes x 110 pods)",
+    ),
+    "a flannel pod range too small for the nodes": (
+        {
+            "gpu-fabric:oke.cni": "FLANNEL_OVERLAY",
+            "gpu-fabric:network.podsSubnetCidr": DELETE,
+            "gpu-fabric:oke.podsCidr": "10.244.0.0/24",
+        },
+        "gpu-fabric:oke.podsCidr",
+        "10.244.0.0/24",
+        "4 nodes need a /23 or larger",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "stack, rule",
+    [("a3-prod", r) for r in GKE_RULES]
+    + [("a4x-prod", r) for r in A4X_RULES]
+    + [("oke-dranet", r) for r in OKE_RULES],
+)
+def test_range_name_and_placement_rules(stack, rule):
+    table = {"a3-prod": GKE_RULES, "a4x-prod": A4X_RULES, "oke-dranet": OKE_RULES}[stack]
+    assert_single_rule(*table[rule], stack=stack)
+
+
+def test_private_sources_however_wide_are_not_the_internet():
+    cfg = parse_stack({"gpu-fabric:network.nics.gpu.firewallSourceRanges": ["10.0.0.0/8"]})
+    assert cfg.nic_groups[0].firewall_source_ranges == ["10.0.0.0/8"]
+
+
+def test_a_reservation_block_is_accepted():
+    cfg = parse_stack(
+        {"gpu-fabric:gpuPool.reservation": {"name": "a4x-res/reservationBlocks/block-1"}},
+        stack="a4x-prod",
+    )
+    assert cfg.gpu_pool.reservation.name == "a4x-res/reservationBlocks/block-1"
+
+
+def test_a_copied_stack_file_that_keeps_another_stacks_names_is_refused(tmp_path):
+    from components.stack_config import parse_pulumi_config
+    from offline.engine import STACKS_DIR
+
+    for name in ("a3-prod", "a4x-prod"):
+        (tmp_path / f"Pulumi.{name}.yaml").write_text(
+            (STACKS_DIR / f"Pulumi.{name}.yaml").read_text()
+        )
+    copied = encode(stack_values("a3-prod"))  # a3-staging, copied from a3-prod and not renamed
+    with pytest.raises(ConfigError) as err:
+        parse_pulumi_config(copied, "a3-staging", stacks_dir=tmp_path)
+    keys = {p.key for p in err.value.problems}
+    assert keys == {
+        "gpu-fabric:gke.name",
+        "gpu-fabric:gke.name (node service account)",
+        "gpu-fabric:network.prefix",
+    }
+    assert all(
+        "stack a3-prod (Pulumi.a3-prod.yaml) already uses" in p.message for p in err.value.problems
+    )
+    renamed = encode(
+        with_changes(
+            stack_values("a3-prod"),
+            {"gpu-fabric:gke.name": "a3-staging", "gpu-fabric:network.prefix": "a3-staging"},
+        )
+    )
+    assert parse_pulumi_config(renamed, "a3-staging", stacks_dir=tmp_path).gke.name == "a3-staging"
+
+
+def test_service_accounts_that_collide_when_truncated_are_refused(tmp_path):
+    from components.stack_config import parse_pulumi_config
+    from offline.engine import STACKS_DIR
+
+    (tmp_path / "Pulumi.a3-prod.yaml").write_text((STACKS_DIR / "Pulumi.a3-prod.yaml").read_text())
+    # Both names cut to the same 23 characters: "a3-prod-cluster-eu-west".
+    first = with_changes(
+        stack_values("a3-prod"),
+        {"gpu-fabric:gke.name": "a3-prod-cluster-eu-west-1", "gpu-fabric:network.prefix": "x1"},
+    )
+    (tmp_path / "Pulumi.first.yaml").write_text(yaml.safe_dump({"config": first}))
+    second = encode(
+        with_changes(
+            stack_values("a3-prod"),
+            {"gpu-fabric:gke.name": "a3-prod-cluster-eu-west-2", "gpu-fabric:network.prefix": "x2"},
+        )
+    )
+    with pytest.raises(ConfigError) as err:
+        parse_pulumi_config(second, "second", stacks_dir=tmp_path)
+    (problem,) = err.value.problems
+    assert problem.key == "gpu-fabric:gke.name (node service account)"
+    assert "service account a3-prod-cluster-eu-west-nodes" in problem.message

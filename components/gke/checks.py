@@ -12,8 +12,8 @@ import itertools
 import re
 
 from ..catalog import GkeVersion, Machine, NicGroup, catalog, minor_tuple
-from ..config_base import parse_image
-from ..problems import Problem
+from ..config_base import WIDEST_PUBLIC_SOURCE, parse_image, public_addresses
+from ..problems import MISSING, Problem
 from ..problems import key as _key
 from .config import DriverInstall, GkeA3HighConfig, GkeStackConfig
 
@@ -70,6 +70,10 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _range_checks(cfg)
     problems += _pool_checks(cfg, machine)
     problems += _tcpx_pair_checks(cfg)
+    problems += _name_checks(cfg)
+    problems += _placement_checks(cfg, machine)
+    problems += _capacity_checks(cfg)
+    problems += _authorized_network_checks(cfg)
     return problems
 
 
@@ -339,6 +343,122 @@ def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:
                 pair.daemon,
                 f"installer {installer_tag} pairs with tcpx-daemon {expected}, not {daemon_tag}; "
                 f"use the {expected} daemon image",
+            )
+        ]
+    return []
+
+
+SYSTEM_POOL_NAME = "system"
+# GKE creates these StorageClasses itself (the PD and Filestore CSI drivers' defaults).
+GKE_STORAGE_CLASSES = {"standard", "standard-rwo", "premium-rwo", "standard-rwx", "premium-rwx"}
+
+
+def _name_checks(cfg: GkeStackConfig) -> list[Problem]:
+    """Names that collide with what the stack or GKE already owns."""
+    problems = []
+    if cfg.gpu_pool.name == SYSTEM_POOL_NAME:
+        problems.append(
+            Problem(
+                _key("gpuPool.name"),
+                cfg.gpu_pool.name,
+                "the stack's CPU system pool is called 'system'; give the GPU pool another name",
+            )
+        )
+    storage = getattr(cfg, "storage_class", None)
+    if storage is not None and storage.name in GKE_STORAGE_CLASSES:
+        problems.append(
+            Problem(
+                _key("storageClass.name"),
+                storage.name,
+                "GKE creates and owns a StorageClass of this name "
+                f"({', '.join(sorted(GKE_STORAGE_CLASSES))}); pick another, such as "
+                "hyperdisk-balanced",
+            )
+        )
+    return problems
+
+
+def _placement_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """Machines that only come as reserved, compactly placed capacity (A4X: FACTS.md)."""
+    problems = []
+    pool = cfg.gpu_pool
+    if "workload_policy" in machine.placement and not pool.compact_placement:
+        problems.append(
+            Problem(
+                _key("gpuPool.compactPlacement"),
+                False,
+                f"{pool.machine_type} nodes are placed through a workload policy "
+                f"({machine.placement['workload_policy']['type']}, "
+                f"{machine.placement['workload_policy']['accelerator_topology']}); without it the "
+                "NVLink domain is not formed. Remove the key",
+            )
+        )
+    if machine.reservation_bound and pool.reservation is None:
+        problems.append(
+            Problem(
+                _key("gpuPool.reservation"),
+                MISSING,
+                f"{pool.machine_type} capacity is reservation-bound: a pool without a reservation "
+                "cannot be provisioned; name the reservation (or NAME/reservationBlocks/BLOCK)",
+            )
+        )
+    return problems
+
+
+# Compute Engine keeps 4 addresses of every subnet's primary range (network, gateway, second-to-
+# last, broadcast: VPC docs "Reserved IP addresses in IPv4 subnets"); /29 is the smallest range.
+RESERVED_PER_SUBNET = 4
+SMALLEST_SUBNET_PREFIX = 29
+# The system pool is regional: its count is per zone, and a region has at most 4 zones today.
+MAX_ZONES_PER_REGION = 4
+
+
+def _capacity_checks(cfg: GkeStackConfig) -> list[Problem]:
+    """Every range must hold the nodes the stack can create."""
+    problems = []
+    gpu_nodes = cfg.gpu_pool.node_count
+    ranges = [
+        (_key(f"network.nics.{plan.group.name}.subnets[{i}]"), cidr, gpu_nodes)
+        for plan in cfg.nic_groups
+        for i, cidr in enumerate(plan.subnets)
+    ]
+    primary = cfg.network.primary
+    if primary.existing is None:
+        system_nodes = cfg.gke.system_pool.node_count * MAX_ZONES_PER_REGION
+        ranges.append(
+            (_key("network.primary.subnetCidr"), primary.subnet_cidr, gpu_nodes + system_nodes)
+        )
+    for key, cidr, nodes in ranges:
+        network = ipaddress.ip_network(cidr)
+        if network.prefixlen > SMALLEST_SUBNET_PREFIX:
+            problems.append(
+                Problem(
+                    key, cidr, f"Compute Engine subnets are /{SMALLEST_SUBNET_PREFIX} or larger"
+                )
+            )
+        elif network.num_addresses - RESERVED_PER_SUBNET < nodes:
+            problems.append(
+                Problem(
+                    key,
+                    cidr,
+                    f"holds {network.num_addresses - RESERVED_PER_SUBNET} nodes, and the stack can "
+                    f"create {nodes} with an address here; pick a larger range",
+                )
+            )
+    return problems
+
+
+def _authorized_network_checks(cfg: GkeStackConfig) -> list[Problem]:
+    networks = cfg.gke.master_authorized_networks or []
+    public = public_addresses([n.cidr_block for n in networks])
+    if public > WIDEST_PUBLIC_SOURCE:
+        return [
+            Problem(
+                _key("gke.masterAuthorizedNetworks"),
+                [n.cidr_block for n in networks],
+                f"together these ranges admit {public:,} public addresses, more than a /8: the "
+                "control plane would be open to the internet in all but name; list only the "
+                "ranges that deploy and operate the cluster",
             )
         ]
     return []

@@ -24,6 +24,7 @@ from ..config_base import (
     NodeCount,
     Platform,
     SourceRange,
+    SourceRanges,
 )
 
 GCP_PROJECT_KEY = "gcp:project"
@@ -64,6 +65,35 @@ def _gcp_project(value: str) -> str:
     return value
 
 
+# Compute Engine regions: us-central1, europe-west4, northamerica-northeast1; zones add -a..-z.
+_GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
+_GCP_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]$")
+# A reservation, or one block of it (`gcloud compute reservations blocks list`).
+_RESERVATION = re.compile(
+    r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?(/reservationBlocks/[a-z]([-a-z0-9]{0,61}[a-z0-9])?)?$"
+)
+
+
+def _gcp_region(value: str) -> str:
+    zone = _GCP_ZONE.match(value)
+    if zone:
+        raise ValueError(f"is a zone, not a region; the region of this zone is {zone[1]}")
+    if not _GCP_REGION.match(value):
+        raise ValueError(
+            "not a Compute Engine region; write it like us-central1 (`gcloud compute regions list`)"
+        )
+    return value
+
+
+def _reservation(value: str) -> str:
+    if not _RESERVATION.match(value):
+        raise ValueError(
+            "not a reservation name: lowercase letters, digits and hyphens, or "
+            "NAME/reservationBlocks/BLOCK to target one block"
+        )
+    return value
+
+
 def _mtu(value: int) -> int:
     if not 1300 <= value <= 8896:
         raise ValueError(
@@ -73,11 +103,15 @@ def _mtu(value: int) -> int:
 
 
 ResourceName = Annotated[str, AfterValidator(_gce_name(63))]
+# GKE node pool names are at most 40 characters (GKE API, nodePools.create).
+NodePoolName = Annotated[str, AfterValidator(_gce_name(40))]
 ClusterName = Annotated[str, AfterValidator(_gce_name(40))]
 # The prefix must leave room for the longest derived name, e.g. `<prefix>-gvnic-internal`.
 NamePrefix = Annotated[str, AfterValidator(_gce_name(63 - len("-gvnic-internal")))]
 Mtu = Annotated[int, AfterValidator(_mtu)]
 GcpProjectId = Annotated[str, AfterValidator(_gcp_project)]
+GcpRegion = Annotated[str, AfterValidator(_gcp_region)]
+ReservationName = Annotated[str, AfterValidator(_reservation)]
 GkeVersionText = Annotated[str, AfterValidator(_gke_version)]
 
 
@@ -135,7 +169,7 @@ class NicGroupConfig(ConfigModel):
     mtu: Mtu | None = Field(
         None, description="MTU of the group's VPC(s); default from the catalog."
     )
-    firewall_source_ranges: list[SourceRange] | None = Field(
+    firewall_source_ranges: SourceRanges | None = Field(
         None, description="Sources the internal rule allows; default: each VPC's own subnet."
     )
     object_names: list[str] | None = Field(
@@ -185,19 +219,21 @@ class GkeConfig(ConfigModel):
 class ReservationConfig(ConfigModel):
     """Consume a specific Compute Engine reservation."""
 
-    name: ResourceName = Field(description="Reservation name.")
-    project: str | None = Field(None, description="Owner project of a shared reservation.")
+    name: ReservationName = Field(
+        description="Reservation name, or NAME/reservationBlocks/BLOCK for one block of it."
+    )
+    project: GcpProjectId | None = Field(None, description="Owner project of a shared reservation.")
 
 
 class BootDiskConfig(ConfigModel):
     type: str | None = Field(None, description="Boot disk type; default: the catalog's first.")
-    size_gb: int = Field(200, ge=10, description="Boot disk size in GB.")
+    size_gb: int = Field(200, ge=10, le=65536, description="Boot disk size in GB.")
 
 
 class GpuPoolConfig(ConfigModel):
     """The GPU node pool."""
 
-    name: ResourceName = Field("gpu-pool", description="Node pool name.")
+    name: NodePoolName = Field("gpu-pool", description="Node pool name.")
     machine_type: str = Field(description="A machine type from the catalog, e.g. a3-highgpu-8g.")
     zone: str = Field(description="The one zone of the pool (compact placement is zonal).")
     node_count: NodeCount = Field(description="Number of GPU nodes.")
@@ -276,7 +312,7 @@ class GkeStackConfig(ConfigModel):
     """What every GKE stack has, validated; each GKE platform adds its own keys."""
 
     project: GcpProjectId = Field(alias=GCP_PROJECT_KEY, description="GCP project ID.")
-    region: str = Field(description="GCP region of the cluster and every subnet, e.g. us-central1.")
+    region: GcpRegion = Field(description="GCP region of the cluster and every subnet.")
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     gke: GkeConfig
     gpu_pool: GpuPoolConfig
@@ -332,6 +368,25 @@ class GkeStackConfig(ConfigModel):
     @property
     def pause_image(self) -> str:
         return self.images.pause or catalog().images.pause
+
+    @property
+    def owned_names(self) -> dict[str, tuple[str, str]]:
+        """Names that must be unique in their scope: stack key -> (scope, name)."""
+        from .cluster import node_account_id
+
+        scope = f"GCP project {self.project}"
+        names = {
+            "gke.name": (scope, f"cluster {self.gke.name}"),
+            "gke.name (node service account)": (
+                scope,
+                f"service account {node_account_id(self.gke.name)}",
+            ),
+        }
+        if self.network.prefix:
+            names["network.prefix"] = (scope, f"VPC name prefix {self.name_prefix}")
+        else:
+            names["gke.name (VPC name prefix)"] = (scope, f"VPC name prefix {self.name_prefix}")
+        return names
 
     @property
     def warnings(self) -> list[str]:

@@ -44,6 +44,7 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
             ),
         ]
     problems += _network_checks(cfg)
+    problems += _capacity_checks(cfg)
     problems += _child_range_checks(cfg)
     problems += _claim_checks(cfg)
     return problems
@@ -325,4 +326,58 @@ def _nccl_job_checks(cfg: OkeDranetConfig) -> list[Problem]:
                 "gpu-fabric:claims (e.g. 8 GPUs and 16 rails) or remove ncclTests",
             )
         )
+    return problems
+
+
+# OCI keeps 3 addresses of every subnet (the first two and the last: VCN docs, "Subnets").
+RESERVED_PER_SUBNET = 3
+# OKE's flannel gives each node a /25 of the pod range (OKE docs, "Flannel CNI plugin"; UNVERIFIED
+# for every version: the check only refuses ranges that surely cannot hold the nodes).
+FLANNEL_NODE_PREFIX = 25
+
+
+def _capacity_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """Every range must hold what the stack can put in it."""
+    nodes = cfg.gpu_nodes.count + cfg.oke.system_pool.node_count
+    wants = [(_key("network.workersSubnetCidr"), cfg.workers_subnet_cidr, nodes, "nodes")]
+    existing = cfg.network.existing
+    if cfg.oke.cni is Cni.VCN_NATIVE:
+        pods_cidr = existing.pods_subnet_cidr if existing else cfg.network.pods_subnet_cidr
+        if pods_cidr:
+            wants.append(
+                (
+                    _key(
+                        "network.existing.podsSubnetCidr" if existing else "network.podsSubnetCidr"
+                    ),
+                    pods_cidr,
+                    nodes * cfg.oke.max_pods_per_node,
+                    f"pod addresses ({nodes} nodes x {cfg.oke.max_pods_per_node} pods)",
+                )
+            )
+    if existing:
+        wants[0] = (_key("network.existing.workersSubnetCidr"), *wants[0][1:])
+    problems = []
+    for key, cidr, count, what in wants:
+        room = _net(cidr).num_addresses - RESERVED_PER_SUBNET
+        if room < count:
+            problems.append(
+                Problem(
+                    key,
+                    cidr,
+                    f"holds {room} addresses, and the stack needs {count} {what}; pick a larger "
+                    "range",
+                )
+            )
+    pods = cfg.oke.effective_pods_cidr
+    if pods is not None:
+        per_node = 2 ** (32 - FLANNEL_NODE_PREFIX)
+        if _net(pods).num_addresses < nodes * per_node:
+            problems.append(
+                Problem(
+                    _key("oke.podsCidr"),
+                    pods,
+                    f"flannel gives each node a /{FLANNEL_NODE_PREFIX}; {nodes} nodes need a /"
+                    f"{32 - math.ceil(math.log2(nodes * per_node))} or larger",
+                )
+            )
     return problems

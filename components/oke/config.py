@@ -20,7 +20,7 @@ from ..config_base import (
     ImageRef,
     NodeCount,
     Platform,
-    SourceRange,
+    SourceRanges,
     VersionText,
 )
 
@@ -139,11 +139,11 @@ class OkeNetworkConfig(ConfigModel):
     pods_subnet_cidr: Cidr = Field(
         "10.140.128.0/17", description="Pod subnet, with the VCN-native CNI only."
     )
-    api_allowed_cidrs: list[SourceRange] = Field(
+    api_allowed_cidrs: SourceRanges = Field(
         default_factory=list,
         description="Ranges outside the VCN that may reach the private API endpoint (VPN).",
     )
-    ssh_allowed_cidrs: list[SourceRange] = Field(
+    ssh_allowed_cidrs: SourceRanges = Field(
         default_factory=list, description="Ranges that may SSH to the nodes; none by default."
     )
     existing: ExistingVcn | None = Field(
@@ -310,6 +310,11 @@ class OkeDranetConfig(ConfigModel):
     @property
     def nccl_tests_image(self) -> str:
         return self.images.nccl_tests or catalog().oke.nccl_tests_image
+
+    @property
+    def owned_names(self) -> dict[str, tuple[str, str]]:
+        """Names that must be unique in their scope: stack key -> (scope, name)."""
+        return {"oke.name": (f"compartment {self.compartment_id}", f"cluster {self.oke.name}")}
 
     @property
     def warnings(self) -> list[str]:
