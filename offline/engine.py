@@ -6,6 +6,7 @@ offline plan (`make plan`) and the tests both use it. Nothing here talks to a cl
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -19,7 +20,7 @@ import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime.config import set_all_config
-from pulumi.runtime.settings import get_root_resource, set_root_resource
+from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -360,6 +361,21 @@ def _config_text(key: str, value: Any) -> str:
     return str(value)
 
 
+def _settle() -> None:
+    """Forget what a failed run left behind (a resource whose input raised stops the run while
+    other outputs still hold its error), so that it cannot fail the next run in this process."""
+    loop = asyncio.get_event_loop()
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    with SETTINGS.lock:
+        for task in SETTINGS.outputs:
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: asyncio does not log it as never retrieved
+        SETTINGS.outputs.clear()
+
+
 def run(stack: str, config: dict[str, str] | None = None) -> Plan:
     """Run `__main__.py` for `stack` under mocks. `config` replaces the stack file's values.
 
@@ -382,7 +398,11 @@ def run(stack: str, config: dict[str, str] | None = None) -> Plan:
         logger=_engine_logger(plan),
     )
     set_all_config(values)
-    _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))
+    try:
+        _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))
+    except Exception:
+        _settle()
+        raise
 
     root = get_root_resource()
     for name, value in getattr(root, "outputs", {}).items():
