@@ -15,6 +15,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from .ack import checks as ack_checks
+from .ack.config import REGION_KEY as ALICLOUD_REGION_KEY
+from .ack.config import AckLingjunConfig
 from .config_base import NAMESPACE, ConfigModel, Platform
 from .gke import checks as gke_checks
 from .gke.config import GkeA3HighConfig, GkeA4xConfig
@@ -23,7 +26,8 @@ from .oke.config import REGION_KEY, TENANCY_KEY, OkeDranetConfig
 from .problems import MISSING, ConfigError, Problem
 
 StackConfig = Annotated[
-    GkeA3HighConfig | GkeA4xConfig | OkeDranetConfig, Field(discriminator="platform")
+    GkeA3HighConfig | GkeA4xConfig | OkeDranetConfig | AckLingjunConfig,
+    Field(discriminator="platform"),
 ]
 """Any platform's config; `cfg.platform` says which."""
 
@@ -31,16 +35,19 @@ MODELS: dict[Platform, type[ConfigModel]] = {
     Platform.GKE_A3_HIGH: GkeA3HighConfig,
     Platform.GKE_A4X: GkeA4xConfig,
     Platform.OKE_DRANET: OkeDranetConfig,
+    Platform.ACK_LINGJUN: AckLingjunConfig,
 }
 CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
     Platform.GKE_A3_HIGH: gke_checks.cross_field_problems,
     Platform.GKE_A4X: gke_checks.cross_field_problems,
     Platform.OKE_DRANET: oke_checks.cross_field_problems,
+    Platform.ACK_LINGJUN: ack_checks.cross_field_problems,
 }
 PROVIDER_KEYS: dict[str, str] = {
     "project": "gcp:project",
     "tenancyOcid": TENANCY_KEY,
     "ociRegion": REGION_KEY,
+    "alicloudRegion": ALICLOUD_REGION_KEY,
 }
 """Model field (camelCase) -> the provider's own stack key it is read from."""
 

@@ -281,6 +281,50 @@ def mock_oke_kubeconfig(cluster_id: str, endpoint: str) -> str:
     )
 
 
+def mock_ack_kubeconfig(cluster_id: str) -> str:
+    """The shape of the kubeconfig ACK's cluster credential returns: a client certificate."""
+    data = base64.b64encode(f"mock-{cluster_id}".encode()).decode()
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "kubernetes",
+                    "cluster": {
+                        "server": "https://10.0.0.10:6443",
+                        "certificate-authority-data": data,
+                    },
+                }
+            ],
+            "users": [
+                {
+                    "name": "kubernetes-admin",
+                    "user": {"client-certificate-data": data, "client-key-data": data},
+                }
+            ],
+            "contexts": [
+                {"name": "admin", "context": {"cluster": "kubernetes", "user": "kubernetes-admin"}}
+            ],
+            "current-context": "admin",
+        }
+    )
+
+
+def mock_rdma_addon_schema(switch_key: str) -> str:
+    """A config schema of the RDMA add-on's shape. Made up offline: the switch's real key is not
+    published (catalog: UNVERIFIED); `customResourceName` is documented (FACTS 3.4)."""
+    return json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                switch_key: {"type": "boolean", "default": False},
+                "customResourceName": {"type": "string", "default": "rdma/hca"},
+            },
+        }
+    )
+
+
 class _CloudMocks(pulumi_mocks.Mocks):
     """Plausible provider outputs, so the program computes what it would on a real deploy."""
 
@@ -301,6 +345,8 @@ class _CloudMocks(pulumi_mocks.Mocks):
             if typ == "oci:ContainerEngine/cluster:Cluster":
                 state["endpoints"] = [{"privateEndpoint": self.OKE_PRIVATE_ENDPOINT}]
             return state["id"], state
+        if typ.startswith("alicloud:"):
+            return self._alicloud(typ, args.name, state)
         if typ == "gcp:container/cluster:Cluster":
             location = inputs.get("location", "")
             state.update(
@@ -322,6 +368,25 @@ class _CloudMocks(pulumi_mocks.Mocks):
             return f"projects/{self.project}/{scope}/{kind}s/{name}", state
         return f"{name}-id", state
 
+    _ALICLOUD_PREFIXES = {
+        "alicloud:vpc/network:Network": "vpc-",
+        "alicloud:vpc/switch:Switch": "vsw-",
+        "alicloud:cs/managedKubernetes:ManagedKubernetes": "c",
+    }
+
+    def _alicloud(self, typ: str, name: str, state: dict):
+        mock = "mock" + name.replace("-", "")
+        if typ == "alicloud:cs/nodePool:NodePool":
+            # `<cluster id>:<node pool id>` (provider: the pool's id joins both).
+            state["id"] = f"{state['clusterId']}:np{mock}"
+        elif typ == "alicloud:cs/kubernetesAddon:KubernetesAddon":
+            state["id"] = f"{state['clusterId']}:{state.get('name', name)}"
+        else:
+            state["id"] = self._ALICLOUD_PREFIXES.get(typ, "") + mock
+        if typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
+            state["connections"] = [{"apiServerIntranet": "https://10.0.0.10:6443"}]
+        return state["id"], state
+
     def call(self, args: pulumi_mocks.MockCallArgs):
         if args.token == "oci:Core/getServices:getServices":
             label = {"us-ashburn-1": "iad"}.get(self.oci_region, self.oci_region)
@@ -337,7 +402,24 @@ class _CloudMocks(pulumi_mocks.Mocks):
         if args.token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
             cluster_id = args.args["clusterId"]
             return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
+        if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
+            cluster_id = args.args["clusterId"]
+            return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id)}
+        if args.token == "alicloud:cs/getKubernetesAddonMetadata:getKubernetesAddonMetadata":
+            from components.catalog import catalog
+
+            key = catalog().ack.rdma_device_plugin.non_host_network_key
+            return {
+                **args.args,
+                "id": args.args.get("name"),
+                "configSchema": self.addon_schema(key),
+            }
         return {}
+
+    @staticmethod
+    def addon_schema(default_key: str) -> str:
+        """The RDMA add-on's config schema offline (tests replace it to model other schemas)."""
+        return mock_rdma_addon_schema(default_key)
 
 
 def stack_config(stack: str) -> dict[str, str]:
