@@ -265,12 +265,47 @@ class OkeCatalog(_Data):
     nccl_tests_image: str
 
 
+class RdmaDevicePlugin(_Data):
+    """The ACK add-on `ack-rdma-device-plugin` (seed 004)."""
+
+    name: str
+    """Add-on name (`KubernetesAddon.name`)."""
+    version: str
+    non_host_network_min_version: str
+    """First version with RDMA for non-hostNetwork pods."""
+    non_host_network_key: str
+    """JSON key of that switch in the add-on config (UNVERIFIED: not published)."""
+    daemon_set: str
+    namespace: str
+    resource: str
+    """Extended resource its pods request, e.g. `rdma/hca`."""
+
+
+class LingjunNodes(_Data):
+    """What ACK puts on every node of a Lingjun node pool."""
+
+    worker_label: dict[str, str]
+    taint: dict[str, str]
+    """`key` and `effect` of the taint ACK adds."""
+
+
+class AckCatalog(_Data):
+    min_kubernetes: str
+    """Oldest ACK minor that takes Lingjun node pools, e.g. `1.31`."""
+    cluster_spec: str
+    cluster_addons: list[str]
+    """Add-ons installed with the cluster (`ManagedKubernetes.addons[].name`)."""
+    rdma_device_plugin: RdmaDevicePlugin
+    lingjun_nodes: LingjunNodes
+
+
 class Catalog(_Data):
     machines: dict[str, Machine]
     """GKE machine types."""
     oci_shapes: dict[str, OciShape]
     images: Images
     oke: OkeCatalog
+    ack: AckCatalog
 
 
 @functools.cache

@@ -24,6 +24,7 @@ class Platform(str, Enum):
     GKE_A3_HIGH = "gke-a3-high"
     GKE_A4X = "gke-a4x"
     OKE_DRANET = "oke-dranet"
+    ACK_LINGJUN = "ack-lingjun"
 
 
 class ConfigModel(BaseModel):

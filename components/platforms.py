@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import pulumi
 
+from .ack import gpu_cluster as ack
+from .ack.config import AckLingjunConfig
 from .config_base import Platform
 from .gke import gpu_cluster as gke
 from .gke.config import GkeStackConfig
@@ -47,10 +49,25 @@ def _oke(cfg: OkeDranetConfig) -> dict[str, pulumi.Input]:
     }
 
 
+def _ack(cfg: AckLingjunConfig) -> dict[str, pulumi.Input]:
+    fabric = ack.GpuCluster(cfg.ack.name, cfg)
+    lingjun = fabric.lingjun
+    return {
+        "clusterName": fabric.cluster.cluster.name,
+        "clusterId": fabric.cluster.cluster.id,
+        "kubeconfig": fabric.cluster.kubeconfig,
+        "vpcId": fabric.network.vpc_id,
+        "lingjunNodePoolId": lingjun.pool.id,
+        "rdmaAddon": pulumi.Output.concat(lingjun.addon.name, " ", lingjun.addon.version),
+        "rdmaNonHostNetwork": cfg.rdma.non_host_network,
+    }
+
+
 BUILDERS: dict[Platform, Callable[[StackConfig], dict[str, pulumi.Input]]] = {
     Platform.GKE_A3_HIGH: _gke,
     Platform.GKE_A4X: _gke,
     Platform.OKE_DRANET: _oke,
+    Platform.ACK_LINGJUN: _ack,
 }
 
 

@@ -17,6 +17,9 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from .ack import checks as ack_checks
+from .ack.config import REGION_KEY as ALICLOUD_REGION_KEY
+from .ack.config import AckLingjunConfig
 from .config_base import NAMESPACE, ConfigModel, Platform
 from .gke import checks as gke_checks
 from .gke.config import GkeA3HighConfig, GkeA4xConfig
@@ -26,7 +29,8 @@ from .problems import MISSING, ConfigError, Problem
 from .secrets import secret_texts
 
 StackConfig = Annotated[
-    GkeA3HighConfig | GkeA4xConfig | OkeDranetConfig, Field(discriminator="platform")
+    GkeA3HighConfig | GkeA4xConfig | OkeDranetConfig | AckLingjunConfig,
+    Field(discriminator="platform"),
 ]
 """Any platform's config; `cfg.platform` says which."""
 
@@ -34,13 +38,15 @@ MODELS: dict[Platform, type[ConfigModel]] = {
     Platform.GKE_A3_HIGH: GkeA3HighConfig,
     Platform.GKE_A4X: GkeA4xConfig,
     Platform.OKE_DRANET: OkeDranetConfig,
+    Platform.ACK_LINGJUN: AckLingjunConfig,
 }
 CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
     Platform.GKE_A3_HIGH: gke_checks.cross_field_problems,
     Platform.GKE_A4X: gke_checks.cross_field_problems,
     Platform.OKE_DRANET: oke_checks.cross_field_problems,
+    Platform.ACK_LINGJUN: ack_checks.cross_field_problems,
 }
-PROVIDER_KEYS = {"gcp:project", TENANCY_KEY, REGION_KEY}
+PROVIDER_KEYS = {"gcp:project", TENANCY_KEY, REGION_KEY, ALICLOUD_REGION_KEY}
 """The provider keys the program reads, each under its own name (a field alias)."""
 
 _ADAPTER: TypeAdapter = TypeAdapter(StackConfig)

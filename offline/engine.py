@@ -6,6 +6,7 @@ offline plan (`make plan`) and the tests both use it. Nothing here talks to a cl
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -19,7 +20,7 @@ import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime.config import set_all_config
-from pulumi.runtime.settings import get_root_resource, set_root_resource
+from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -284,6 +285,50 @@ def mock_oke_kubeconfig(cluster_id: str, endpoint: str) -> str:
     )
 
 
+def mock_ack_kubeconfig(cluster_id: str) -> str:
+    """The shape of the kubeconfig ACK's cluster credential returns: a client certificate."""
+    data = base64.b64encode(f"mock-{cluster_id}".encode()).decode()
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "kubernetes",
+                    "cluster": {
+                        "server": "https://10.0.0.10:6443",
+                        "certificate-authority-data": data,
+                    },
+                }
+            ],
+            "users": [
+                {
+                    "name": "kubernetes-admin",
+                    "user": {"client-certificate-data": data, "client-key-data": data},
+                }
+            ],
+            "contexts": [
+                {"name": "admin", "context": {"cluster": "kubernetes", "user": "kubernetes-admin"}}
+            ],
+            "current-context": "admin",
+        }
+    )
+
+
+def mock_rdma_addon_schema(switch_key: str) -> str:
+    """A config schema of the RDMA add-on's shape. Made up offline: the switch's real key is not
+    published (catalog: UNVERIFIED); `customResourceName` is documented (FACTS 3.4)."""
+    return json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                switch_key: {"type": "boolean", "default": False},
+                "customResourceName": {"type": "string", "default": "rdma/hca"},
+            },
+        }
+    )
+
+
 class _CloudMocks(pulumi_mocks.Mocks):
     """Plausible provider outputs, so the program computes what it would on a real deploy."""
 
@@ -306,6 +351,8 @@ class _CloudMocks(pulumi_mocks.Mocks):
             if typ == "oci:Core/vcn:Vcn":
                 state["defaultSecurityListId"] = f"ocid1.securitylist.oc1.{self.oci_region}.mock"
             return state["id"], state
+        if typ.startswith("alicloud:"):
+            return self._alicloud(typ, args.name, state)
         if typ == "gcp:container/cluster:Cluster":
             location = inputs.get("location", "")
             state.update(
@@ -327,6 +374,25 @@ class _CloudMocks(pulumi_mocks.Mocks):
             return f"projects/{self.project}/{scope}/{kind}s/{name}", state
         return f"{name}-id", state
 
+    _ALICLOUD_PREFIXES = {
+        "alicloud:vpc/network:Network": "vpc-",
+        "alicloud:vpc/switch:Switch": "vsw-",
+        "alicloud:cs/managedKubernetes:ManagedKubernetes": "c",
+    }
+
+    def _alicloud(self, typ: str, name: str, state: dict):
+        mock = "mock" + name.replace("-", "")
+        if typ == "alicloud:cs/nodePool:NodePool":
+            # `<cluster id>:<node pool id>` (provider: the pool's id joins both).
+            state["id"] = f"{state['clusterId']}:np{mock}"
+        elif typ == "alicloud:cs/kubernetesAddon:KubernetesAddon":
+            state["id"] = f"{state['clusterId']}:{state.get('name', name)}"
+        else:
+            state["id"] = self._ALICLOUD_PREFIXES.get(typ, "") + mock
+        if typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
+            state["connections"] = [{"apiServerIntranet": "https://10.0.0.10:6443"}]
+        return state["id"], state
+
     def call(self, args: pulumi_mocks.MockCallArgs):
         if args.token == "oci:Core/getServices:getServices":
             label = {"us-ashburn-1": "iad"}.get(self.oci_region, self.oci_region)
@@ -342,7 +408,24 @@ class _CloudMocks(pulumi_mocks.Mocks):
         if args.token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
             cluster_id = args.args["clusterId"]
             return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
+        if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
+            cluster_id = args.args["clusterId"]
+            return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id)}
+        if args.token == "alicloud:cs/getKubernetesAddonMetadata:getKubernetesAddonMetadata":
+            from components.catalog import catalog
+
+            key = catalog().ack.rdma_device_plugin.non_host_network_key
+            return {
+                **args.args,
+                "id": args.args.get("name"),
+                "configSchema": self.addon_schema(key),
+            }
         return {}
+
+    @staticmethod
+    def addon_schema(default_key: str) -> str:
+        """The RDMA add-on's config schema offline (tests replace it to model other schemas)."""
+        return mock_rdma_addon_schema(default_key)
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -437,6 +520,21 @@ def _config_text(value: Any) -> str:
     return str(value)
 
 
+def _settle() -> None:
+    """Forget what a failed run left behind (a resource whose input raised stops the run while
+    other outputs still hold its error), so that it cannot fail the next run in this process."""
+    loop = asyncio.get_event_loop()
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    with SETTINGS.lock:
+        for task in SETTINGS.outputs:
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: asyncio does not log it as never retrieved
+        SETTINGS.outputs.clear()
+
+
 def run(
     stack: str, config: dict[str, str] | None = None, secret_keys: list[str] | None = None
 ) -> Plan:
@@ -464,7 +562,11 @@ def run(
         logger=_engine_logger(plan),
     )
     set_all_config(values, secret_keys or [])
-    _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))
+    try:
+        _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))
+    except Exception:
+        _settle()
+        raise
 
     root = get_root_resource()
     for name, value in getattr(root, "outputs", {}).items():

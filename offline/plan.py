@@ -157,6 +157,33 @@ KEY_SETTINGS: dict[str, list[str]] = {
         "spec.spec.devices.constraints[].matchAttribute",
     ],
     "kubernetes:kubeflow.org/v2beta1:MPIJob": ["metadata.name", "spec.slotsPerWorker"],
+    "alicloud:vpc/network:Network": ["vpcName", "cidrBlock"],
+    "alicloud:vpc/switch:Switch": ["vswitchName", "zoneId", "cidrBlock"],
+    "alicloud:cs/managedKubernetes:ManagedKubernetes": [
+        "name",
+        "clusterSpec",
+        "version",
+        "ipStack",
+        "proxyMode",
+        "serviceCidr",
+        "addons[].name",
+        "slbInternetEnabled",
+        "deletionProtection",
+    ],
+    "alicloud:cs/nodePool:NodePool": [
+        "nodePoolName",
+        "type",
+        "efloNodeGroup",
+        "instanceTypes",
+        "desiredSize",
+        "runtimeName",
+    ],
+    "alicloud:cs/kubernetesAddon:KubernetesAddon": ["name", "version", "config"],
+    "kubernetes:batch/v1:Job": [
+        "metadata.name",
+        "spec.template.spec.hostNetwork",
+        "spec.template.spec.containers[].resources.limits",
+    ],
 }
 
 

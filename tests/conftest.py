@@ -89,3 +89,10 @@ def assert_single_rule(changes: dict[str, Any], key: str, value: Any, says: str,
     if value is not None:
         assert problem.value == value
     assert says in problem.message
+
+
+def assert_registers_nothing(changes: dict[str, Any], stack: str) -> None:
+    """Running the program with `changes` fails on its config before registering anything."""
+    with pytest.raises(ConfigError):
+        engine.run(stack, encode(with_changes(stack_values(stack), changes)))
+    assert engine.LAST_RUN.resources == []

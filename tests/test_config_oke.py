@@ -5,15 +5,12 @@ from __future__ import annotations
 import pytest
 
 from components.problems import ConfigError
-from offline import engine
 from tests.conftest import (
     DELETE,
+    assert_registers_nothing,
     assert_single_rule,
-    encode,
     only_problem,
     parse_stack,
-    stack_values,
-    with_changes,
 )
 
 STACK = "oke-dranet"
@@ -365,10 +362,7 @@ def test_error_text_names_key_value_and_fix():
 
 @pytest.mark.parametrize("rule", list(RULES))
 def test_bad_config_registers_nothing(rule):
-    changes = RULES[rule][0]
-    with pytest.raises(ConfigError):
-        engine.run(STACK, encode(with_changes(stack_values(STACK), changes)))
-    assert engine.LAST_RUN.resources == []
+    assert_registers_nothing(RULES[rule][0], STACK)
 
 
 @pytest.mark.parametrize(

@@ -255,17 +255,24 @@ def test_read_snapshot_treats_a_404_daemon_set_as_missing(expected):
     assert check(expected, snapshot) == ["DaemonSet kube-system/nccl-rdma-installer: missing"]
 
 
+def run_verify(monkeypatch, capsys, stack: str, api_client: ApiClient, code: int) -> str:
+    """`make verify STACK=stack` against `api_client`: asserts the exit code and the first word of
+    its report, and returns the report."""
+    monkeypatch.setattr(
+        verify_cli, "api_client_for", lambda stack, kubeconfig: (api_client, "fixture")
+    )
+    assert verify_cli.main([stack]) == code
+    out = capsys.readouterr().out
+    assert out.startswith(f"OK {stack} (fixture)" if code == 0 else f"FAIL {stack} (fixture)")
+    return out
+
+
 @pytest.mark.parametrize("broken, code", [(None, 0), ("installer crash-looping", 1)])
 def test_verify_command_exit_codes(monkeypatch, capsys, broken, code):
     objects = recorded()
     if broken:
         BROKEN[broken][0](objects)
-    monkeypatch.setattr(
-        verify_cli, "api_client_for", lambda stack, kubeconfig: (client_for(objects)[0], "fixture")
-    )
-    assert verify_cli.main(["a4x-prod"]) == code
-    out = capsys.readouterr().out
-    assert out.startswith("OK a4x-prod (fixture)" if code == 0 else "FAIL a4x-prod (fixture)")
+    out = run_verify(monkeypatch, capsys, "a4x-prod", client_for(objects)[0], code)
     if broken:
         assert "CrashLoopBackOff" in out
 

@@ -11,7 +11,7 @@ import yaml
 import verify.__main__ as verify_cli
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
-from tests.test_verify import client_for
+from tests.test_verify import client_for, run_verify
 from verify.oke import Snapshot, check, expected_from
 
 FIXTURE = Path(__file__).with_name("fixtures") / "oke-dranet-healthy.yaml"
@@ -216,9 +216,4 @@ def test_verify_command_exit_codes(monkeypatch, capsys, broken, code):
     objects = recorded()
     if broken:
         BROKEN[broken][0](objects)
-    monkeypatch.setattr(
-        verify_cli, "api_client_for", lambda stack, kubeconfig: (oke_client(objects)[0], "fixture")
-    )
-    assert verify_cli.main(["oke-dranet"]) == code
-    out = capsys.readouterr().out
-    assert out.startswith("OK oke-dranet (fixture)" if code == 0 else "FAIL oke-dranet (fixture)")
+    run_verify(monkeypatch, capsys, "oke-dranet", oke_client(objects)[0], code)

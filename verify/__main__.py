@@ -20,7 +20,7 @@ from components.config_base import Platform
 from components.problems import ConfigError
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
-from verify import fabric, oke
+from verify import ack, fabric, oke
 
 
 def _read_or_none(read, *args) -> Any:
@@ -100,11 +100,37 @@ def read_oke_snapshot(expected: oke.Expected, api_client: Any) -> oke.Snapshot:
     return snapshot
 
 
+def read_ack_snapshot(expected: ack.Expected, api_client: Any) -> ack.Snapshot:
+    """Fetch the objects `ack.check` needs: the DaemonSet's pods through its own selector."""
+    from kubernetes import client
+
+    plain = api_client.sanitize_for_serialization
+    core = client.CoreV1Api(api_client)
+    daemon_set = _read_or_none(
+        lambda: plain(
+            client.AppsV1Api(api_client).read_namespaced_daemon_set(
+                expected.daemon_set, expected.namespace
+            )
+        )
+    )
+    pods: list[dict] = []
+    selector = ((daemon_set or {}).get("spec") or {}).get("selector", {}).get("matchLabels")
+    if selector:
+        pods = plain(
+            core.list_namespaced_pod(
+                expected.namespace,
+                label_selector=",".join(f"{k}={v}" for k, v in selector.items()),
+            )
+        )["items"]
+    return ack.Snapshot(nodes=plain(core.list_node())["items"], daemon_set=daemon_set, pods=pods)
+
+
 # Per platform: expectations from the stack, how to read the cluster, and the check.
 CHECKS = {
     Platform.GKE_A3_HIGH: (fabric.expected_from, read_gke_snapshot, fabric.check),
     Platform.GKE_A4X: (fabric.expected_from, read_gke_snapshot, fabric.check),
     Platform.OKE_DRANET: (oke.expected_from, read_oke_snapshot, oke.check),
+    Platform.ACK_LINGJUN: (ack.expected_from, read_ack_snapshot, ack.check),
 }
 
 

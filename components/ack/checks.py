@@ -1,0 +1,176 @@
+"""Cross-field rules of the `ack-lingjun` stack configuration.
+
+What ACK and the RDMA add-on would refuse only after `pulumi up` (or never: the non-hostNetwork
+switch on an IPv4 computing network "does not take effect", seed 004) is refused here, with the
+key, the value and the fix.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import itertools
+import re
+
+from ..catalog import catalog
+from ..problems import Problem
+from ..problems import key as _key
+from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork, ack_version_tuple, version_tuple
+
+# Alibaba region ids: cn-wulanchabu, cn-hangzhou, ap-southeast-1; zones add `-<letter>`.
+_REGION = re.compile(r"^[a-z]+-[a-z]+(-\d+)?$")
+
+
+def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
+    """Every cross-field problem of an ack-lingjun stack."""
+    problems = _region_checks(cfg)
+    problems += _version_checks(cfg)
+    problems += _rdma_checks(cfg)
+    problems += _network_checks(cfg)
+    if cfg.benchmark_job and not cfg.images.benchmark:
+        problems.append(
+            Problem(
+                _key("images.benchmark"),
+                None,
+                "the benchmark Job needs an image (seed 004 leaves it blank): set "
+                "gpu-fabric:images.benchmark, or remove gpu-fabric:benchmarkJob",
+            )
+        )
+    return problems
+
+
+def _region_checks(cfg: AckLingjunConfig) -> list[Problem]:
+    region = cfg.alicloud_region
+    if not _REGION.match(region):
+        return [
+            Problem(REGION_KEY, region, "not an Alibaba Cloud region id; use e.g. cn-wulanchabu")
+        ]
+    problems = []
+    zones = [(_key("lingjun.zoneId"), cfg.lingjun.zone_id)]
+    zones += [(f"{key}.zoneId", v.zone_id) for key, v in _vswitches(cfg)]
+    for key, zone in zones:
+        if not zone.startswith(f"{region}-") or len(zone) <= len(region) + 1:
+            problems.append(
+                Problem(
+                    key,
+                    zone,
+                    f"not a zone of {region}; use one of its zones (e.g. {region}-c), or change "
+                    f"{REGION_KEY}",
+                )
+            )
+    return problems
+
+
+def _version_checks(cfg: AckLingjunConfig) -> list[Problem]:
+    floor = catalog().ack.min_kubernetes
+    version = cfg.ack.kubernetes_version
+    if ack_version_tuple(version)[:2] < version_tuple(floor)[:2]:
+        return [
+            Problem(
+                _key("ack.kubernetesVersion"),
+                version,
+                f"Lingjun node pools need ACK managed Pro {floor} or newer; pick {floor}.x or "
+                "newer (versions only go up: ACK does not downgrade)",
+            )
+        ]
+    return []
+
+
+def _rdma_checks(cfg: AckLingjunConfig) -> list[Problem]:
+    if not cfg.rdma.non_host_network:
+        return []
+    plugin = catalog().ack.rdma_device_plugin
+    problems = []
+    if cfg.lingjun.computing_network is not ComputingNetwork.IPV6:
+        problems.append(
+            Problem(
+                _key("rdma.nonHostNetwork"),
+                True,
+                "RDMA for non-hostNetwork pods needs an IPv6 Lingjun computing network, and "
+                f"gpu-fabric:lingjun.computingNetwork is {cfg.lingjun.computing_network.value} "
+                "(the switch would not take effect, seed 004); remove nonHostNetwork and run RDMA "
+                "pods with hostNetwork, or bind a Lingjun cluster created with IPv6 (ticket to the "
+                "Lingjun team) and set computingNetwork: ipv6",
+            )
+        )
+    version = cfg.rdma_addon_version
+    if version_tuple(version) < version_tuple(plugin.non_host_network_min_version):
+        problems.append(
+            Problem(
+                _key("rdma.addonVersion"),
+                version,
+                f"RDMA for non-hostNetwork pods needs {plugin.name} "
+                f"{plugin.non_host_network_min_version} or newer; pick "
+                f"{plugin.non_host_network_min_version}+ (the catalog's is {plugin.version}), or "
+                "remove gpu-fabric:rdma.nonHostNetwork",
+            )
+        )
+    return problems
+
+
+def _vswitches(cfg: AckLingjunConfig):
+    """(stack key, vSwitch) of every node and pod vSwitch."""
+    where = "network.existing" if cfg.network.existing else "network"
+    return [
+        *((_key(f"{where}.nodeVswitches[{i}]"), v) for i, v in enumerate(cfg.node_vswitches)),
+        *((_key(f"{where}.podVswitches[{i}]"), v) for i, v in enumerate(cfg.pod_vswitches)),
+    ]
+
+
+def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
+    problems: list[Problem] = []
+    network, existing = cfg.network, cfg.network.existing
+    where = "network.existing" if existing else "network"
+    if existing is not None:
+        for field in sorted(network.model_fields_set - {"existing"}):
+            problems.append(
+                Problem(
+                    _key(f"network.{type(network).model_fields[field].alias}"),
+                    getattr(network, field),
+                    "has no effect with network.existing (the existing VPC owns its vSwitches); "
+                    "remove it",
+                )
+            )
+    for part, vswitches in (
+        ("nodeVswitches", cfg.node_vswitches),
+        ("podVswitches", cfg.pod_vswitches),
+    ):
+        if not vswitches:
+            problems.append(
+                Problem(
+                    _key(f"{where}.{part}"),
+                    [],
+                    "needs at least one vSwitch (zone and range); add one in the Lingjun zone "
+                    f"{cfg.lingjun.zone_id}",
+                )
+            )
+    if cfg.pod_vswitches and not any(v.zone_id == cfg.lingjun.zone_id for v in cfg.pod_vswitches):
+        problems.append(
+            Problem(
+                _key(f"{where}.podVswitches"),
+                sorted({v.zone_id for v in cfg.pod_vswitches}),
+                f"no pod vSwitch is in the Lingjun zone {cfg.lingjun.zone_id} "
+                "(gpu-fabric:lingjun.zoneId), so Lingjun pods get no address; add a pod vSwitch "
+                "in that zone",
+            )
+        )
+
+    vpc = ipaddress.IPv4Network(cfg.vpc_cidr)
+    vpc_key = _key(f"{where}.vpcCidr")
+    ranges = [(f"{key}.cidr", v.cidr) for key, v in _vswitches(cfg)]
+    for key, cidr in ranges:
+        if not ipaddress.IPv4Network(cidr).subnet_of(vpc):
+            problems.append(Problem(key, cidr, f"is not inside the VPC {vpc}; pick a range in it"))
+    for (key_a, a), (key_b, b) in itertools.combinations(ranges, 2):
+        if ipaddress.IPv4Network(a).overlaps(ipaddress.IPv4Network(b)):
+            problems.append(Problem(key_b, b, f"overlaps {key_a} ({a}); pick another range"))
+    service = cfg.ack.service_cidr
+    if ipaddress.IPv4Network(service).overlaps(vpc):
+        problems.append(
+            Problem(
+                _key("ack.serviceCidr"),
+                service,
+                f"overlaps the VPC {vpc} ({vpc_key}); Services and nodes would share addresses: "
+                "pick a range outside it, e.g. 192.168.0.0/16",
+            )
+        )
+    return problems

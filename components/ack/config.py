@@ -1,0 +1,267 @@
+"""Typed stack configuration of the `ack-lingjun` platform (seed 004): models and per-field checks.
+
+Stack files hold `gpu-fabric:*` keys in camelCase plus the provider key this program reads,
+`alicloud:region` (vSwitch zones must be zones of it). Cross-field rules live in `checks.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import AfterValidator, Field
+
+from ..catalog import catalog
+from ..config_base import Cidr, ConfigModel, NodeCount, Platform
+
+REGION_KEY = "alicloud:region"
+
+# ACK versions are `MAJOR.MINOR.PATCH-aliyun.N` (pulumi-alicloud ManagedKubernetes `version`,
+# e.g. 1.22.3-aliyun.1; `alicloud.cs.get_kubernetes_version` lists them).
+_ACK_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-aliyun\.(\d+)$")
+# Alibaba resource ids: `vpc-...`, `vsw-...` (TF: pod_vswitch_ids must match `^vsw-`).
+_VPC_ID = re.compile(r"^vpc-[a-z0-9]+$")
+_VSWITCH_ID = re.compile(r"^vsw-[a-z0-9]+$")
+# Lingjun (eflo) cluster and node group ids. UNVERIFIED: the API examples show an `i` followed by
+# digits (i118191731740041623425); the shape is inferred from them, not from a published rule.
+_LINGJUN_ID = re.compile(r"^i[0-9a-z]{6,}$")
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def ack_version_tuple(value: str) -> tuple[int, int, int, int]:
+    match = _ACK_VERSION.match(value)
+    if not match:
+        raise ValueError(
+            "not an ACK Kubernetes version; ACK writes them as MAJOR.MINOR.PATCH-aliyun.N, e.g. "
+            "1.33.3-aliyun.1 (`aliyun cs GET /api/v1/metadata/versions` or the console)"
+        )
+    return tuple(int(p) for p in match.groups())  # type: ignore[return-value]
+
+
+def _ack_version(value: str) -> str:
+    ack_version_tuple(value)
+    return value
+
+
+def _matching(pattern: re.Pattern, what: str, example: str):
+    def check(value: str) -> str:
+        if not pattern.match(value):
+            raise ValueError(f"not {what}; copy it from the console, e.g. {example}")
+        return value
+
+    return check
+
+
+def _name(value: str) -> str:
+    if not _NAME.match(value) or len(value) > 40:
+        raise ValueError(
+            "must be 1-40 characters of lowercase letters, digits and hyphens, starting and "
+            "ending with a letter or digit (it prefixes every resource name; ACK allows 63)"
+        )
+    return value
+
+
+def _ip_stack(value: str) -> str:
+    if value == "dual":
+        raise ValueError(
+            "Lingjun node pools support only IPv4 single-stack ACK clusters (Alibaba, 'Create and "
+            "manage a Lingjun node pool'); use ipv4. Non-hostNetwork RDMA needs an IPv6 Lingjun "
+            "computing network instead: gpu-fabric:lingjun.computingNetwork"
+        )
+    if value != "ipv4":
+        raise ValueError("must be ipv4 (the only stack a Lingjun node pool supports)")
+    return value
+
+
+def _addon_version(value: str) -> str:
+    if not re.match(r"^\d+\.\d+\.\d+$", value):
+        raise ValueError("not an add-on version; write MAJOR.MINOR.PATCH, e.g. 1.1.5")
+    return value
+
+
+AckVersion = Annotated[str, AfterValidator(_ack_version)]
+VpcId = Annotated[str, AfterValidator(_matching(_VPC_ID, "a VPC id", "vpc-bp1abc..."))]
+VswitchId = Annotated[str, AfterValidator(_matching(_VSWITCH_ID, "a vSwitch id", "vsw-bp1abc..."))]
+LingjunId = Annotated[
+    str,
+    AfterValidator(
+        _matching(
+            _LINGJUN_ID,
+            "a Lingjun (eflo) id: an `i` and lowercase letters or digits",
+            "i118191731740041623425 (Lingjun console, or `aliyun eflo-controller ListClusters`)",
+        )
+    ),
+]
+Name = Annotated[str, AfterValidator(_name)]
+IpStack = Annotated[str, AfterValidator(_ip_stack)]
+AddonVersion = Annotated[str, AfterValidator(_addon_version)]
+
+
+def version_tuple(value: str) -> tuple[int, ...]:
+    """`1.1.5` -> (1, 1, 5)."""
+    return tuple(int(p) for p in value.split("."))
+
+
+class ComputingNetwork(str, Enum):
+    """The IP version of the Lingjun cluster's computing (RDMA) network, chosen when it was made."""
+
+    IPV4 = "ipv4"
+    IPV6 = "ipv6"
+
+
+# --- sections ----------------------------------------------------------------------------------
+
+
+class Vswitch(ConfigModel):
+    """A vSwitch to create: one zone, one range."""
+
+    zone_id: str = Field(description="Zone, e.g. cn-wulanchabu-c.")
+    cidr: Cidr = Field(description="Its range, inside the VPC.")
+
+
+class ExistingVswitch(ConfigModel):
+    """A vSwitch that exists already; its zone and range are repeated for the plan-time checks."""
+
+    id: VswitchId = Field(description="vsw-... id.")
+    zone_id: str = Field(description="Its zone.")
+    cidr: Cidr = Field(description="Its range.")
+
+
+class ExistingVpc(ConfigModel):
+    vpc_id: VpcId = Field(description="vpc-... id; the Lingjun cluster's VPC.")
+    vpc_cidr: Cidr = Field(description="The VPC's range.")
+    node_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Node vSwitches.")
+    pod_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Terway pod vSwitches.")
+
+
+class AckNetworkConfig(ConfigModel):
+    """The VPC and vSwitches: created, or existing ones (the Lingjun cluster's VPC)."""
+
+    vpc_cidr: Cidr = Field("10.0.0.0/16", description="Range of the created VPC.")
+    node_vswitches: list[Vswitch] = Field(
+        default_factory=list, description="vSwitches of the nodes and the API server."
+    )
+    pod_vswitches: list[Vswitch] = Field(
+        default_factory=list,
+        description="Terway pod vSwitches; one must be in the Lingjun zone.",
+    )
+    existing: ExistingVpc | None = Field(None, description="Use this VPC and its vSwitches.")
+
+
+class SystemPoolConfig(ConfigModel):
+    """The ordinary ECS node pool for ACK's system components (Alibaba recommends 3 nodes)."""
+
+    instance_types: list[str] = Field(
+        default_factory=lambda: ["ecs.g7.xlarge"],
+        min_length=1,
+        description="ECS instance types, first choice first.",
+    )
+    node_count: NodeCount = Field(3, description="Nodes (Alibaba recommends at least 3).")
+    key_name: str = Field(
+        description="ECS key pair of the nodes (ACK needs a key pair or a password; a key it is)."
+    )
+    system_disk_category: str = Field("cloud_essd", description="System disk category.")
+    system_disk_size: int = Field(120, ge=40, le=2048, description="System disk size, GiB.")
+
+
+class AckClusterConfig(ConfigModel):
+    """The ACK managed Pro cluster."""
+
+    name: Name = Field(description="Cluster name; also the prefix of every resource name.")
+    kubernetes_version: AckVersion = Field(description="e.g. 1.33.3-aliyun.1; 1.31 or newer.")
+    service_cidr: Cidr = Field("192.168.0.0/16", description="Service range, outside the VPC.")
+    ip_stack: IpStack = Field("ipv4", description="Only ipv4: Lingjun pools refuse dual stack.")
+    proxy_mode: Literal["ipvs", "iptables"] = Field("ipvs", description="kube-proxy mode.")
+    public_endpoint: bool = Field(False, description="An internet SLB for the API server.")
+    deletion_protection: bool = Field(
+        True, description="ACK deletion protection and Pulumi `protect` on the cluster."
+    )
+    system_pool: SystemPoolConfig
+
+
+class LingjunConfig(ConfigModel):
+    """The pre-existing Lingjun (Lite) cluster and node group the Lingjun node pool binds."""
+
+    cluster_id: LingjunId = Field(description="Lingjun cluster id (i...).")
+    group_id: LingjunId = Field(description="Lingjun node group id (i...), in no other pool.")
+    zone_id: str = Field(description="The Lingjun cluster's zone; a pod vSwitch must be in it.")
+    computing_network: ComputingNetwork = Field(
+        ComputingNetwork.IPV4,
+        description="ipv4 or ipv6: the computing network's IP version (set when it was created).",
+    )
+    pool_name: Name = Field("lingjun", description="Name of the Lingjun node pool.")
+
+
+class RdmaConfig(ConfigModel):
+    """The `ack-rdma-device-plugin` add-on."""
+
+    addon_version: AddonVersion | None = Field(
+        None, description="Add-on version; default from the catalog."
+    )
+    non_host_network: bool = Field(
+        False,
+        description="RDMA for non-hostNetwork pods (add-on 1.1.0+, IPv6 computing network).",
+    )
+    non_host_network_key: str | None = Field(
+        None,
+        description="The switch's JSON key in the add-on config; default from the catalog "
+        "(UNVERIFIED there), checked against the add-on's schema at deploy time.",
+    )
+
+
+class AckImagesConfig(ConfigModel):
+    benchmark: str | None = Field(None, description="Image of the seed's benchmark Job.")
+
+
+class AckLingjunConfig(ConfigModel):
+    """ack-lingjun: ACK Pro with a Lingjun node pool and the RDMA Device Plugin (seed 004)."""
+
+    platform: Literal[Platform.ACK_LINGJUN] = Field(description="`ack-lingjun`.")
+    alicloud_region: str = Field(alias=REGION_KEY, description="e.g. cn-wulanchabu.")
+    network: AckNetworkConfig = Field(default_factory=AckNetworkConfig)
+    ack: AckClusterConfig
+    lingjun: LingjunConfig
+    rdma: RdmaConfig = Field(default_factory=RdmaConfig)
+    images: AckImagesConfig = Field(default_factory=AckImagesConfig)
+    benchmark_job: bool = Field(
+        False, description="The seed's hps-benchmark Job, built with the workload function."
+    )
+
+    ONLY_HERE: ClassVar[dict[str, str]] = {}
+
+    # Derived values, so components never re-derive defaults.
+
+    @property
+    def rdma_addon_version(self) -> str:
+        return self.rdma.addon_version or catalog().ack.rdma_device_plugin.version
+
+    @property
+    def non_host_network_key(self) -> str:
+        return (
+            self.rdma.non_host_network_key or catalog().ack.rdma_device_plugin.non_host_network_key
+        )
+
+    @property
+    def vpc_cidr(self) -> str:
+        existing = self.network.existing
+        return existing.vpc_cidr if existing else self.network.vpc_cidr
+
+    @property
+    def node_vswitches(self) -> list[Vswitch | ExistingVswitch]:
+        existing = self.network.existing
+        return list(existing.node_vswitches if existing else self.network.node_vswitches)
+
+    @property
+    def pod_vswitches(self) -> list[Vswitch | ExistingVswitch]:
+        existing = self.network.existing
+        return list(existing.pod_vswitches if existing else self.network.pod_vswitches)
+
+    @property
+    def owned_names(self) -> dict[str, tuple[str, str]]:
+        """Names that must be unique in their scope: stack key -> (scope, name)."""
+        return {"ack.name": (f"region {self.alicloud_region}", f"cluster {self.ack.name}")}
+
+    @property
+    def warnings(self) -> list[str]:
+        return []

@@ -1,0 +1,152 @@
+"""RDMA on Lingjun nodes for a user's pod template, and the seed's benchmark Job (seed 004).
+
+`with_lingjun_rdma` adds what seed 004's Job has: `rdma/hca: 1` ("a request of 1 is enough"),
+`IPC_LOCK` and `SYS_RESOURCE`, a memory-backed `/dev/shm`, and `hostNetwork: true` unless the
+add-on's non-hostNetwork RDMA is on. Where the seed tolerates every taint (`operator: Exists`), it
+tolerates just the Lingjun taint and selects the Lingjun label, both ACK defaults (FACTS 2.9), so
+that the pod lands on a Lingjun node and nowhere else.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..catalog import catalog
+from ..pod_spec import add_items, add_named, container_named, set_fields
+
+SHM_PATH = "/dev/shm"
+CAPABILITIES = ["IPC_LOCK", "SYS_RESOURCE"]
+BENCHMARK_NAME = "hps-benchmark"
+BENCHMARK_COMMAND = ["sh", "-c", "python /workspace/wdl_8gpu_outbrain.py\n"]
+BENCHMARK_GPUS = 8  # seed 004: `nvidia.com/gpu: 8`, a whole Lingjun node
+
+
+def lingjun_toleration() -> dict:
+    taint = catalog().ack.lingjun_nodes.taint
+    return {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
+
+
+def _tolerates(tolerations: list[dict], wanted: dict) -> bool:
+    """True if a toleration of the list already covers the Lingjun taint (e.g. the seed's
+    blanket `operator: Exists`)."""
+    for t in tolerations:
+        if t.get("operator") == "Exists" and t.get("key") in (None, wanted["key"]):
+            if t.get("effect") in (None, "", wanted["effect"]):
+                return True
+    return False
+
+
+def _shm_volume(spec: dict, target: dict, shm_size: str | None) -> None:
+    mounts = target.setdefault("volumeMounts", [])
+    mounted = next((m for m in mounts if m.get("mountPath") == SHM_PATH), None)
+    volumes = spec.setdefault("volumes", [])
+    if mounted is not None:
+        volume = next((v for v in volumes if v["name"] == mounted["name"]), {})
+        if (volume.get("emptyDir") or {}).get("medium") != "Memory":
+            raise ValueError(
+                f"container {target['name']} mounts {SHM_PATH} from {mounted['name']!r}, which is "
+                "not a memory-backed emptyDir"
+            )
+        return
+    empty_dir = {"medium": "Memory", **({"sizeLimit": shm_size} if shm_size else {})}
+    add_named(volumes, [{"name": "shm", "emptyDir": empty_dir}], "the pod's volumes")
+    add_named(
+        mounts, [{"name": "shm", "mountPath": SHM_PATH}], f"container {target['name']}'s mounts"
+    )
+
+
+def with_lingjun_rdma(
+    pod_template: dict,
+    non_host_network: bool = False,
+    container: str | None = None,
+    shm_size: str | None = None,
+) -> dict:
+    """Return a copy of a pod template (`{metadata, spec}`) that uses RDMA on a Lingjun node.
+
+    `container` (default: the first) gets `rdma/hca: 1` in its limits, IPC_LOCK and SYS_RESOURCE,
+    and `/dev/shm` from a memory emptyDir (`shm_size` its limit). The pod gets `hostNetwork: true`
+    unless `non_host_network` (the add-on's switch, on an IPv6 computing network), the Lingjun
+    toleration and node selector. Raises ValueError rather than overwrite something the template
+    already sets differently.
+    """
+    template = copy.deepcopy(pod_template)
+    spec = template.setdefault("spec", {})
+    target = container_named(spec, container)
+    resource = catalog().ack.rdma_device_plugin.resource
+    limits = target.setdefault("resources", {}).setdefault("limits", {})
+    if limits.get(resource) != "1":  # the same quantity written as a string is no conflict
+        set_fields(limits, {resource: 1}, f"container {target['name']}'s limit")
+    capabilities = target.setdefault("securityContext", {}).setdefault("capabilities", {})
+    add_items(capabilities.setdefault("add", []), CAPABILITIES)
+    _shm_volume(spec, target, shm_size)
+    if not non_host_network:
+        set_fields(spec, {"hostNetwork": True}, "the pod's")
+    set_fields(
+        spec.setdefault("nodeSelector", {}),
+        catalog().ack.lingjun_nodes.worker_label,
+        "node selector",
+    )
+    tolerations = spec.setdefault("tolerations", [])
+    if not _tolerates(tolerations, lingjun_toleration()):
+        add_items(tolerations, [lingjun_toleration()])
+    return template
+
+
+def benchmark_job(image: str, gpus: int, non_host_network: bool) -> dict:
+    """Seed 004's `hps-benchmark` Job, its RDMA wiring from `with_lingjun_rdma`."""
+    template = {
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [
+                {
+                    "name": BENCHMARK_NAME,
+                    "image": image,
+                    "command": BENCHMARK_COMMAND,
+                    "workingDir": "/root",
+                    "resources": {"limits": {"nvidia.com/gpu": gpus}},
+                }
+            ],
+        }
+    }
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": BENCHMARK_NAME,
+            "namespace": "default",
+            # A benchmark finishes on its own time; `pulumi up` does not wait for it to complete.
+            "annotations": {"pulumi.com/skipAwait": "true"},
+        },
+        "spec": {
+            "parallelism": 1,
+            "template": with_lingjun_rdma(template, non_host_network, shm_size="8Gi"),
+        },
+    }
+
+
+@dataclass(frozen=True)
+class BenchmarkArgs:
+    image: str
+    gpus: int
+    non_host_network: bool
+
+
+class Benchmark(pulumi.ComponentResource):
+    """The seed's benchmark Job, in the cluster."""
+
+    job: k8s.batch.v1.Job
+
+    def __init__(self, name: str, args: BenchmarkArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-fabric:ack:Benchmark", name, None, opts)
+        manifest = benchmark_job(args.image, args.gpus, args.non_host_network)
+        self.job = k8s.batch.v1.Job(
+            f"{name}-job",
+            metadata=manifest["metadata"],
+            spec=manifest["spec"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({})
