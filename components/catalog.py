@@ -177,7 +177,9 @@ class TcpxImages(_Data):
 
 class GibImages(_Data):
     installer: str
-    """NCCL gIB plugin installer image (arm64)."""
+    """NCCL gIB plugin installer image (arm64, A4X)."""
+    installer_amd64: str
+    """NCCL gIB plugin installer image (amd64, A3 Ultra and A4)."""
 
 
 class Images(_Data):

@@ -138,6 +138,7 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
     [
         ("nccl-tcpx-installer.yaml", "gke/nccl-tcpx-installer.yaml"),
         ("nccl-rdma-installer-a4x.yaml", "gke/nccl-rdma-installer-a4x.yaml"),
+        ("nccl-rdma-installer.yaml", "gke/nccl-rdma-installer.yaml"),
         (
             "torch-distributed-rdma-cluster-training-runtime.yaml",
             "aicr/torch-distributed-rdma-cluster-training-runtime.yaml",

@@ -211,7 +211,9 @@ class TcpxImagesConfig(ConfigModel):
 
 
 class GibImagesConfig(ConfigModel):
-    installer: str = Field(description="NCCL gIB installer image (arm64).")
+    installer: str = Field(
+        description="NCCL gIB installer image (arm64 on A4X, amd64 on A3 Ultra and A4)."
+    )
 
 
 class A3HighImagesConfig(ConfigModel):
@@ -229,6 +231,13 @@ class A4xImagesConfig(ConfigModel):
     training_runtime: str | None = Field(
         None, description="Image of the torch-distributed-rdma runtime."
     )
+
+
+class RdmaImagesConfig(ConfigModel):
+    """Overrides of the catalog's pinned images (gke-a3-ultra, gke-a4)."""
+
+    gib: GibImagesConfig | None = None
+    pause: str | None = Field(None, description="Pause image of the installer DaemonSets.")
 
 
 class StorageClassConfig(ConfigModel):
@@ -377,3 +386,22 @@ class GkeA4xConfig(GkeStackConfig):
     @property
     def hyperdisk_storage_class(self) -> StorageClassConfig:
         return self.storage_class or StorageClassConfig()
+
+
+class GkeRdmaConfig(GkeStackConfig):
+    """gke-a3-ultra and gke-a4: 8 GPUs, a gVNIC NIC and 8 RDMA NICs, GPUDirect-RDMA over gIB.
+
+    One model for both platforms: they differ only in catalog facts (accelerator, version floors),
+    never in keys (FAMILIES.md: "Same network shape as A3 Ultra").
+    """
+
+    platform: Literal[Platform.GKE_A3_ULTRA, Platform.GKE_A4] = Field(
+        description="`gke-a3-ultra` or `gke-a4`."
+    )
+    images: RdmaImagesConfig = Field(default_factory=RdmaImagesConfig)
+
+    @property
+    def gib_installer_image(self) -> str:
+        return (self.images.gib.installer if self.images.gib else None) or (
+            catalog().images.gib.installer_amd64
+        )

@@ -31,7 +31,7 @@ from .gcp_network import (
 )
 from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
-from .nccl_installer import GIB_INSTALLER, TCPX_INSTALLER, NcclInstaller, NcclInstallerArgs
+from .nccl_installer import GIB_INSTALLERS, TCPX_INSTALLER, NcclInstaller, NcclInstallerArgs
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
 
@@ -102,8 +102,8 @@ def _primary_network(name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOption
 class Fabric:
     """What a GPU fabric adds to the common cluster."""
 
-    installer: Path
-    """Vendored upstream installer DaemonSet."""
+    installer: Callable[[GkeStackConfig], Path]
+    """Vendored upstream installer DaemonSet of the stack's machine."""
     installer_image: Callable[[GkeStackConfig], str]
     extras: Callable[[GpuCluster, str, GkeStackConfig, pulumi.ResourceOptions], None]
     """Registers the fabric's own in-cluster objects."""
@@ -124,7 +124,9 @@ def _tcpx_extras(fabric: GpuCluster, name: str, cfg: GkeA3HighConfig, on_cluster
         )
 
 
-def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeA4xConfig, on_cluster) -> None:
+def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeStackConfig, on_cluster) -> None:
+    if not isinstance(cfg, GkeA4xConfig):
+        return  # A3 Ultra and A4 attach Persistent Disk; the training runtime is AICR's (A4X)
     # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
     storage = cfg.hyperdisk_storage_class
     HyperdiskStorage(
@@ -145,8 +147,14 @@ def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeA4xConfig, on_cluster) ->
 
 
 FABRICS: dict[str, Fabric] = {
-    "gpudirect-tcpx": Fabric(TCPX_INSTALLER, lambda cfg: cfg.tcpx_images.installer, _tcpx_extras),
-    "gpudirect-rdma": Fabric(GIB_INSTALLER, lambda cfg: cfg.gib_installer_image, _gib_extras),
+    "gpudirect-tcpx": Fabric(
+        lambda cfg: TCPX_INSTALLER, lambda cfg: cfg.tcpx_images.installer, _tcpx_extras
+    ),
+    "gpudirect-rdma": Fabric(
+        lambda cfg: GIB_INSTALLERS[cfg.machine.arch],
+        lambda cfg: cfg.gib_installer_image,
+        _gib_extras,
+    ),
 }
 
 
@@ -259,9 +267,10 @@ class GpuCluster(pulumi.ComponentResource):
             on_cluster,
         )
 
+        installer = fabric.installer(cfg)
         self.installer = NcclInstaller(
-            f"{name}-{fabric.installer.stem}",
-            NcclInstallerArgs(fabric.installer, fabric.installer_image(cfg), cfg.pause_image),
+            f"{name}-{installer.stem}",
+            NcclInstallerArgs(installer, fabric.installer_image(cfg), cfg.pause_image),
             on_cluster,
         )
         fabric.extras(self, name, cfg, on_cluster)

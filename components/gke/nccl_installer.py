@@ -13,6 +13,10 @@ UPSTREAM = Path(__file__).with_name("upstream")
 # GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
 TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
 GIB_INSTALLER = UPSTREAM / "nccl-rdma-installer-a4x.yaml"
+# The amd64 gIB installer of A3 Ultra and A4 (its node affinity names both accelerators).
+GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
+GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
+"""The gIB installer manifest per node architecture (the catalog's `arch`)."""
 
 
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
