@@ -161,6 +161,8 @@ class Machine(_Data):
     placement: dict[str, Any]
     """`gcp.compute.ResourcePolicy` arguments of its compact placement policy."""
     gke: GkeVersionRules
+    max_nodes_per_placement: int | None = None
+    """Most nodes one compact placement (workload policy) holds; None where not limited."""
 
     def nic_group(self, name: str) -> NicGroup | None:
         return next((g for g in self.nic_groups if g.name == name), None)

@@ -89,7 +89,7 @@ def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
     pod = upstream["spec"]["template"]["spec"]
     pod["initContainers"][0]["image"] = catalog().images.gib.installer_amd64
     pod["containers"][0]["image"] = catalog().images.pause
-    daemon_set["metadata"].pop("annotations", None)  # the rollout-wait choice (test_installer)
+    upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
     assert daemon_set == upstream
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == [

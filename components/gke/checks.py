@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import math
 import re
 
 from ..catalog import GkeVersion, Machine, NicGroup, catalog, image_tag, minor_tuple
@@ -69,6 +70,8 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _range_checks(cfg)
     problems += _pool_checks(cfg, machine)
     problems += _tcpx_pair_checks(cfg)
+    problems += placement_size_problems(cfg, machine)
+    problems += pod_range_capacity_problems(cfg)
     return problems
 
 
@@ -302,3 +305,55 @@ def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:
             )
         ]
     return []
+
+
+def placement_size_problems(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """A pool under a compact placement that holds a bounded number of nodes (A4X `1x72`: 18)."""
+    pool, limit = cfg.gpu_pool, machine.max_nodes_per_placement
+    if not pool.compact_placement or limit is None or pool.node_count <= limit:
+        return []
+    topology = machine.placement.get("workload_policy", {}).get("accelerator_topology", "")
+    return [
+        Problem(
+            _key("gpuPool.nodeCount"),
+            pool.node_count,
+            f"a {pool.machine_type} pool under its {topology} workload policy holds at most "
+            f"{limit} nodes (one NVLink domain); use {limit} or fewer, and another pool (and "
+            "reservation) for more",
+        )
+    ]
+
+
+# GKE regions have 3 or 4 zones (us-central1: a, b, c, f); the system pool is regional, one
+# `nodeCount` per zone, so the plan counts it for the most a region has.
+MAX_ZONES_PER_REGION = 4
+
+
+def pod_range_capacity_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """The pod range must hold a per-node range for every node the stack can create.
+
+    GKE gives each node a pod range of twice its max pods, rounded up to a power of two (110 pods:
+    a /24), from the cluster's pod range ("Configure maximum Pods per node"); a node that finds no
+    free range does not come up. An existing network's ranges are not known here: not checked.
+    """
+    primary = cfg.network.primary
+    if primary.existing is not None:
+        return []
+    per_node = 2 ** math.ceil(math.log2(2 * cfg.max_pods_per_node))
+    pods = ipaddress.ip_network(primary.pods_cidr)
+    capacity = pods.num_addresses // per_node
+    system = cfg.gke.system_pool.node_count * MAX_ZONES_PER_REGION
+    nodes = cfg.gpu_pool.node_count + system
+    if nodes <= capacity:
+        return []
+    needed = 32 - math.ceil(math.log2(nodes * per_node))
+    return [
+        Problem(
+            _key("network.primary.podsCidr"),
+            primary.pods_cidr,
+            f"holds {capacity} nodes at {cfg.max_pods_per_node} pods per node (a "
+            f"/{32 - int(math.log2(per_node))} each), but the stack can create {nodes} "
+            f"({cfg.gpu_pool.node_count} GPU, up to {system} system in {MAX_ZONES_PER_REGION} "
+            f"zones); use a /{needed} or wider, or lower {_key('gke.maxPodsPerNode')}",
+        )
+    ]

@@ -75,6 +75,19 @@ class DriverInstall(str, Enum):
     """A bundle installs it: GKE's install is disabled and its device plugin opted out."""
 
 
+class InstallerOwner(str, Enum):
+    """Who owns the NCCL plugin installer DaemonSet in kube-system."""
+
+    STACK = "stack"
+    """This stack creates and updates it (what the README promises)."""
+    EXTERNAL = "external"
+    """Something outside the stack does (e.g. NVIDIA AICR's bundle on A4X): not created here."""
+
+
+# GKE Standard's default, and its limits ("Configure maximum Pods per node", flexible-pod-cidr).
+GKE_DEFAULT_MAX_PODS_PER_NODE = 110
+
+
 # --- sections ----------------------------------------------------------------------------------
 
 
@@ -157,6 +170,23 @@ class GkeConfig(ConfigModel):
         None, description="If set, only these ranges reach the public control-plane endpoint."
     )
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
+    max_pods_per_node: int | None = Field(
+        None,
+        ge=8,
+        le=256,
+        description="Cluster default max pods per node (8..256); GKE's 110 when unset.",
+    )
+
+
+class InstallerConfig(ConfigModel):
+    """The NCCL plugin installer DaemonSet: who owns it, and whether `pulumi up` waits for it."""
+
+    owner: InstallerOwner = Field(
+        InstallerOwner.STACK, description="`stack` (created here) or `external` (not created)."
+    )
+    await_rollout: bool = Field(
+        False, description="Wait for the DaemonSet to roll out on every GPU node."
+    )
 
 
 class ReservationConfig(ConfigModel):
@@ -266,6 +296,7 @@ class GkeStackConfig(ConfigModel):
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     gke: GkeConfig
     gpu_pool: GpuPoolConfig
+    installer: InstallerConfig = Field(default_factory=InstallerConfig)
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
     """Keys of this platform alone, with why they mean nothing elsewhere (for error messages)."""
@@ -311,6 +342,10 @@ class GkeStackConfig(ConfigModel):
     @property
     def boot_disk_type(self) -> str:
         return self.gpu_pool.boot_disk.type or self.machine.boot_disk_types[0]
+
+    @property
+    def max_pods_per_node(self) -> int:
+        return self.gke.max_pods_per_node or GKE_DEFAULT_MAX_PODS_PER_NODE
 
     @property
     def pause_image(self) -> str:

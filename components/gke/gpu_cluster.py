@@ -20,7 +20,7 @@ from pathlib import Path
 import pulumi
 
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
-from .config import DriverInstall, GkeA3HighConfig, GkeA4xConfig, GkeStackConfig
+from .config import DriverInstall, GkeA3HighConfig, GkeA4xConfig, GkeStackConfig, InstallerOwner
 from .gcp_network import (
     ExistingPrimaryNetwork,
     GpuVpc,
@@ -118,7 +118,11 @@ def _tcpx_extras(fabric: GpuCluster, name: str, cfg: GkeA3HighConfig, on_cluster
             TcpxSmokeTestArgs(
                 test_image=images.installer,
                 daemon_image=images.daemon,
-                depends_on=[fabric.node_pool, fabric.installer, fabric.network_objects],
+                depends_on=[
+                    r
+                    for r in (fabric.node_pool, fabric.installer, fabric.network_objects)
+                    if r is not None
+                ],
             ),
             on_cluster,
         )
@@ -165,7 +169,8 @@ class GpuCluster(pulumi.ComponentResource):
     gpu_vpcs: list[GpuVpc]
     node_pool: GpuNodePool
     network_objects: NetworkObjects
-    installer: NcclInstaller
+    installer: NcclInstaller | None
+    """None when something outside the stack owns the installer (`installer.owner: external`)."""
 
     def __init__(self, name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:gke:GpuCluster", name, None, opts)
@@ -201,6 +206,7 @@ class GpuCluster(pulumi.ComponentResource):
                 ),
                 system_machine_type=cfg.gke.system_pool.machine_type,
                 system_node_count=cfg.gke.system_pool.node_count,
+                max_pods_per_node=cfg.gke.max_pods_per_node,
             ),
             child,
         )
@@ -267,11 +273,18 @@ class GpuCluster(pulumi.ComponentResource):
             on_cluster,
         )
 
-        installer = fabric.installer(cfg)
-        self.installer = NcclInstaller(
-            f"{name}-{installer.stem}",
-            NcclInstallerArgs(installer, fabric.installer_image(cfg), cfg.pause_image),
-            on_cluster,
-        )
+        self.installer = None
+        if cfg.installer.owner is InstallerOwner.STACK:
+            installer = fabric.installer(cfg)
+            self.installer = NcclInstaller(
+                f"{name}-{installer.stem}",
+                NcclInstallerArgs(
+                    installer,
+                    fabric.installer_image(cfg),
+                    cfg.pause_image,
+                    await_rollout=cfg.installer.await_rollout,
+                ),
+                on_cluster,
+            )
         fabric.extras(self, name, cfg, on_cluster)
         self.register_outputs({})

@@ -15,6 +15,8 @@ TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
 GIB_INSTALLER = UPSTREAM / "nccl-rdma-installer-a4x.yaml"
 # The amd64 gIB installer of A3 Ultra and A4 (its node affinity names both accelerators).
 GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
+# pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
+SKIP_AWAIT = "pulumi.com/skipAwait"
 GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
 """The gIB installer manifest per node architecture (the catalog's `arch`)."""
 
@@ -36,6 +38,8 @@ class NcclInstallerArgs:
     """The vendored upstream manifest."""
     installer_image: str
     pause_image: str
+    await_rollout: bool = False
+    """Let `pulumi up` wait for the rollout (pulumi-kubernetes awaits DaemonSets since #2953)."""
 
 
 class NcclInstaller(pulumi.ComponentResource):
@@ -53,9 +57,15 @@ class NcclInstaller(pulumi.ComponentResource):
     ):
         super().__init__("gpu-fabric:gke:NcclInstaller", name, None, opts)
         manifest = installer_manifest(args.upstream, args.installer_image, args.pause_image)
+        metadata = manifest["metadata"]
+        if not args.await_rollout:
+            # The DaemonSet targets GPU nodes that may not exist yet (a pool of 0 nodes, capacity
+            # still pending) or cannot run it yet (a bundle-installed driver): waiting for its
+            # rollout could hold `pulumi up` until the timeout. `make verify` checks it instead.
+            metadata = {**metadata, "annotations": {SKIP_AWAIT: "true"}}
         self.daemon_set = k8s.apps.v1.DaemonSet(
             name,
-            metadata=manifest["metadata"],
+            metadata=metadata,
             spec=manifest["spec"],
             opts=pulumi.ResourceOptions(parent=self),
         )
