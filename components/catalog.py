@@ -163,6 +163,8 @@ class Machine(_Data):
     gke: GkeVersionRules
     max_nodes_per_placement: int | None = None
     """Most nodes one compact placement (workload policy) holds; None where not limited."""
+    refused_nic_groups: dict[str, str] = {}
+    """NIC groups other machines have that this one must not get, with why."""
 
     def nic_group(self, name: str) -> NicGroup | None:
         return next((g for g in self.nic_groups if g.name == name), None)
@@ -186,6 +188,9 @@ class GibImages(_Data):
 
 class Images(_Data):
     tcpx: TcpxImages
+    tcpxo: TcpxImages
+    """The GPUDirect-TCPXO installer and RxDM (tcpgpudmarxd) daemon, a known pair."""
+    nri_device_injector: str
     gib: GibImages
     pause: str
     """Pause container of the installer DaemonSets."""

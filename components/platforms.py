@@ -46,6 +46,7 @@ def _oke(cfg: OkeDranetConfig) -> dict[str, pulumi.Input]:
 BUILDERS: dict[Platform, Callable[[StackConfig], dict[str, pulumi.Input]]] = {
     Platform.GKE_A3_HIGH: _gke,
     Platform.GKE_A4X: _gke,
+    Platform.GKE_A3_MEGA: _gke,
     Platform.GKE_A3_ULTRA: _gke,
     Platform.GKE_A4: _gke,
     Platform.OKE_DRANET: _oke,

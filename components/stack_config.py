@@ -17,13 +17,13 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from .config_base import NAMESPACE, ConfigModel, Platform
 from .gke import checks as gke_checks
-from .gke.config import GkeA3HighConfig, GkeA4xConfig, GkeRdmaConfig
+from .gke.config import GkeA3HighConfig, GkeA3MegaConfig, GkeA4xConfig, GkeRdmaConfig
 from .oke import checks as oke_checks
 from .oke.config import REGION_KEY, TENANCY_KEY, OkeDranetConfig
 from .problems import MISSING, ConfigError, Problem
 
 StackConfig = Annotated[
-    GkeA3HighConfig | GkeA4xConfig | GkeRdmaConfig | OkeDranetConfig,
+    GkeA3HighConfig | GkeA3MegaConfig | GkeA4xConfig | GkeRdmaConfig | OkeDranetConfig,
     Field(discriminator="platform"),
 ]
 """Any platform's config; `cfg.platform` says which."""
@@ -31,6 +31,7 @@ StackConfig = Annotated[
 MODELS: dict[Platform, type[ConfigModel]] = {
     Platform.GKE_A3_HIGH: GkeA3HighConfig,
     Platform.GKE_A4X: GkeA4xConfig,
+    Platform.GKE_A3_MEGA: GkeA3MegaConfig,
     Platform.GKE_A3_ULTRA: GkeRdmaConfig,
     Platform.GKE_A4: GkeRdmaConfig,
     Platform.OKE_DRANET: OkeDranetConfig,
@@ -38,6 +39,7 @@ MODELS: dict[Platform, type[ConfigModel]] = {
 CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
     Platform.GKE_A3_HIGH: gke_checks.cross_field_problems,
     Platform.GKE_A4X: gke_checks.cross_field_problems,
+    Platform.GKE_A3_MEGA: gke_checks.cross_field_problems,
     Platform.GKE_A3_ULTRA: gke_checks.cross_field_problems,
     Platform.GKE_A4: gke_checks.cross_field_problems,
     Platform.OKE_DRANET: oke_checks.cross_field_problems,

@@ -69,9 +69,9 @@ SINGLE_RULES = {
         "use an IPv4 CIDR",
     ),
     "unknown machine type": (
-        {"gpu-fabric:gpuPool.machineType": "a3-megagpu-8g"},
+        {"gpu-fabric:gpuPool.machineType": "a2-ultragpu-8g"},
         "gpu-fabric:gpuPool.machineType",
-        "a3-megagpu-8g",
+        "a2-ultragpu-8g",
         "use one of the catalog's: a3-highgpu-8g",
     ),
     "GKE below 1.27": (

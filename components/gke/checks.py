@@ -15,7 +15,7 @@ import re
 from ..catalog import GkeVersion, Machine, NicGroup, catalog, image_tag, minor_tuple
 from ..problems import Problem
 from ..problems import key as _key
-from .config import DriverInstall, GkeA3HighConfig, GkeStackConfig
+from .config import DriverInstall, GkeA3HighConfig, GkeA3MegaConfig, GkeStackConfig
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -72,6 +72,8 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _tcpx_pair_checks(cfg)
     problems += placement_size_problems(cfg, machine)
     problems += pod_range_capacity_problems(cfg)
+    problems += refused_nic_group_problems(cfg, machine)
+    problems += tcpxo_pair_problems(cfg)
     return problems
 
 
@@ -121,7 +123,7 @@ def _nic_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     problems: list[Problem] = []
     known = [g.name for g in machine.nic_groups]
     for name, value in cfg.network.nics.items():
-        if name not in known:
+        if name not in known and name not in machine.refused_nic_groups:
             problems.append(
                 Problem(
                     _key(f"network.nics.{name}"),
@@ -357,3 +359,46 @@ def pod_range_capacity_problems(cfg: GkeStackConfig) -> list[Problem]:
             f"zones); use a /{needed} or wider, or lower {_key('gke.maxPodsPerNode')}",
         )
     ]
+
+
+def refused_nic_group_problems(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """A NIC group other machines have that cannot work on this one (a gVNIC NIC on A3 Mega)."""
+    return [
+        Problem(
+            _key(f"network.nics.{name}"),
+            value.model_dump(by_alias=True, exclude_none=True),
+            f"refused on {cfg.gpu_pool.machine_type}: {machine.refused_nic_groups[name]}; "
+            "remove it",
+        )
+        for name, value in cfg.network.nics.items()
+        if name in machine.refused_nic_groups
+    ]
+
+
+def tcpxo_pair_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """TCPXO installer and RxDM images must be a pair the catalog knows (they are coupled)."""
+    pair = cfg.images.tcpxo if isinstance(cfg, GkeA3MegaConfig) else None
+    if pair is None:
+        return []
+    known = catalog().images.tcpxo.known_pairs
+    installer_tag, daemon_tag = image_tag(pair.installer), image_tag(pair.daemon)
+    listed = ", ".join(f"{i} <-> {d}" for i, d in known.items())
+    if installer_tag not in known:
+        return [
+            Problem(
+                _key("images.tcpxo.installer"),
+                pair.installer,
+                f"installer tag {installer_tag or '(none)'} is not a known TCPXO pair ({listed}); "
+                "use one of them, or add the pair to the catalog with its source",
+            )
+        ]
+    if known[installer_tag] != daemon_tag:
+        return [
+            Problem(
+                _key("images.tcpxo.daemon"),
+                pair.daemon,
+                f"installer {installer_tag} pairs with RxDM {known[installer_tag]}, not "
+                f"{daemon_tag or '(none)'}; use the {known[installer_tag]} daemon image",
+            )
+        ]
+    return []

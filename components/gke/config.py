@@ -263,6 +263,21 @@ class A4xImagesConfig(ConfigModel):
     )
 
 
+class TcpxoImagesConfig(ConfigModel):
+    """A coupled GPUDirect-TCPXO installer/RxDM pair; both are given together."""
+
+    installer: str = Field(description="NCCL GPUDirect-TCPXO installer image.")
+    daemon: str = Field(description="RxDM (tcpgpudmarxd) image paired with the installer.")
+
+
+class A3MegaImagesConfig(ConfigModel):
+    """Overrides of the catalog's pinned images (gke-a3-mega)."""
+
+    tcpxo: TcpxoImagesConfig | None = None
+    nri_device_injector: str | None = Field(None, description="NRI device injector image.")
+    pause: str | None = Field(None, description="Pause image of the installer DaemonSets.")
+
+
 class RdmaImagesConfig(ConfigModel):
     """Overrides of the catalog's pinned images (gke-a3-ultra, gke-a4)."""
 
@@ -385,6 +400,29 @@ class GkeA3HighConfig(GkeStackConfig):
         return self.images.tcpx or TcpxImagesConfig(
             installer=pinned.installer, daemon=pinned.daemon
         )
+
+
+class GkeA3MegaConfig(GkeStackConfig):
+    """gke-a3-mega: a3-megagpu-8g (8x H100 Mega) with GPUDirect-TCPXO over 8 GPU NICs."""
+
+    platform: Literal[Platform.GKE_A3_MEGA] = Field(description="`gke-a3-mega`.")
+    images: A3MegaImagesConfig = Field(default_factory=A3MegaImagesConfig)
+
+    ONLY_HERE: ClassVar[dict[str, str]] = {
+        "images.tcpxo": "GPUDirect-TCPXO runs on a3-megagpu-8g only",
+        "images.nriDeviceInjector": "the NRI device injector serves the TCPXO daemon",
+    }
+
+    @property
+    def tcpxo_images(self) -> TcpxoImagesConfig:
+        pinned = catalog().images.tcpxo
+        return self.images.tcpxo or TcpxoImagesConfig(
+            installer=pinned.installer, daemon=pinned.daemon
+        )
+
+    @property
+    def nri_device_injector_image(self) -> str:
+        return self.images.nri_device_injector or catalog().images.nri_device_injector
 
 
 class GkeA4xConfig(GkeStackConfig):

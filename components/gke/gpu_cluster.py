@@ -20,7 +20,14 @@ from pathlib import Path
 import pulumi
 
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
-from .config import DriverInstall, GkeA3HighConfig, GkeA4xConfig, GkeStackConfig, InstallerOwner
+from .config import (
+    DriverInstall,
+    GkeA3HighConfig,
+    GkeA3MegaConfig,
+    GkeA4xConfig,
+    GkeStackConfig,
+    InstallerOwner,
+)
 from .gcp_network import (
     ExistingPrimaryNetwork,
     GpuVpc,
@@ -31,9 +38,16 @@ from .gcp_network import (
 )
 from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
-from .nccl_installer import GIB_INSTALLERS, TCPX_INSTALLER, NcclInstaller, NcclInstallerArgs
+from .nccl_installer import (
+    GIB_INSTALLERS,
+    TCPX_INSTALLER,
+    TCPXO_INSTALLER,
+    NcclInstaller,
+    NcclInstallerArgs,
+)
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
+from .tcpxo import NriDeviceInjector, NriDeviceInjectorArgs
 
 # Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
 NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -150,9 +164,23 @@ def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeStackConfig, on_cluster) 
         )
 
 
+def _tcpxo_extras(fabric: GpuCluster, name: str, cfg: GkeA3MegaConfig, on_cluster) -> None:
+    # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream README); it
+    # belongs with the installer, so it follows `installer.owner`.
+    if cfg.installer.owner is InstallerOwner.STACK:
+        NriDeviceInjector(
+            f"{name}-nri-device-injector",
+            NriDeviceInjectorArgs(cfg.nri_device_injector_image, cfg.installer.await_rollout),
+            on_cluster,
+        )
+
+
 FABRICS: dict[str, Fabric] = {
     "gpudirect-tcpx": Fabric(
         lambda cfg: TCPX_INSTALLER, lambda cfg: cfg.tcpx_images.installer, _tcpx_extras
+    ),
+    "gpudirect-tcpxo": Fabric(
+        lambda cfg: TCPXO_INSTALLER, lambda cfg: cfg.tcpxo_images.installer, _tcpxo_extras
     ),
     "gpudirect-rdma": Fabric(
         lambda cfg: GIB_INSTALLERS[cfg.machine.arch],

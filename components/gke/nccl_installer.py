@@ -13,6 +13,7 @@ UPSTREAM = Path(__file__).with_name("upstream")
 # GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
 TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
 GIB_INSTALLER = UPSTREAM / "nccl-rdma-installer-a4x.yaml"
+TCPXO_INSTALLER = UPSTREAM / "nccl-tcpxo-installer.yaml"
 # The amd64 gIB installer of A3 Ultra and A4 (its node affinity names both accelerators).
 GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
 # pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
@@ -22,10 +23,14 @@ GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
 
 
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
-    """An upstream installer DaemonSet, verbatim but for its two images (from the catalog)."""
+    """An upstream installer DaemonSet, verbatim but for its two images (from the catalog).
+
+    The installer is the init container named like the DaemonSet; others (TCPXO's
+    `pre-installation`) stay as upstream has them.
+    """
     manifest = yaml.safe_load(upstream.read_text())
     pod = manifest["spec"]["template"]["spec"]
-    (installer,) = pod["initContainers"]
+    (installer,) = [c for c in pod["initContainers"] if c["name"] == manifest["metadata"]["name"]]
     (pause,) = pod["containers"]
     installer["image"] = installer_image
     pause["image"] = pause_image
