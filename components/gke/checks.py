@@ -13,7 +13,7 @@ import math
 import re
 
 from ..catalog import GkeVersion, Machine, NicGroup, catalog, image_tag, minor_tuple
-from ..problems import Problem
+from ..problems import MISSING, Problem
 from ..problems import key as _key
 from .config import DriverInstall, GkeA3HighConfig, GkeA3MegaConfig, GkeStackConfig
 
@@ -24,7 +24,14 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """Every cross-field problem of a GKE stack."""
+    """Every cross-field problem of a GKE stack: of its one `gpuPool`, or of each of `gpuPools`."""
+    if cfg.gpu_pool is not None and cfg.gpu_pools is None:
+        return _single_pool_problems(cfg)
+    return several_pool_problems(cfg)
+
+
+def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """Every cross-field problem of a GKE stack with the one pool `cfg.gpu_pool`."""
     machine = catalog().machines.get(cfg.gpu_pool.machine_type)
     if machine is None:
         known = ", ".join(sorted(catalog().machines))
@@ -345,7 +352,8 @@ def pod_range_capacity_problems(cfg: GkeStackConfig) -> list[Problem]:
     pods = ipaddress.ip_network(primary.pods_cidr)
     capacity = pods.num_addresses // per_node
     system = cfg.gke.system_pool.node_count * MAX_ZONES_PER_REGION
-    nodes = cfg.gpu_pool.node_count + system
+    gpu_nodes = sum(pool.node_count for pool in cfg.pools)
+    nodes = gpu_nodes + system
     if nodes <= capacity:
         return []
     needed = 32 - math.ceil(math.log2(nodes * per_node))
@@ -355,7 +363,7 @@ def pod_range_capacity_problems(cfg: GkeStackConfig) -> list[Problem]:
             primary.pods_cidr,
             f"holds {capacity} nodes at {cfg.max_pods_per_node} pods per node (a "
             f"/{32 - int(math.log2(per_node))} each), but the stack can create {nodes} "
-            f"({cfg.gpu_pool.node_count} GPU, up to {system} system in {MAX_ZONES_PER_REGION} "
+            f"({gpu_nodes} GPU, up to {system} system in {MAX_ZONES_PER_REGION} "
             f"zones); use a /{needed} or wider, or lower {_key('gke.maxPodsPerNode')}",
         )
     ]
@@ -402,3 +410,83 @@ def tcpxo_pair_problems(cfg: GkeStackConfig) -> list[Problem]:
             )
         ]
     return []
+
+
+def several_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """`gpuPools`: the list's own rules, then every single-pool rule on each pool (keys
+    `gpuPools[i].*`); a rule about the whole cluster is reported once."""
+    problems = pool_list_problems(cfg)
+    if problems:
+        return problems
+    for i, pool in enumerate(cfg.pools):
+        # The full list stays on the copy, so rules over every node (pod capacity) see them all.
+        single = cfg.model_copy(update={"gpu_pool": pool})
+        for problem in _single_pool_problems(single):
+            moved = Problem(
+                problem.key.replace(_key("gpuPool."), _key(f"gpuPools[{i}]."), 1),
+                problem.value,
+                problem.message,
+            )
+            if moved not in problems:
+                problems.append(moved)
+    return problems
+
+
+def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """One of `gpuPool`/`gpuPools`; unique pool names; one machine type; one zone where the
+    fabric's VPCs are zonal (a RoCE network profile)."""
+    if cfg.gpu_pool is not None and cfg.gpu_pools is not None:
+        return [
+            Problem(
+                _key("gpuPools"),
+                [p.name for p in cfg.gpu_pools],
+                f"set either {_key('gpuPool')} (one pool) or {_key('gpuPools')}, not both; move "
+                "gpuPool into the list under its name (its resources keep their URNs)",
+            )
+        ]
+    if not cfg.pools:
+        return [
+            Problem(
+                _key("gpuPool"),
+                MISSING,
+                f"required: set {_key('gpuPool')} (one pool) or a non-empty {_key('gpuPools')}",
+            )
+        ]
+    problems: list[Problem] = []
+    first = cfg.pools[0]
+    seen: set[str] = set()
+    for i, pool in enumerate(cfg.pools):
+        if pool.name in seen:
+            problems.append(
+                Problem(
+                    _key(f"gpuPools[{i}].name"),
+                    pool.name,
+                    "another pool has this name; node pool names are unique in a cluster, give "
+                    "each pool its own",
+                )
+            )
+        seen.add(pool.name)
+        if pool.machine_type != first.machine_type:
+            problems.append(
+                Problem(
+                    _key(f"gpuPools[{i}].machineType"),
+                    pool.machine_type,
+                    f"the pools of a cluster share one fabric's VPCs, Network objects and "
+                    f"installer, built for {first.machine_type} (gpuPools[0]); gIB cannot share a "
+                    "cluster with TCPX/TCPXO. Use a separate stack for this machine type",
+                )
+            )
+    machine = catalog().machines.get(first.machine_type)
+    zonal = machine and any(g.network_profile for g in machine.nic_groups)
+    for i, pool in enumerate(cfg.pools):
+        if zonal and pool.zone != first.zone:
+            problems.append(
+                Problem(
+                    _key(f"gpuPools[{i}].zone"),
+                    pool.zone,
+                    f"the RDMA VPC's RoCE network profile is zonal ({first.zone}, from "
+                    "gpuPools[0]) and the pools share it and its fixed Network objects; put "
+                    f"every pool in {first.zone}, or use a separate stack for another zone",
+                )
+            )
+    return problems

@@ -310,7 +310,10 @@ class GkeStackConfig(ConfigModel):
     region: str = Field(description="GCP region of the cluster and every subnet, e.g. us-central1.")
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     gke: GkeConfig
-    gpu_pool: GpuPoolConfig
+    gpu_pool: GpuPoolConfig | None = Field(None, description="The GPU node pool (or `gpuPools`).")
+    gpu_pools: list[GpuPoolConfig] | None = Field(
+        None, description="Several GPU node pools of one machine type, instead of `gpuPool`."
+    )
     installer: InstallerConfig = Field(default_factory=InstallerConfig)
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
@@ -319,8 +322,20 @@ class GkeStackConfig(ConfigModel):
     # Derived values, so components never re-derive defaults.
 
     @property
+    def pools(self) -> list[GpuPoolConfig]:
+        """Every GPU pool: `gpuPools`, or the one `gpuPool`."""
+        if self.gpu_pools is not None:
+            return list(self.gpu_pools)
+        return [self.gpu_pool] if self.gpu_pool else []
+
+    @property
+    def pool(self) -> GpuPoolConfig:
+        """The GPU pool (the first of `gpuPools`): they all have one machine type."""
+        return self.gpu_pool or self.pools[0]
+
+    @property
     def machine(self) -> Machine:
-        return catalog().machines[self.gpu_pool.machine_type]
+        return catalog().machines[self.pool.machine_type]
 
     @property
     def name_prefix(self) -> str:
@@ -342,21 +357,29 @@ class GkeStackConfig(ConfigModel):
             )
         return plans
 
+    def gpu_driver_version_of(self, pool: GpuPoolConfig) -> GpuDriverVersion:
+        if pool.driver_install is DriverInstall.BUNDLE:
+            return GpuDriverVersion.INSTALLATION_DISABLED
+        return pool.gpu_driver_version or GpuDriverVersion.LATEST
+
+    def local_ssd_count_of(self, pool: GpuPoolConfig) -> int:
+        count = self.machine.local_ssd_count
+        return count if count and pool.local_ssd is not False else 0
+
+    def boot_disk_type_of(self, pool: GpuPoolConfig) -> str:
+        return pool.boot_disk.type or self.machine.boot_disk_types[0]
+
     @property
     def gpu_driver_version(self) -> GpuDriverVersion:
-        if self.gpu_pool.driver_install is DriverInstall.BUNDLE:
-            return GpuDriverVersion.INSTALLATION_DISABLED
-        return self.gpu_pool.gpu_driver_version or GpuDriverVersion.LATEST
+        return self.gpu_driver_version_of(self.pool)
 
     @property
     def local_ssd_count(self) -> int:
-        wanted = self.gpu_pool.local_ssd
-        count = self.machine.local_ssd_count
-        return count if count and wanted is not False else 0
+        return self.local_ssd_count_of(self.pool)
 
     @property
     def boot_disk_type(self) -> str:
-        return self.gpu_pool.boot_disk.type or self.machine.boot_disk_types[0]
+        return self.boot_disk_type_of(self.pool)
 
     @property
     def max_pods_per_node(self) -> int:
@@ -374,7 +397,7 @@ class GkeStackConfig(ConfigModel):
         if advised and version < advised:
             return [
                 f"{NAMESPACE}:gke.version: {version} is below {advised}, the security patch "
-                f"cluster-toolkit requires for {self.gpu_pool.machine_type} on {version.minor} "
+                f"cluster-toolkit requires for {self.pool.machine_type} on {version.minor} "
                 "(warning, not fatal)"
             ]
         return []

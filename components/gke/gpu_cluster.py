@@ -26,6 +26,7 @@ from .config import (
     GkeA3MegaConfig,
     GkeA4xConfig,
     GkeStackConfig,
+    GpuPoolConfig,
     InstallerOwner,
 )
 from .gcp_network import (
@@ -64,7 +65,7 @@ def gpu_vpc_args(cfg: GkeStackConfig) -> list[GpuVpcArgs]:
     for plan in cfg.nic_groups:
         group, names = plan.group, plan.group.names
         profile = (
-            f"projects/{cfg.project}/global/networkProfiles/{cfg.gpu_pool.zone}-{group.network_profile}"
+            f"projects/{cfg.project}/global/networkProfiles/{cfg.pool.zone}-{group.network_profile}"
             if group.network_profile
             else None
         )
@@ -134,7 +135,7 @@ def _tcpx_extras(fabric: GpuCluster, name: str, cfg: GkeA3HighConfig, on_cluster
                 daemon_image=images.daemon,
                 depends_on=[
                     r
-                    for r in (fabric.node_pool, fabric.installer, fabric.network_objects)
+                    for r in (*fabric.node_pools, fabric.installer, fabric.network_objects)
                     if r is not None
                 ],
             ),
@@ -190,12 +191,65 @@ FABRICS: dict[str, Fabric] = {
 }
 
 
+def _gpu_node_pool(
+    name: str,
+    cfg: GkeStackConfig,
+    pool: GpuPoolConfig,
+    cluster: Cluster,
+    nics: list[tuple[pulumi.Output[str], pulumi.Output[str]]],
+    opts: pulumi.ResourceOptions,
+) -> GpuNodePool:
+    """A GPU node pool on the fabric's shared NICs, with its own size, reservation and placement."""
+    machine = cfg.machine
+    return GpuNodePool(
+        name,
+        GpuNodePoolArgs(
+            name=pool.name,
+            cluster_id=cluster.cluster.id,
+            location=cfg.region,
+            region=cfg.region,
+            zone=pool.zone,
+            version=cfg.gke.version,
+            machine_type=pool.machine_type,
+            accelerator_type=machine.accelerator.type,
+            accelerator_count=machine.accelerator.count,
+            gpu_driver_version=cfg.gpu_driver_version_of(pool).value,
+            node_count=pool.node_count,
+            service_account=cluster.node_service_account,
+            node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
+            local_ssd_count=cfg.local_ssd_count_of(pool),
+            placement=(
+                PlacementPolicy(
+                    f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-"), machine.placement
+                )
+                if pool.compact_placement
+                else None
+            ),
+            reservation=(
+                Reservation(pool.reservation.name, pool.reservation.project)
+                if pool.reservation
+                else None
+            ),
+            boot_disk_type=cfg.boot_disk_type_of(pool),
+            boot_disk_size_gb=pool.boot_disk.size_gb,
+            labels=(
+                NO_GKE_DEVICE_PLUGIN_LABEL if pool.driver_install is DriverInstall.BUNDLE else {}
+            ),
+            depends_on=list(cluster.node_account_grants),
+        ),
+        opts,
+    )
+
+
 class GpuCluster(pulumi.ComponentResource):
     """GPU VPCs, a multi-networking GKE cluster, a GPU node pool, Network objects and the fabric."""
 
     cluster: Cluster
     gpu_vpcs: list[GpuVpc]
+    node_pools: list[GpuNodePool]
+    """One per configured pool, in config order."""
     node_pool: GpuNodePool
+    """The first GPU node pool."""
     network_objects: NetworkObjects
     installer: NcclInstaller | None
     """None when something outside the stack owns the installer (`installer.owner: external`)."""
@@ -239,47 +293,13 @@ class GpuCluster(pulumi.ComponentResource):
             child,
         )
 
-        pool = cfg.gpu_pool
-        self.node_pool = GpuNodePool(
-            f"{name}-{pool.name}",
-            GpuNodePoolArgs(
-                name=pool.name,
-                cluster_id=self.cluster.cluster.id,
-                location=cfg.region,
-                region=cfg.region,
-                zone=pool.zone,
-                version=cfg.gke.version,
-                machine_type=pool.machine_type,
-                accelerator_type=machine.accelerator.type,
-                accelerator_count=machine.accelerator.count,
-                gpu_driver_version=cfg.gpu_driver_version.value,
-                node_count=pool.node_count,
-                service_account=self.cluster.node_service_account,
-                node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
-                local_ssd_count=cfg.local_ssd_count,
-                placement=(
-                    PlacementPolicy(
-                        f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-"), machine.placement
-                    )
-                    if pool.compact_placement
-                    else None
-                ),
-                reservation=(
-                    Reservation(pool.reservation.name, pool.reservation.project)
-                    if pool.reservation
-                    else None
-                ),
-                boot_disk_type=cfg.boot_disk_type,
-                boot_disk_size_gb=pool.boot_disk.size_gb,
-                labels=(
-                    NO_GKE_DEVICE_PLUGIN_LABEL
-                    if pool.driver_install is DriverInstall.BUNDLE
-                    else {}
-                ),
-                depends_on=list(self.cluster.node_account_grants),
-            ),
-            child,
-        )
+        # One GpuNodePool per pool, named after it: a single `gpuPool` moved into `gpuPools` under
+        # the same name keeps its URNs.
+        self.node_pools = [
+            _gpu_node_pool(f"{name}-{pool.name}", cfg, pool, self.cluster, nics, child)
+            for pool in cfg.pools
+        ]
+        self.node_pool = self.node_pools[0]
 
         on_cluster = pulumi.ResourceOptions(parent=self, providers=[self.cluster.provider])
         object_names = [n for plan in cfg.nic_groups for n in plan.object_names]
