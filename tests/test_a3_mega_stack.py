@@ -324,3 +324,16 @@ def test_mtu_8896_is_allowed():
 )
 def test_keys_of_the_other_tcp_platform_are_refused(key, value, stack, says):
     assert_single_rule({key: value}, key, value, f"a key of {says}", stack)
+
+
+def test_make_verify_expects_vpc1_to_vpc8_and_the_tcpxo_installer():
+    from verify.fabric import expected_from
+
+    expected = expected_from(parse_stack({}, STACK))
+    assert [(n.name, n.device_mode, n.vpc) for n in expected.networks] == [
+        (f"vpc{n}", "NetDevice", f"{STACK}-net-{n}") for n in range(1, 9)
+    ]
+    assert (expected.installer_namespace, expected.installer_name) == (
+        "kube-system",
+        "nccl-tcpxo-installer",
+    )

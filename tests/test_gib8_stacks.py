@@ -198,3 +198,13 @@ def test_gib_installer_override_reaches_the_daemon_set():
     )
     assert cfg.gib_installer_image == "example.com/gib:v9"
     assert parse_stack({}, "a3-ultra-prod").gib_installer_image.endswith("nccl-plugin-gib:v1.1.1")
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_make_verify_expects_gvnic_1_rdma_0_to_7_and_the_rdma_installer(stack):
+    from verify.fabric import expected_from
+
+    expected = expected_from(parse_stack({}, stack))
+    assert [n.name for n in expected.networks] == NETWORK_NAMES
+    assert expected.networks[-1].subnet == f"{stack}-rdma-sub-7"
+    assert expected.installer_name == "nccl-rdma-installer"
