@@ -163,6 +163,10 @@ class Machine(_Data):
     reservation_bound: bool = False
     """Capacity comes only from reservations (the reservation-bound provisioning model)."""
     gke: GkeVersionRules
+    max_nodes_per_placement: int | None = None
+    """Most nodes one compact placement (workload policy) holds; None where not limited."""
+    refused_nic_groups: dict[str, str] = {}
+    """NIC groups other machines have that this one must not get, with why."""
 
     def nic_group(self, name: str) -> NicGroup | None:
         return next((g for g in self.nic_groups if g.name == name), None)
@@ -179,11 +183,16 @@ class TcpxImages(_Data):
 
 class GibImages(_Data):
     installer: str
-    """NCCL gIB plugin installer image (arm64)."""
+    """NCCL gIB plugin installer image (arm64, A4X)."""
+    installer_amd64: str
+    """NCCL gIB plugin installer image (amd64, A3 Ultra and A4)."""
 
 
 class Images(_Data):
     tcpx: TcpxImages
+    tcpxo: TcpxImages
+    """The GPUDirect-TCPXO installer and RxDM (tcpgpudmarxd) daemon, a known pair."""
+    nri_device_injector: str
     gib: GibImages
     pause: str
     """Pause container of the installer DaemonSets."""

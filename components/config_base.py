@@ -23,6 +23,9 @@ class Platform(str, Enum):
 
     GKE_A3_HIGH = "gke-a3-high"
     GKE_A4X = "gke-a4x"
+    GKE_A3_MEGA = "gke-a3-mega"
+    GKE_A3_ULTRA = "gke-a3-ultra"
+    GKE_A4 = "gke-a4"
     OKE_DRANET = "oke-dranet"
     ACK_LINGJUN = "ack-lingjun"
 

@@ -66,6 +66,9 @@ def _ack(cfg: AckLingjunConfig) -> dict[str, pulumi.Input]:
 BUILDERS: dict[Platform, Callable[[StackConfig], dict[str, pulumi.Input]]] = {
     Platform.GKE_A3_HIGH: _gke,
     Platform.GKE_A4X: _gke,
+    Platform.GKE_A3_MEGA: _gke,
+    Platform.GKE_A3_ULTRA: _gke,
+    Platform.GKE_A4: _gke,
     Platform.OKE_DRANET: _oke,
     Platform.ACK_LINGJUN: _ack,
 }

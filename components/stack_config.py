@@ -22,14 +22,19 @@ from .ack.config import REGION_KEY as ALICLOUD_REGION_KEY
 from .ack.config import AckLingjunConfig
 from .config_base import NAMESPACE, ConfigModel, Platform
 from .gke import checks as gke_checks
-from .gke.config import GkeA3HighConfig, GkeA4xConfig
+from .gke.config import GkeA3HighConfig, GkeA3MegaConfig, GkeA4xConfig, GkeRdmaConfig
 from .oke import checks as oke_checks
 from .oke.config import REGION_KEY, TENANCY_KEY, OkeDranetConfig
 from .problems import MISSING, ConfigError, Problem
 from .secrets import secret_texts
 
 StackConfig = Annotated[
-    GkeA3HighConfig | GkeA4xConfig | OkeDranetConfig | AckLingjunConfig,
+    GkeA3HighConfig
+    | GkeA3MegaConfig
+    | GkeA4xConfig
+    | GkeRdmaConfig
+    | OkeDranetConfig
+    | AckLingjunConfig,
     Field(discriminator="platform"),
 ]
 """Any platform's config; `cfg.platform` says which."""
@@ -37,12 +42,18 @@ StackConfig = Annotated[
 MODELS: dict[Platform, type[ConfigModel]] = {
     Platform.GKE_A3_HIGH: GkeA3HighConfig,
     Platform.GKE_A4X: GkeA4xConfig,
+    Platform.GKE_A3_MEGA: GkeA3MegaConfig,
+    Platform.GKE_A3_ULTRA: GkeRdmaConfig,
+    Platform.GKE_A4: GkeRdmaConfig,
     Platform.OKE_DRANET: OkeDranetConfig,
     Platform.ACK_LINGJUN: AckLingjunConfig,
 }
 CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
     Platform.GKE_A3_HIGH: gke_checks.cross_field_problems,
     Platform.GKE_A4X: gke_checks.cross_field_problems,
+    Platform.GKE_A3_MEGA: gke_checks.cross_field_problems,
+    Platform.GKE_A3_ULTRA: gke_checks.cross_field_problems,
+    Platform.GKE_A4: gke_checks.cross_field_problems,
     Platform.OKE_DRANET: oke_checks.cross_field_problems,
     Platform.ACK_LINGJUN: ack_checks.cross_field_problems,
 }

@@ -59,6 +59,7 @@ KEY_SETTINGS: dict[str, list[str]] = {
         "privateClusterConfig.enablePrivateNodes",
         "workloadIdentityConfig.workloadPool",
         "deletionProtection",
+        "defaultMaxPodsPerNode",
     ],
     "gcp:container/nodePool:NodePool": [
         "name",

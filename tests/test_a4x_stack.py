@@ -152,6 +152,7 @@ def test_gib_installer_is_upstream_but_for_the_catalog_images(a4x_plan):
     pod = upstream["spec"]["template"]["spec"]
     pod["initContainers"][0]["image"] = catalog().images.gib.installer
     pod["containers"][0]["image"] = catalog().images.pause
+    upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
     assert daemon_set == upstream
     assert daemon_set["metadata"]["labels"] == {"k8s-app": "nccl-rdma-installer"}
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]

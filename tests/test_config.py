@@ -72,9 +72,9 @@ SINGLE_RULES = {
         "use an IPv4 CIDR",
     ),
     "unknown machine type": (
-        {"gpu-fabric:gpuPool.machineType": "a3-megagpu-8g"},
+        {"gpu-fabric:gpuPool.machineType": "a2-ultragpu-8g"},
         "gpu-fabric:gpuPool.machineType",
-        "a3-megagpu-8g",
+        "a2-ultragpu-8g",
         "use one of the catalog's: a3-highgpu-8g",
     ),
     "GKE below 1.27": (
@@ -130,7 +130,7 @@ SINGLE_RULES = {
         },
         "gpu-fabric:images.tcpx.daemon",
         f"{TCPX_DAEMON}:v2.0.12",
-        "pairs with tcpx-daemon v2.0.15",
+        "pairs with tcpx-daemon v2.0.15, not v2.0.12",
     ),
     "boot disk under 10 GB": (
         {"gpu-fabric:gpuPool.bootDisk.sizeGb": 5},

@@ -145,7 +145,7 @@ RULES = {
         tcpx(f"{TCPX_INSTALLER}:v9.9.9", f"{TCPX_DAEMON}:v2.0.12"),
         "gpu-fabric:images.tcpx.installer",
         f"{TCPX_INSTALLER}:v9.9.9",
-        "is not a known pair (v3.1.9 <-> v2.0.12, v3.1.12 <-> v2.0.15)",
+        "is not a known TCPX pair (v3.1.9 <-> v2.0.12, v3.1.12 <-> v2.0.15)",
     ),
     "an empty list of Network object names": (
         {"gpu-fabric:network.nics.gpu.objectNames": []},

@@ -96,6 +96,7 @@ def test_installer_is_upstream_but_for_the_catalog_images(a3_plan):
     pod = upstream["spec"]["template"]["spec"]
     pod["initContainers"][0]["image"] = catalog().images.tcpx.installer
     pod["containers"][0]["image"] = catalog().images.pause
+    upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
     assert daemon_set == upstream
     # The catalog default is the seed's installer; the upstream file pins the same one.
     assert catalog().images.tcpx.installer.endswith("nccl-plugin-gpudirecttcpx-dev:v3.1.9")
@@ -108,6 +109,7 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
         "name": "nccl-tcpx-installer",
         "namespace": "kube-system",
         "labels": {"k8s-app": "nccl-tcpx-installer"},
+        "annotations": {"pulumi.com/skipAwait": "true"},
     }
     assert pod["hostNetwork"] is True and pod["hostPID"] is True
     assert pod["tolerations"] == [{"operator": "Exists"}]
@@ -138,6 +140,7 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
     [
         ("nccl-tcpx-installer.yaml", "gke/nccl-tcpx-installer.yaml"),
         ("nccl-rdma-installer-a4x.yaml", "gke/nccl-rdma-installer-a4x.yaml"),
+        ("nccl-rdma-installer.yaml", "gke/nccl-rdma-installer.yaml"),
         (
             "torch-distributed-rdma-cluster-training-runtime.yaml",
             "aicr/torch-distributed-rdma-cluster-training-runtime.yaml",

@@ -38,7 +38,7 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
 
 def test_unknown_stack_is_reported(tmp_path, capsys):
     assert plan_cli.main(["nope", "--out", str(tmp_path)]) == 2
-    assert "known stacks: a3-prod" in capsys.readouterr().err
+    assert "known stacks: a3-mega-prod, a3-prod, " in capsys.readouterr().err
 
 
 def test_pick_reads_nested_and_listed_values():

@@ -129,6 +129,9 @@ def read_ack_snapshot(expected: ack.Expected, api_client: Any) -> ack.Snapshot:
 CHECKS = {
     Platform.GKE_A3_HIGH: (fabric.expected_from, read_gke_snapshot, fabric.check),
     Platform.GKE_A4X: (fabric.expected_from, read_gke_snapshot, fabric.check),
+    Platform.GKE_A3_MEGA: (fabric.expected_from, read_gke_snapshot, fabric.check),
+    Platform.GKE_A3_ULTRA: (fabric.expected_from, read_gke_snapshot, fabric.check),
+    Platform.GKE_A4: (fabric.expected_from, read_gke_snapshot, fabric.check),
     Platform.OKE_DRANET: (oke.expected_from, read_oke_snapshot, oke.check),
     Platform.ACK_LINGJUN: (ack.expected_from, read_ack_snapshot, ack.check),
 }

@@ -52,7 +52,7 @@ def expected_from(cfg: GkeStackConfig) -> Expected:
         for plan in cfg.nic_groups
         for name in plan.object_names
     ]
-    installer = installer_manifest(FABRICS[cfg.machine.fabric].installer, "-", "-")
+    installer = installer_manifest(FABRICS[cfg.machine.fabric].installer(cfg), "-", "-")
     return Expected(
         networks=[
             ExpectedNetwork(name, mode, vpc, subnet)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import math
 import re
 
 from ..catalog import GkeVersion, Machine, NicGroup, catalog, minor_tuple
 from ..config_base import WIDEST_PUBLIC_SOURCE, parse_image, public_addresses
 from ..problems import MISSING, Problem
 from ..problems import key as _key
-from .config import DriverInstall, GkeA3HighConfig, GkeStackConfig
+from .config import DriverInstall, GkeA3HighConfig, GkeA3MegaConfig, GkeStackConfig
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -24,7 +25,14 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """Every cross-field problem of a GKE stack."""
+    """Every cross-field problem of a GKE stack: of its one `gpuPool`, or of each of `gpuPools`."""
+    if cfg.gpu_pool is not None and cfg.gpu_pools is None:
+        return _single_pool_problems(cfg)
+    return several_pool_problems(cfg)
+
+
+def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """Every cross-field problem of a GKE stack with the one pool `cfg.gpu_pool`."""
     machine = catalog().machines.get(cfg.gpu_pool.machine_type)
     if machine is None:
         known = ", ".join(sorted(catalog().machines))
@@ -74,6 +82,10 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _placement_checks(cfg, machine)
     problems += _capacity_checks(cfg)
     problems += _authorized_network_checks(cfg)
+    problems += placement_size_problems(cfg, machine)
+    problems += pod_range_capacity_problems(cfg)
+    problems += refused_nic_group_problems(cfg, machine)
+    problems += tcpxo_pair_problems(cfg)
     return problems
 
 
@@ -123,7 +135,7 @@ def _nic_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     problems: list[Problem] = []
     known = [g.name for g in machine.nic_groups]
     for name, value in cfg.network.nics.items():
-        if name not in known:
+        if name not in known and name not in machine.refused_nic_groups:
             problems.append(
                 Problem(
                     _key(f"network.nics.{name}"),
@@ -291,19 +303,22 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
 
 
 def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:
-    """The installer and its tcpx-daemon are a coupled pair: the repositories the catalog pins
-    (so two swapped images are caught), and tags that form one of its known pairs."""
     pair = cfg.images.tcpx if isinstance(cfg, GkeA3HighConfig) else None
+    return coupled_pair_problems("images.tcpx", pair, catalog().images.tcpx, "tcpx-daemon")
+
+
+def coupled_pair_problems(base: str, pair, pinned, daemon: str) -> list[Problem]:
+    """An installer and its daemon (RxDM) are a coupled pair: the repositories the catalog pins
+    (so two swapped images are caught), and tags that form one of its known pairs."""
     if pair is None:
         return []
-    pinned = catalog().images.tcpx
     problems = []
     images = {
         "installer": (parse_image(pair.installer), parse_image(pinned.installer)),
         "daemon": (parse_image(pair.daemon), parse_image(pinned.daemon)),
     }
     for role, (given, catalog_image) in images.items():
-        key = _key(f"images.tcpx.{role}")
+        key = _key(f"{base}.{role}")
         if given.repository != catalog_image.repository:
             problems.append(
                 Problem(
@@ -330,19 +345,20 @@ def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:
         known = ", ".join(f"{i} <-> {d}" for i, d in pinned.known_pairs.items())
         return [
             Problem(
-                _key("images.tcpx.installer"),
+                _key(f"{base}.installer"),
                 pair.installer,
-                f"installer {installer_tag} is not a known pair ({known}); use one of them, or "
-                "add the pair to the catalog's images.tcpx.known_pairs with its source",
+                f"installer {installer_tag} is not a known {base.split('.')[-1].upper()} pair "
+                f"({known}); use one of them, or add the pair to the catalog's "
+                f"{base}.known_pairs with its source",
             )
         ]
     if expected != daemon_tag:
         return [
             Problem(
-                _key("images.tcpx.daemon"),
+                _key(f"{base}.daemon"),
                 pair.daemon,
-                f"installer {installer_tag} pairs with tcpx-daemon {expected}, not {daemon_tag}; "
-                f"use the {expected} daemon image",
+                f"installer {installer_tag} pairs with {daemon} {expected}, not {daemon_tag}; "
+                f"use the {expected} {daemon} image",
             )
         ]
     return []
@@ -416,7 +432,7 @@ MAX_ZONES_PER_REGION = 4
 def _capacity_checks(cfg: GkeStackConfig) -> list[Problem]:
     """Every range must hold the nodes the stack can create."""
     problems = []
-    gpu_nodes = cfg.gpu_pool.node_count
+    gpu_nodes = sum(pool.node_count for pool in cfg.pools)  # the pools share the GPU VPCs
     ranges = [
         (_key(f"network.nics.{plan.group.name}.subnets[{i}]"), cidr, gpu_nodes)
         for plan in cfg.nic_groups
@@ -462,3 +478,151 @@ def _authorized_network_checks(cfg: GkeStackConfig) -> list[Problem]:
             )
         ]
     return []
+
+
+def placement_size_problems(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """A pool under a compact placement that holds a bounded number of nodes (A4X `1x72`: 18)."""
+    pool, limit = cfg.gpu_pool, machine.max_nodes_per_placement
+    if not pool.compact_placement or limit is None or pool.node_count <= limit:
+        return []
+    topology = machine.placement.get("workload_policy", {}).get("accelerator_topology", "")
+    return [
+        Problem(
+            _key("gpuPool.nodeCount"),
+            pool.node_count,
+            f"a {pool.machine_type} pool under its {topology} workload policy holds at most "
+            f"{limit} nodes (one NVLink domain); use {limit} or fewer, and another pool (and "
+            "reservation) for more",
+        )
+    ]
+
+
+def pod_range_capacity_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """The pod range must hold a per-node range for every node the stack can create.
+
+    GKE gives each node a pod range of twice its max pods, rounded up to a power of two (110 pods:
+    a /24), from the cluster's pod range ("Configure maximum Pods per node"); a node that finds no
+    free range does not come up. An existing network's ranges are not known here: not checked.
+    """
+    primary = cfg.network.primary
+    if primary.existing is not None:
+        return []
+    per_node = 2 ** math.ceil(math.log2(2 * cfg.max_pods_per_node))
+    pods = ipaddress.ip_network(primary.pods_cidr)
+    capacity = pods.num_addresses // per_node
+    system = cfg.gke.system_pool.node_count * MAX_ZONES_PER_REGION
+    gpu_nodes = sum(pool.node_count for pool in cfg.pools)
+    nodes = gpu_nodes + system
+    if nodes <= capacity:
+        return []
+    needed = 32 - math.ceil(math.log2(nodes * per_node))
+    return [
+        Problem(
+            _key("network.primary.podsCidr"),
+            primary.pods_cidr,
+            f"holds {capacity} nodes at {cfg.max_pods_per_node} pods per node (a "
+            f"/{32 - int(math.log2(per_node))} each), but the stack can create {nodes} "
+            f"({gpu_nodes} GPU, up to {system} system in {MAX_ZONES_PER_REGION} "
+            f"zones); use a /{needed} or wider, or lower {_key('gke.maxPodsPerNode')}",
+        )
+    ]
+
+
+def refused_nic_group_problems(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """A NIC group other machines have that cannot work on this one (a gVNIC NIC on A3 Mega)."""
+    return [
+        Problem(
+            _key(f"network.nics.{name}"),
+            value.model_dump(by_alias=True, exclude_none=True),
+            f"refused on {cfg.gpu_pool.machine_type}: {machine.refused_nic_groups[name]}; "
+            "remove it",
+        )
+        for name, value in cfg.network.nics.items()
+        if name in machine.refused_nic_groups
+    ]
+
+
+def tcpxo_pair_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """TCPXO installer and RxDM images must be a pair the catalog knows (they are coupled)."""
+    pair = cfg.images.tcpxo if isinstance(cfg, GkeA3MegaConfig) else None
+    return coupled_pair_problems("images.tcpxo", pair, catalog().images.tcpxo, "RxDM")
+
+
+def several_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """`gpuPools`: the list's own rules, then every single-pool rule on each pool (keys
+    `gpuPools[i].*`); a rule about the whole cluster is reported once."""
+    problems = pool_list_problems(cfg)
+    if problems:
+        return problems
+    for i, pool in enumerate(cfg.pools):
+        # The full list stays on the copy, so rules over every node (pod capacity) see them all.
+        single = cfg.model_copy(update={"gpu_pool": pool})
+        for problem in _single_pool_problems(single):
+            moved = Problem(
+                problem.key.replace(_key("gpuPool."), _key(f"gpuPools[{i}]."), 1),
+                problem.value,
+                problem.message,
+            )
+            if moved not in problems:
+                problems.append(moved)
+    return problems
+
+
+def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """One of `gpuPool`/`gpuPools`; unique pool names; one machine type; one zone where the
+    fabric's VPCs are zonal (a RoCE network profile)."""
+    if cfg.gpu_pool is not None and cfg.gpu_pools is not None:
+        return [
+            Problem(
+                _key("gpuPools"),
+                [p.name for p in cfg.gpu_pools],
+                f"set either {_key('gpuPool')} (one pool) or {_key('gpuPools')}, not both; move "
+                "gpuPool into the list under its name (its resources keep their URNs)",
+            )
+        ]
+    if not cfg.pools:
+        return [
+            Problem(
+                _key("gpuPool"),
+                MISSING,
+                f"required: set {_key('gpuPool')} (one pool) or a non-empty {_key('gpuPools')}",
+            )
+        ]
+    problems: list[Problem] = []
+    first = cfg.pools[0]
+    seen: set[str] = set()
+    for i, pool in enumerate(cfg.pools):
+        if pool.name in seen:
+            problems.append(
+                Problem(
+                    _key(f"gpuPools[{i}].name"),
+                    pool.name,
+                    "another pool has this name; node pool names are unique in a cluster, give "
+                    "each pool its own",
+                )
+            )
+        seen.add(pool.name)
+        if pool.machine_type != first.machine_type:
+            problems.append(
+                Problem(
+                    _key(f"gpuPools[{i}].machineType"),
+                    pool.machine_type,
+                    f"the pools of a cluster share one fabric's VPCs, Network objects and "
+                    f"installer, built for {first.machine_type} (gpuPools[0]); gIB cannot share a "
+                    "cluster with TCPX/TCPXO. Use a separate stack for this machine type",
+                )
+            )
+    machine = catalog().machines.get(first.machine_type)
+    zonal = machine and any(g.network_profile for g in machine.nic_groups)
+    for i, pool in enumerate(cfg.pools):
+        if zonal and pool.zone != first.zone:
+            problems.append(
+                Problem(
+                    _key(f"gpuPools[{i}].zone"),
+                    pool.zone,
+                    f"the RDMA VPC's RoCE network profile is zonal ({first.zone}, from "
+                    "gpuPools[0]) and the pools share it and its fixed Network objects; put "
+                    f"every pool in {first.zone}, or use a separate stack for another zone",
+                )
+            )
+    return problems

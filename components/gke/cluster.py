@@ -47,6 +47,8 @@ class ClusterArgs:
     system_machine_type: str = "e2-standard-4"
     system_node_count: int = 1
     """Per zone of the region."""
+    max_pods_per_node: int | None = None
+    """Default max pods per node of every pool (set at creation); None for GKE's default."""
 
 
 def node_account_id(cluster_name: str) -> str:
@@ -175,6 +177,7 @@ class Cluster(pulumi.ComponentResource):
                 else None
             ),
             deletion_protection=args.deletion_protection,
+            default_max_pods_per_node=args.max_pods_per_node,
             # node_config only shapes the default pool, which is removed right after creation.
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeConfig"]),
         )

@@ -132,6 +132,19 @@ class DriverInstall(str, Enum):
     """A bundle installs it: GKE's install is disabled and its device plugin opted out."""
 
 
+class InstallerOwner(str, Enum):
+    """Who owns the NCCL plugin installer DaemonSet in kube-system."""
+
+    STACK = "stack"
+    """This stack creates and updates it (what the README promises)."""
+    EXTERNAL = "external"
+    """Something outside the stack does (e.g. NVIDIA AICR's bundle on A4X): not created here."""
+
+
+# GKE Standard's default, and its limits ("Configure maximum Pods per node", flexible-pod-cidr).
+GKE_DEFAULT_MAX_PODS_PER_NODE = 110
+
+
 # --- sections ----------------------------------------------------------------------------------
 
 
@@ -214,6 +227,23 @@ class GkeConfig(ConfigModel):
         None, description="If set, only these ranges reach the public control-plane endpoint."
     )
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
+    max_pods_per_node: int | None = Field(
+        None,
+        ge=8,
+        le=256,
+        description="Cluster default max pods per node (8..256); GKE's 110 when unset.",
+    )
+
+
+class InstallerConfig(ConfigModel):
+    """The NCCL plugin installer DaemonSet: who owns it, and whether `pulumi up` waits for it."""
+
+    owner: InstallerOwner = Field(
+        InstallerOwner.STACK, description="`stack` (created here) or `external` (not created)."
+    )
+    await_rollout: bool = Field(
+        False, description="Wait for the DaemonSet to roll out on every GPU node."
+    )
 
 
 class ReservationConfig(ConfigModel):
@@ -270,7 +300,9 @@ class TcpxImagesConfig(ConfigModel):
 
 
 class GibImagesConfig(ConfigModel):
-    installer: ImageRef = Field(description="NCCL gIB installer image (arm64).")
+    installer: ImageRef = Field(
+        description="NCCL gIB installer image (arm64 on A4X, amd64 on A3 Ultra and A4)."
+    )
 
 
 class A3HighImagesConfig(ConfigModel):
@@ -288,6 +320,28 @@ class A4xImagesConfig(ConfigModel):
     training_runtime: ImageRef | None = Field(
         None, description="Image of the torch-distributed-rdma runtime."
     )
+
+
+class TcpxoImagesConfig(ConfigModel):
+    """A coupled GPUDirect-TCPXO installer/RxDM pair; both are given together."""
+
+    installer: ImageRef = Field(description="NCCL GPUDirect-TCPXO installer image.")
+    daemon: ImageRef = Field(description="RxDM (tcpgpudmarxd) image paired with the installer.")
+
+
+class A3MegaImagesConfig(ConfigModel):
+    """Overrides of the catalog's pinned images (gke-a3-mega)."""
+
+    tcpxo: TcpxoImagesConfig | None = None
+    nri_device_injector: ImageRef | None = Field(None, description="NRI device injector image.")
+    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
+
+
+class RdmaImagesConfig(ConfigModel):
+    """Overrides of the catalog's pinned images (gke-a3-ultra, gke-a4)."""
+
+    gib: GibImagesConfig | None = None
+    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
 
 
 class StorageClassConfig(ConfigModel):
@@ -315,7 +369,11 @@ class GkeStackConfig(ConfigModel):
     region: GcpRegion = Field(description="GCP region of the cluster and every subnet.")
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     gke: GkeConfig
-    gpu_pool: GpuPoolConfig
+    gpu_pool: GpuPoolConfig | None = Field(None, description="The GPU node pool (or `gpuPools`).")
+    gpu_pools: list[GpuPoolConfig] | None = Field(
+        None, description="Several GPU node pools of one machine type, instead of `gpuPool`."
+    )
+    installer: InstallerConfig = Field(default_factory=InstallerConfig)
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
     """Keys of this platform alone, with why they mean nothing elsewhere (for error messages)."""
@@ -323,8 +381,20 @@ class GkeStackConfig(ConfigModel):
     # Derived values, so components never re-derive defaults.
 
     @property
+    def pools(self) -> list[GpuPoolConfig]:
+        """Every GPU pool: `gpuPools`, or the one `gpuPool`."""
+        if self.gpu_pools is not None:
+            return list(self.gpu_pools)
+        return [self.gpu_pool] if self.gpu_pool else []
+
+    @property
+    def pool(self) -> GpuPoolConfig:
+        """The GPU pool (the first of `gpuPools`): they all have one machine type."""
+        return self.gpu_pool or self.pools[0]
+
+    @property
     def machine(self) -> Machine:
-        return catalog().machines[self.gpu_pool.machine_type]
+        return catalog().machines[self.pool.machine_type]
 
     @property
     def name_prefix(self) -> str:
@@ -349,21 +419,33 @@ class GkeStackConfig(ConfigModel):
             )
         return plans
 
+    def gpu_driver_version_of(self, pool: GpuPoolConfig) -> GpuDriverVersion:
+        if pool.driver_install is DriverInstall.BUNDLE:
+            return GpuDriverVersion.INSTALLATION_DISABLED
+        return pool.gpu_driver_version or GpuDriverVersion.LATEST
+
+    def local_ssd_count_of(self, pool: GpuPoolConfig) -> int:
+        count = self.machine.local_ssd_count
+        return count if count and pool.local_ssd is not False else 0
+
+    def boot_disk_type_of(self, pool: GpuPoolConfig) -> str:
+        return pool.boot_disk.type or self.machine.boot_disk_types[0]
+
     @property
     def gpu_driver_version(self) -> GpuDriverVersion:
-        if self.gpu_pool.driver_install is DriverInstall.BUNDLE:
-            return GpuDriverVersion.INSTALLATION_DISABLED
-        return self.gpu_pool.gpu_driver_version or GpuDriverVersion.LATEST
+        return self.gpu_driver_version_of(self.pool)
 
     @property
     def local_ssd_count(self) -> int:
-        wanted = self.gpu_pool.local_ssd
-        count = self.machine.local_ssd_count
-        return count if count and wanted is not False else 0
+        return self.local_ssd_count_of(self.pool)
 
     @property
     def boot_disk_type(self) -> str:
-        return self.gpu_pool.boot_disk.type or self.machine.boot_disk_types[0]
+        return self.boot_disk_type_of(self.pool)
+
+    @property
+    def max_pods_per_node(self) -> int:
+        return self.gke.max_pods_per_node or GKE_DEFAULT_MAX_PODS_PER_NODE
 
     @property
     def pause_image(self) -> str:
@@ -396,7 +478,7 @@ class GkeStackConfig(ConfigModel):
         if advised and version < advised:
             return [
                 f"{NAMESPACE}:gke.version: {version} is below {advised}, the security patch "
-                f"cluster-toolkit requires for {self.gpu_pool.machine_type} on {version.minor} "
+                f"cluster-toolkit requires for {self.pool.machine_type} on {version.minor} "
                 "(warning, not fatal)"
             ]
         return []
@@ -422,6 +504,29 @@ class GkeA3HighConfig(GkeStackConfig):
         return self.images.tcpx or TcpxImagesConfig(
             installer=pinned.installer, daemon=pinned.daemon
         )
+
+
+class GkeA3MegaConfig(GkeStackConfig):
+    """gke-a3-mega: a3-megagpu-8g (8x H100 Mega) with GPUDirect-TCPXO over 8 GPU NICs."""
+
+    platform: Literal[Platform.GKE_A3_MEGA] = Field(description="`gke-a3-mega`.")
+    images: A3MegaImagesConfig = Field(default_factory=A3MegaImagesConfig)
+
+    ONLY_HERE: ClassVar[dict[str, str]] = {
+        "images.tcpxo": "GPUDirect-TCPXO runs on a3-megagpu-8g only",
+        "images.nriDeviceInjector": "the NRI device injector serves the TCPXO daemon",
+    }
+
+    @property
+    def tcpxo_images(self) -> TcpxoImagesConfig:
+        pinned = catalog().images.tcpxo
+        return self.images.tcpxo or TcpxoImagesConfig(
+            installer=pinned.installer, daemon=pinned.daemon
+        )
+
+    @property
+    def nri_device_injector_image(self) -> str:
+        return self.images.nri_device_injector or catalog().images.nri_device_injector
 
 
 class GkeA4xConfig(GkeStackConfig):
@@ -458,3 +563,22 @@ class GkeA4xConfig(GkeStackConfig):
     @property
     def hyperdisk_storage_class(self) -> StorageClassConfig:
         return self.storage_class or StorageClassConfig()
+
+
+class GkeRdmaConfig(GkeStackConfig):
+    """gke-a3-ultra and gke-a4: 8 GPUs, a gVNIC NIC and 8 RDMA NICs, GPUDirect-RDMA over gIB.
+
+    One model for both platforms: they differ only in catalog facts (accelerator, version floors),
+    never in keys (FAMILIES.md: "Same network shape as A3 Ultra").
+    """
+
+    platform: Literal[Platform.GKE_A3_ULTRA, Platform.GKE_A4] = Field(
+        description="`gke-a3-ultra` or `gke-a4`."
+    )
+    images: RdmaImagesConfig = Field(default_factory=RdmaImagesConfig)
+
+    @property
+    def gib_installer_image(self) -> str:
+        return (self.images.gib.installer if self.images.gib else None) or (
+            catalog().images.gib.installer_amd64
+        )

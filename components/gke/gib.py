@@ -57,15 +57,20 @@ def interfaces_annotation(networks: list[str]) -> str:
 
 
 def with_gib(
-    pod_template: dict, networks: list[str], gpus: int, container: str | None = None
+    pod_template: dict,
+    networks: list[str],
+    gpus: int,
+    container: str | None = None,
+    arch: str = "arm64",
 ) -> dict:
     """Return a copy of a pod template (`{metadata, spec}`) wired for GPUDirect-RDMA over gIB.
 
     Adds the `networking.gke.io` interface annotations (eth1 -> the gVNIC network, eth2.. -> the
-    RDMA networks), the dshm, `/home/kubernetes/bin/nvidia` and `/home/kubernetes/bin/gib` mounts,
-    `NCCL_NET=gIB`, IPC_LOCK, the arm64 toleration, and a request for all `gpus` GPUs of the node
-    on `container` (default: the first): RDMA cannot be shared between pods of one node. Raises
-    ValueError rather than overwrite something the template already sets differently.
+    RDMA networks: 4 on A4X, 8 on A3 Ultra and A4), the dshm, `/home/kubernetes/bin/nvidia` and
+    `/home/kubernetes/bin/gib` mounts, `NCCL_NET=gIB`, IPC_LOCK, the arm64 toleration on arm64
+    nodes (the catalog's `arch`), and a request for all `gpus` GPUs of the node on `container`
+    (default: the first): RDMA cannot be shared between pods of one node. Raises ValueError rather
+    than overwrite something the template already sets differently.
     """
     template = copy.deepcopy(pod_template)
     set_fields(
@@ -100,7 +105,8 @@ def with_gib(
     add_named(target.setdefault("env", []), GIB_ENV, where)
     add_named(target.setdefault("volumeMounts", []), GIB_MOUNTS, where)
     add_named(spec.setdefault("volumes", []), GIB_VOLUMES, "the pod")
-    add_items(spec.setdefault("tolerations", []), [ARM64_TOLERATION])
+    if arch == "arm64":
+        add_items(spec.setdefault("tolerations", []), [ARM64_TOLERATION])
     return template
 
 

@@ -20,7 +20,15 @@ from pathlib import Path
 import pulumi
 
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
-from .config import DriverInstall, GkeA3HighConfig, GkeA4xConfig, GkeStackConfig
+from .config import (
+    DriverInstall,
+    GkeA3HighConfig,
+    GkeA3MegaConfig,
+    GkeA4xConfig,
+    GkeStackConfig,
+    GpuPoolConfig,
+    InstallerOwner,
+)
 from .gcp_network import (
     ExistingPrimaryNetwork,
     GpuVpc,
@@ -31,9 +39,16 @@ from .gcp_network import (
 )
 from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
 from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
-from .nccl_installer import GIB_INSTALLER, TCPX_INSTALLER, NcclInstaller, NcclInstallerArgs
+from .nccl_installer import (
+    GIB_INSTALLERS,
+    TCPX_INSTALLER,
+    TCPXO_INSTALLER,
+    NcclInstaller,
+    NcclInstallerArgs,
+)
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
+from .tcpxo import NriDeviceInjector, NriDeviceInjectorArgs
 
 # Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
 NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -50,7 +65,7 @@ def gpu_vpc_args(cfg: GkeStackConfig) -> list[GpuVpcArgs]:
     for plan in cfg.nic_groups:
         group, names = plan.group, plan.group.names
         profile = (
-            f"projects/{cfg.project}/global/networkProfiles/{cfg.gpu_pool.zone}-{group.network_profile}"
+            f"projects/{cfg.project}/global/networkProfiles/{cfg.pool.zone}-{group.network_profile}"
             if group.network_profile
             else None
         )
@@ -102,8 +117,8 @@ def _primary_network(name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOption
 class Fabric:
     """What a GPU fabric adds to the common cluster."""
 
-    installer: Path
-    """Vendored upstream installer DaemonSet."""
+    installer: Callable[[GkeStackConfig], Path]
+    """Vendored upstream installer DaemonSet of the stack's machine."""
     installer_image: Callable[[GkeStackConfig], str]
     extras: Callable[[GpuCluster, str, GkeStackConfig, pulumi.ResourceOptions], None]
     """Registers the fabric's own in-cluster objects."""
@@ -118,13 +133,19 @@ def _tcpx_extras(fabric: GpuCluster, name: str, cfg: GkeA3HighConfig, on_cluster
             TcpxSmokeTestArgs(
                 test_image=images.installer,
                 daemon_image=images.daemon,
-                depends_on=[fabric.node_pool, fabric.installer, fabric.network_objects],
+                depends_on=[
+                    r
+                    for r in (*fabric.node_pools, fabric.installer, fabric.network_objects)
+                    if r is not None
+                ],
             ),
             on_cluster,
         )
 
 
-def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeA4xConfig, on_cluster) -> None:
+def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeStackConfig, on_cluster) -> None:
+    if not isinstance(cfg, GkeA4xConfig):
+        return  # A3 Ultra and A4 attach Persistent Disk; the training runtime is AICR's (A4X)
     # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
     storage = cfg.hyperdisk_storage_class
     HyperdiskStorage(
@@ -144,10 +165,80 @@ def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeA4xConfig, on_cluster) ->
         )
 
 
+def _tcpxo_extras(fabric: GpuCluster, name: str, cfg: GkeA3MegaConfig, on_cluster) -> None:
+    # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream README); it
+    # belongs with the installer, so it follows `installer.owner`.
+    if cfg.installer.owner is InstallerOwner.STACK:
+        NriDeviceInjector(
+            f"{name}-nri-device-injector",
+            NriDeviceInjectorArgs(cfg.nri_device_injector_image, cfg.installer.await_rollout),
+            on_cluster,
+        )
+
+
 FABRICS: dict[str, Fabric] = {
-    "gpudirect-tcpx": Fabric(TCPX_INSTALLER, lambda cfg: cfg.tcpx_images.installer, _tcpx_extras),
-    "gpudirect-rdma": Fabric(GIB_INSTALLER, lambda cfg: cfg.gib_installer_image, _gib_extras),
+    "gpudirect-tcpx": Fabric(
+        lambda cfg: TCPX_INSTALLER, lambda cfg: cfg.tcpx_images.installer, _tcpx_extras
+    ),
+    "gpudirect-tcpxo": Fabric(
+        lambda cfg: TCPXO_INSTALLER, lambda cfg: cfg.tcpxo_images.installer, _tcpxo_extras
+    ),
+    "gpudirect-rdma": Fabric(
+        lambda cfg: GIB_INSTALLERS[cfg.machine.arch],
+        lambda cfg: cfg.gib_installer_image,
+        _gib_extras,
+    ),
 }
+
+
+def _gpu_node_pool(
+    name: str,
+    cfg: GkeStackConfig,
+    pool: GpuPoolConfig,
+    cluster: Cluster,
+    nics: list[tuple[pulumi.Output[str], pulumi.Output[str]]],
+    opts: pulumi.ResourceOptions,
+) -> GpuNodePool:
+    """A GPU node pool on the fabric's shared NICs, with its own size, reservation and placement."""
+    machine = cfg.machine
+    return GpuNodePool(
+        name,
+        GpuNodePoolArgs(
+            name=pool.name,
+            cluster_id=cluster.cluster.id,
+            location=cfg.region,
+            region=cfg.region,
+            zone=pool.zone,
+            version=cfg.gke.version,
+            machine_type=pool.machine_type,
+            accelerator_type=machine.accelerator.type,
+            accelerator_count=machine.accelerator.count,
+            gpu_driver_version=cfg.gpu_driver_version_of(pool).value,
+            node_count=pool.node_count,
+            service_account=cluster.node_service_account,
+            node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
+            local_ssd_count=cfg.local_ssd_count_of(pool),
+            placement=(
+                PlacementPolicy(
+                    f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-"), machine.placement
+                )
+                if pool.compact_placement
+                else None
+            ),
+            reservation=(
+                Reservation(pool.reservation.name, pool.reservation.project)
+                if pool.reservation
+                else None
+            ),
+            boot_disk_type=cfg.boot_disk_type_of(pool),
+            boot_disk_size_gb=pool.boot_disk.size_gb,
+            labels=(
+                NO_GKE_DEVICE_PLUGIN_LABEL if pool.driver_install is DriverInstall.BUNDLE else {}
+            ),
+            depends_on=list(cluster.node_account_grants),
+        ),
+        opts,
+    )
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -155,9 +246,13 @@ class GpuCluster(pulumi.ComponentResource):
 
     cluster: Cluster
     gpu_vpcs: list[GpuVpc]
+    node_pools: list[GpuNodePool]
+    """One per configured pool, in config order."""
     node_pool: GpuNodePool
+    """The first GPU node pool."""
     network_objects: NetworkObjects
-    installer: NcclInstaller
+    installer: NcclInstaller | None
+    """None when something outside the stack owns the installer (`installer.owner: external`)."""
 
     def __init__(self, name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:gke:GpuCluster", name, None, opts)
@@ -193,51 +288,18 @@ class GpuCluster(pulumi.ComponentResource):
                 ),
                 system_machine_type=cfg.gke.system_pool.machine_type,
                 system_node_count=cfg.gke.system_pool.node_count,
+                max_pods_per_node=cfg.gke.max_pods_per_node,
             ),
             child,
         )
 
-        pool = cfg.gpu_pool
-        self.node_pool = GpuNodePool(
-            f"{name}-{pool.name}",
-            GpuNodePoolArgs(
-                name=pool.name,
-                cluster_id=self.cluster.cluster.id,
-                location=cfg.region,
-                region=cfg.region,
-                zone=pool.zone,
-                version=cfg.gke.version,
-                machine_type=pool.machine_type,
-                accelerator_type=machine.accelerator.type,
-                accelerator_count=machine.accelerator.count,
-                gpu_driver_version=cfg.gpu_driver_version.value,
-                node_count=pool.node_count,
-                service_account=self.cluster.node_service_account,
-                node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
-                local_ssd_count=cfg.local_ssd_count,
-                placement=(
-                    PlacementPolicy(
-                        f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-"), machine.placement
-                    )
-                    if pool.compact_placement
-                    else None
-                ),
-                reservation=(
-                    Reservation(pool.reservation.name, pool.reservation.project)
-                    if pool.reservation
-                    else None
-                ),
-                boot_disk_type=cfg.boot_disk_type,
-                boot_disk_size_gb=pool.boot_disk.size_gb,
-                labels=(
-                    NO_GKE_DEVICE_PLUGIN_LABEL
-                    if pool.driver_install is DriverInstall.BUNDLE
-                    else {}
-                ),
-                depends_on=list(self.cluster.node_account_grants),
-            ),
-            child,
-        )
+        # One GpuNodePool per pool, named after it: a single `gpuPool` moved into `gpuPools` under
+        # the same name keeps its URNs.
+        self.node_pools = [
+            _gpu_node_pool(f"{name}-{pool.name}", cfg, pool, self.cluster, nics, child)
+            for pool in cfg.pools
+        ]
+        self.node_pool = self.node_pools[0]
 
         on_cluster = pulumi.ResourceOptions(parent=self, providers=[self.cluster.provider])
         object_names = [n for plan in cfg.nic_groups for n in plan.object_names]
@@ -259,10 +321,18 @@ class GpuCluster(pulumi.ComponentResource):
             on_cluster,
         )
 
-        self.installer = NcclInstaller(
-            f"{name}-{fabric.installer.stem}",
-            NcclInstallerArgs(fabric.installer, fabric.installer_image(cfg), cfg.pause_image),
-            on_cluster,
-        )
+        self.installer = None
+        if cfg.installer.owner is InstallerOwner.STACK:
+            installer = fabric.installer(cfg)
+            self.installer = NcclInstaller(
+                f"{name}-{installer.stem}",
+                NcclInstallerArgs(
+                    installer,
+                    fabric.installer_image(cfg),
+                    cfg.pause_image,
+                    await_rollout=cfg.installer.await_rollout,
+                ),
+                on_cluster,
+            )
         fabric.extras(self, name, cfg, on_cluster)
         self.register_outputs({})

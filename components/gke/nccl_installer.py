@@ -13,13 +13,24 @@ UPSTREAM = Path(__file__).with_name("upstream")
 # GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
 TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
 GIB_INSTALLER = UPSTREAM / "nccl-rdma-installer-a4x.yaml"
+TCPXO_INSTALLER = UPSTREAM / "nccl-tcpxo-installer.yaml"
+# The amd64 gIB installer of A3 Ultra and A4 (its node affinity names both accelerators).
+GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
+# pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
+SKIP_AWAIT = "pulumi.com/skipAwait"
+GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
+"""The gIB installer manifest per node architecture (the catalog's `arch`)."""
 
 
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
-    """An upstream installer DaemonSet, verbatim but for its two images (from the catalog)."""
+    """An upstream installer DaemonSet, verbatim but for its two images (from the catalog).
+
+    The installer is the init container named like the DaemonSet; others (TCPXO's
+    `pre-installation`) stay as upstream has them.
+    """
     manifest = yaml.safe_load(upstream.read_text())
     pod = manifest["spec"]["template"]["spec"]
-    (installer,) = pod["initContainers"]
+    (installer,) = [c for c in pod["initContainers"] if c["name"] == manifest["metadata"]["name"]]
     (pause,) = pod["containers"]
     installer["image"] = installer_image
     pause["image"] = pause_image
@@ -32,6 +43,8 @@ class NcclInstallerArgs:
     """The vendored upstream manifest."""
     installer_image: str
     pause_image: str
+    await_rollout: bool = False
+    """Let `pulumi up` wait for the rollout (pulumi-kubernetes awaits DaemonSets since #2953)."""
 
 
 class NcclInstaller(pulumi.ComponentResource):
@@ -49,9 +62,15 @@ class NcclInstaller(pulumi.ComponentResource):
     ):
         super().__init__("gpu-fabric:gke:NcclInstaller", name, None, opts)
         manifest = installer_manifest(args.upstream, args.installer_image, args.pause_image)
+        metadata = manifest["metadata"]
+        if not args.await_rollout:
+            # The DaemonSet targets GPU nodes that may not exist yet (a pool of 0 nodes, capacity
+            # still pending) or cannot run it yet (a bundle-installed driver): waiting for its
+            # rollout could hold `pulumi up` until the timeout. `make verify` checks it instead.
+            metadata = {**metadata, "annotations": {SKIP_AWAIT: "true"}}
         self.daemon_set = k8s.apps.v1.DaemonSet(
             name,
-            metadata=manifest["metadata"],
+            metadata=metadata,
             spec=manifest["spec"],
             opts=pulumi.ResourceOptions(parent=self),
         )

@@ -24,6 +24,29 @@ GPU_CONTAINER_MOUNTS = [
 ]
 LD_LIBRARY_PATH = {"name": "LD_LIBRARY_PATH", "value": LIBRARY_DIR}
 NCCL_CONFIG_MAP = "nccl-configmap"
+# NCCL loads its network plugin as `libnccl-net.so` from LD_LIBRARY_PATH unless NCCL_NET_PLUGIN
+# says otherwise, and seed 000's pods set only LD_LIBRARY_PATH: the installer puts it in the node's
+# lib64. (The file name is NCCL's default, not read from the installer image: UNVERIFIED there.)
+TCPX_PLUGIN_FILE = f"{LIBRARY_DIR}/libnccl-net.so"
+
+
+def wait_for_plugin_container(image: str) -> dict:
+    """An init container that waits until the installer has put the plugin on this pod's node.
+
+    The pod may be scheduled on a node before the installer DaemonSet has run there; waiting on
+    the node itself is what makes the test start only when it can work.
+    """
+    return {
+        "name": "wait-for-tcpx-plugin",
+        "image": image,
+        "command": [
+            "/bin/sh",
+            "-c",
+            f"until [ -e {TCPX_PLUGIN_FILE} ]; do echo waiting for {TCPX_PLUGIN_FILE}; "
+            "sleep 10; done",
+        ],
+        "volumeMounts": [{"name": "libraries", "mountPath": LIBRARY_DIR, "readOnly": True}],
+    }
 
 
 def tcpx_daemon_container(image: str) -> dict:
@@ -132,6 +155,7 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
             },
             daemon_image,
         )
+        pod_spec["initContainers"] = [wait_for_plugin_container(test_image)]
         manifests += [
             {
                 "apiVersion": "v1",

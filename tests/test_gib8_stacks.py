@@ -1,0 +1,210 @@
+"""The a3-ultra-prod and a4-prod stacks under mocks: 8 GPUs, a gVNIC NIC and 8 RDMA NICs (gIB)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from components.catalog import catalog
+from components.gke import gib, nccl_installer
+from offline import engine
+from offline.engine import Plan, manifest
+from tests.conftest import assert_single_rule, parse_stack
+from tests.test_manifests import UPSTREAM, validate
+
+NODE_POOL = "gcp:container/nodePool:NodePool"
+PARAM_SET = "kubernetes:networking.gke.io/v1:GKENetworkParamSet"
+# stack -> (machine type, accelerator, pool name)
+STACKS = {
+    "a3-ultra-prod": ("a3-ultragpu-8g", "nvidia-h200-141gb", "a3-ultragpu"),
+    "a4-prod": ("a4-highgpu-8g", "nvidia-b200", "a4-highgpu"),
+}
+NETWORK_NAMES = ["gvnic-1", *[f"rdma-{i}" for i in range(8)]]
+
+
+@pytest.fixture(scope="module", params=sorted(STACKS))
+def stack_plan(request) -> tuple[str, Plan]:
+    return request.param, engine.run(request.param)
+
+
+def gpu_pool(plan: Plan):
+    (pool,) = [p for p in plan.of_type(NODE_POOL) if p.inputs["name"] != "system"]
+    return pool
+
+
+def test_gvnic_vpc_with_firewall_and_one_roce_vpc_with_eight_subnets(stack_plan):
+    stack, plan = stack_plan
+    networks = {n.inputs["name"]: n.inputs for n in plan.of_type("gcp:compute/network:Network")}
+    assert networks[f"{stack}-rdma"]["networkProfile"] == (
+        "projects/my-gcp-project/global/networkProfiles/us-central1-b-vpc-roce"
+    )
+    assert networks[f"{stack}-rdma"]["mtu"] == 8896
+    assert "networkProfile" not in networks[f"{stack}-gvnic"]
+    subnets = sorted(
+        (s.inputs["name"], s.inputs["ipCidrRange"])
+        for s in plan.of_type("gcp:compute/subnetwork:Subnetwork")
+        if "-rdma-" in s.inputs["name"]
+    )
+    assert subnets == [(f"{stack}-rdma-sub-{i}", f"192.168.{i + 1}.0/24") for i in range(8)]
+    (rule,) = plan.of_type("gcp:compute/firewall:Firewall")
+    assert rule.inputs["name"] == f"{stack}-gvnic-internal"
+
+
+def test_node_pool_has_the_catalog_machine(stack_plan):
+    stack, plan = stack_plan
+    machine, accelerator, pool_name = STACKS[stack]
+    inputs = gpu_pool(plan).inputs
+    node = inputs["nodeConfig"]
+    assert node["machineType"] == machine
+    assert node["guestAccelerators"][0]["type"] == accelerator
+    assert node["guestAccelerators"][0]["count"] == 8
+    assert node["ephemeralStorageLocalSsdConfig"] == {"localSsdCount": 32}
+    assert node["bootDisk"]["diskType"] == "hyperdisk-balanced"
+    assert inputs["networkConfig"]["additionalNodeNetworkConfigs"] == [
+        {"network": f"{stack}-gvnic", "subnetwork": f"{stack}-gvnic"},
+        *[{"network": f"{stack}-rdma", "subnetwork": f"{stack}-rdma-sub-{i}"} for i in range(8)],
+    ]
+    assert inputs["placementPolicy"]["type"] == "COMPACT"
+    assert inputs["nodeLocations"] == ["us-central1-b"]
+    assert inputs["name"] == pool_name
+
+
+def test_network_objects_gvnic_1_and_rdma_0_to_7(stack_plan):
+    stack, plan = stack_plan
+    param_sets = {p.inputs["metadata"]["name"]: p.inputs["spec"] for p in plan.of_type(PARAM_SET)}
+    assert sorted(param_sets) == NETWORK_NAMES
+    assert param_sets["gvnic-1"]["deviceMode"] == "NetDevice"
+    for i in range(8):
+        assert param_sets[f"rdma-{i}"] == {
+            "vpc": f"{stack}-rdma",
+            "vpcSubnet": f"{stack}-rdma-sub-{i}",
+            "deviceMode": "RDMA",
+        }
+
+
+def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
+    _, plan = stack_plan
+    (daemon_set,) = [manifest(r) for r in plan.of_type("kubernetes:apps/v1:DaemonSet")]
+    upstream = yaml.safe_load((UPSTREAM / "nccl-rdma-installer.yaml").read_text())
+    pod = upstream["spec"]["template"]["spec"]
+    pod["initContainers"][0]["image"] = catalog().images.gib.installer_amd64
+    pod["containers"][0]["image"] = catalog().images.pause
+    upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
+    assert daemon_set == upstream
+    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == [
+        "nvidia-h200-141gb",
+        "nvidia-b200",
+    ]
+    assert nccl_installer.GIB_INSTALLERS["amd64"].name == "nccl-rdma-installer.yaml"
+
+
+def test_every_object_is_valid_and_there_is_no_a4x_extra(stack_plan):
+    _, plan = stack_plan
+    objects = [manifest(o) for o in plan.kubernetes_objects()]
+    assert {o["kind"] for o in objects} == {"DaemonSet", "Network", "GKENetworkParamSet"}
+    for obj in objects:
+        validate(obj)
+
+
+def test_with_gib_wires_eight_rdma_nics_from_the_catalog_on_amd64():
+    cfg = parse_stack({}, "a4-prod")
+    networks = [n for plan in cfg.nic_groups for n in plan.object_names]
+    template = gib.with_gib(
+        {"metadata": {}, "spec": {"containers": [{"name": "nccl", "image": "i"}]}},
+        networks,
+        cfg.machine.accelerator.count,
+        arch=cfg.machine.arch,
+    )
+    interfaces = yaml.safe_load(template["metadata"]["annotations"][gib.INTERFACES])
+    assert [(i["interfaceName"], i["network"]) for i in interfaces] == [
+        ("eth0", "default"),
+        ("eth1", "gvnic-1"),
+        *[(f"eth{i + 2}", f"rdma-{i}") for i in range(8)],
+    ]
+    spec = template["spec"]
+    assert spec["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": "8"}
+    assert "tolerations" not in spec or gib.ARM64_TOLERATION not in spec["tolerations"]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t", **template["metadata"]}}
+    validate({**pod, "spec": spec})
+
+
+# --- config rules of the two platforms ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "stack, version, floor",
+    [
+        ("a3-ultra-prod", "1.31.4-gke.1000000", "1.31.4-gke.1183000"),
+        ("a4-prod", "1.32.2-gke.1400000", "1.32.2-gke.1475000"),
+    ],
+)
+def test_gke_below_the_rdma_floor_is_refused(stack, version, floor):
+    assert_single_rule(
+        {"gpu-fabric:gke.version": version}, "gpu-fabric:gke.version", version, floor, stack
+    )
+
+
+@pytest.mark.parametrize(
+    "stack, version, minor",
+    [("a3-ultra-prod", "1.30.9-gke.1000000", "1.31"), ("a4-prod", "1.31.9-gke.1000000", "1.32")],
+)
+def test_gke_minor_below_the_family_is_refused(stack, version, minor):
+    assert_single_rule(
+        {"gpu-fabric:gke.version": version},
+        "gpu-fabric:gke.version",
+        version,
+        f"needs {minor} or newer",
+        stack,
+    )
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_a_persistent_disk_boot_disk_is_refused(stack):
+    assert_single_rule(
+        {"gpu-fabric:gpuPool.bootDisk.type": "pd-ssd"},
+        "gpu-fabric:gpuPool.bootDisk.type",
+        "pd-ssd",
+        "boots from hyperdisk-balanced only",
+        stack,
+    )
+
+
+def test_the_machine_of_the_other_gib_platform_is_refused():
+    assert_single_rule(
+        {"gpu-fabric:gpuPool.machineType": "a4-highgpu-8g"},
+        "gpu-fabric:gpuPool.machineType",
+        "a4-highgpu-8g",
+        "belongs to platform 'gke-a4', not 'gke-a3-ultra'",
+        "a3-ultra-prod",
+    )
+
+
+@pytest.mark.parametrize(
+    "key, value, owner",
+    [
+        ("gpu-fabric:images.tcpx", {"installer": "a:1", "daemon": "b:1"}, "gke-a3-high"),
+        ("gpu-fabric:storageClass", {"name": "x"}, "gke-a4x"),
+        ("gpu-fabric:trainingRuntime", True, "gke-a4x"),
+    ],
+)
+def test_keys_of_other_platforms_are_refused(key, value, owner):
+    assert_single_rule({key: value}, key, value, f"a key of {owner}", "a4-prod")
+
+
+def test_gib_installer_override_reaches_the_daemon_set():
+    cfg = parse_stack(
+        {"gpu-fabric:images.gib": {"installer": "example.com/gib:v9"}}, "a3-ultra-prod"
+    )
+    assert cfg.gib_installer_image == "example.com/gib:v9"
+    assert parse_stack({}, "a3-ultra-prod").gib_installer_image.endswith("nccl-plugin-gib:v1.1.1")
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_make_verify_expects_gvnic_1_rdma_0_to_7_and_the_rdma_installer(stack):
+    from verify.fabric import expected_from
+
+    expected = expected_from(parse_stack({}, stack))
+    assert [n.name for n in expected.networks] == NETWORK_NAMES
+    assert expected.networks[-1].subnet == f"{stack}-rdma-sub-7"
+    assert expected.installer_name == "nccl-rdma-installer"
