@@ -10,9 +10,8 @@ For every stack file it prints
   (the same path search, every other resource counted as instant);
 - the offline plan's time against the bare import of the SDK modules the plan itself loads, each
   in a fresh interpreter, best of --repeat (goal: at most 1.5x);
-- how plan time grows with the GPU pool. A stack has exactly one GPU node pool (gpu-fabric:gpuPool
-  is one pool, there is no count to raise), so 1..16 pools cannot be planned; the bench varies the
-  only size knob there is, gpuPool.nodeCount, and says so.
+- how plan time grows from 1 to 16 GPU node pools (GKE: `gpuPools`, one node each) or GPU nodes
+  (OKE: one instance each); ACK's one Lingjun pool has no count to raise, and the bench says so.
 
 Estimates, not measurements of a deploy: no cloud is reachable from here.
 """
@@ -146,21 +145,37 @@ def plan_against_import(stack: str, repeat: int) -> tuple[float, float, int]:
     return min(p["seconds"] for p in plans), min(i["seconds"] for i in imports), len(modules)
 
 
-def growth(stack: str, counts: list[int], repeat: int) -> list[tuple[int, float, int]]:
-    """Plan seconds (best of `repeat`, in this process) and resource count per GPU node count."""
+def _scaled(values: dict[str, str], count: int) -> tuple[str, dict[str, str]] | None:
+    """The stack's config with `count` GPU pools (GKE: gpuPools, one node each, so the ranges hold
+    them) or `count` GPU nodes (OKE: one instance each), and what was scaled; None where neither
+    exists (ACK: one Lingjun pool, bound to capacity arranged outside the stack)."""
+    if "gpu-fabric:gpuPool" in values:
+        pool = json.loads(values["gpu-fabric:gpuPool"])
+        pools = [{**pool, "name": f"{pool['name'][:36]}-{i}", "nodeCount": 1} for i in range(count)]
+        scaled = {k: v for k, v in values.items() if k != "gpu-fabric:gpuPool"}
+        return "GPU node pools", {**scaled, "gpu-fabric:gpuPools": json.dumps(pools)}
+    if "gpu-fabric:gpuNodes" in values:
+        nodes = json.loads(values["gpu-fabric:gpuNodes"])
+        return "GPU nodes", {**values, "gpu-fabric:gpuNodes": json.dumps({**nodes, "count": count})}
+    return None
+
+
+def growth(stack: str, counts: list[int], repeat: int) -> tuple[str, list[tuple[int, float, int]]]:
+    """What grows, and plan seconds (best of `repeat`, in this process) and resources per count."""
     values = stack_config(stack)
-    pool = json.loads(values["gpu-fabric:gpuPool"])
+    if _scaled(values, 1) is None:
+        return "", []
     run(stack)  # warm: imports and first-run caches are not what grows
     rows = []
     for count in counts:
-        config = {**values, "gpu-fabric:gpuPool": json.dumps({**pool, "nodeCount": count})}
+        what, config = _scaled(values, count)
         best, size = float("inf"), 0
         for _ in range(repeat):
             started = time.perf_counter()
             size = len(run(stack, config).resources)
             best = min(best, time.perf_counter() - started)
         rows.append((count, best, size))
-    return rows
+    return what, rows
 
 
 def report(stack: str, times: CreateTimes, repeat: int, counts: list[int]) -> list[str]:
@@ -195,14 +210,22 @@ def report(stack: str, times: CreateTimes, repeat: int, counts: list[int]) -> li
         "fresh interpreters)"
     )
     if counts:
-        lines.append(
-            "plan time growth: note: a stack has one GPU node pool and no pool count to raise, so "
-            "1..16 pools cannot be planned; varying gpuPool.nodeCount instead (same resources):"
-        )
-        rows = growth(stack, counts, repeat)
-        for count, seconds, size in rows:
-            lines.append(f"  nodeCount {count:>3}: {seconds * 1000:7.1f} ms, {size} resources")
-        lines.append(f"  {counts[-1]} vs {counts[0]}: {rows[-1][1] / rows[0][1]:.2f}x")
+        what, rows = growth(stack, counts, repeat)
+        if not rows:
+            lines.append(
+                "plan time growth: not measured: the stack has one GPU pool, bound to Lingjun "
+                "capacity arranged outside the stack, and no count of pools or nodes to raise"
+            )
+        else:
+            lines.append(f"plan time growth with the number of {what}:")
+            for count, seconds, size in rows:
+                lines.append(f"  {count:>3} {what}: {seconds * 1000:7.1f} ms, {size} resources")
+            per_resource = [s / n for _, s, n in rows]
+            lines.append(
+                f"  {counts[-1]} vs {counts[0]}: {rows[-1][1] / rows[0][1]:.2f}x the time for "
+                f"{rows[-1][2] / rows[0][2]:.2f}x the resources ({per_resource[-1] * 1e3:.2f} vs "
+                f"{per_resource[0] * 1e3:.2f} ms per resource: linear if these stay close)"
+            )
     return lines
 
 
@@ -211,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stacks", nargs="*", help="stacks to measure (default: every stack file)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing, best kept")
     parser.add_argument(
-        "--growth", default="1,2,4,8,16", help="GPU node counts to plan ('' to skip the growth)"
+        "--growth", default="1,2,4,8,16", help="pool or node counts to plan ('' to skip)"
     )
     args = parser.parse_args(argv)
     stacks = args.stacks or sorted(
