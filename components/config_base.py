@@ -34,14 +34,16 @@ class ConfigModel(BaseModel):
     """A section of stack config: camelCase keys, unknown keys refused, immutable once parsed.
 
     Strict: a value is used as written or refused, never coerced (`nodeCount: yes` is not 1, a
-    version `1.30` is not the text "1.3"). Keys are read by their stack-file names (aliases)
-    only, so `gpu-fabric:project` cannot stand in for the provider's own `gcp:project`.
+    version `1.30` is not the text "1.3", an empty text is not "the default"). Keys are read by
+    their stack-file names (aliases) only, so `gpu-fabric:project` cannot stand in for the
+    provider's own `gcp:project`.
     """
 
     model_config = ConfigDict(
         extra="forbid",
         frozen=True,
         strict=True,
+        str_min_length=1,
         alias_generator=to_camel,
         validate_by_name=False,
         validate_by_alias=True,
@@ -161,7 +163,7 @@ _DOMAIN = (
 _IMAGE = re.compile(
     rf"^(?P<repository>(?:{_DOMAIN}(?::[0-9]+)?/)?{_COMPONENT}(?:/{_COMPONENT})*)"
     r"(?::(?P<tag>[\w][\w.-]{0,127}))?"
-    r"(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$"
+    r"(?:@(?P<digest>sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128}))?$"
 )
 
 
@@ -190,10 +192,14 @@ def _image(value: str) -> str:
     return value
 
 
+_VERSION_TEXT = re.compile(r"^[\w][\w.+-]{0,127}$")
+
+
 def _version_text(value: str) -> str:
-    if not value or value != value.strip() or " " in value:
+    if not _VERSION_TEXT.match(value) or value == "latest":
         raise ValueError(
-            "must be a version, e.g. 1.5.0, without spaces; remove the key to use the catalog's"
+            "must be a pinned version or tag, e.g. 1.5.0 (not latest, no digest or spaces); "
+            "remove the key to use the catalog's"
         )
     return value
 

@@ -10,6 +10,8 @@ from .config_base import NAMESPACE
 
 MISSING = object()
 """The value of a Problem whose key is not set."""
+NO_VALUE = object()
+"""The value of a Problem about a whole file (its key says where)."""
 
 
 def key(path: str) -> str:
@@ -26,6 +28,8 @@ class Problem:
     """What is wrong and the fix."""
 
     def __str__(self) -> str:
+        if self.value is NO_VALUE:
+            return f"{self.key}: {self.message}"
         shown = "(not set)" if self.value is MISSING else json.dumps(self.value, default=str)
         return f"{self.key}: {shown}: {self.message}"
 

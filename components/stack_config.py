@@ -76,6 +76,7 @@ _TYPE_FIXES = {
     "dict_type": "must be a mapping of keys to values",
     "model_type": "must be a mapping of keys to values",
     "model_attributes_type": "must be a mapping of keys to values",
+    "string_too_short": "must not be empty: give a value, or remove the key where it has a default",
 }
 
 

@@ -24,7 +24,7 @@ from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resour
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from components.problems import MISSING, ConfigError, Problem
+from components.problems import NO_VALUE, ConfigError, Problem
 
 _SIG_KEY = pulumi.runtime.rpc._special_sig_key
 _SECRET_SIG = pulumi.runtime.rpc._special_secret_sig
@@ -429,12 +429,20 @@ class _CloudMocks(pulumi_mocks.Mocks):
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """YAML that refuses a key written twice (PyYAML lets the last one win silently)."""
+    """YAML as Pulumi reads a stack file: keys are text and written once (PyYAML lets the last one
+    win silently), dates stay text, and anchors/aliases and tags are not used to build values."""
 
     def construct_mapping(self, node, deep=False):
         seen: dict = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, (str, int, float, bool)):
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping",
+                    node.start_mark,
+                    "a key must be text, not a list or mapping",
+                    key_node.start_mark,
+                )
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     "while reading a mapping",
@@ -445,10 +453,41 @@ class _StrictLoader(yaml.SafeLoader):
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
 
+    def construct_undefined(self, node):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"the tag {node.tag} is not a stack-file value", node.start_mark
+        )
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.events.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                "anchors and aliases (*name) are not stack-file values",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
+# Dates and binary stay what they are written as: text (a stack file holds text, numbers, booleans).
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+for _tag in (
+    "tag:yaml.org,2002:binary",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:set",
+    "tag:yaml.org,2002:omap",
+    "tag:yaml.org,2002:pairs",
+):
+    _StrictLoader.add_constructor(_tag, _StrictLoader.construct_undefined)
+
 
 def _file_problem(path: Path, message: str, line: int | None = None) -> ConfigError:
     where = f"{path}:{line}" if line else str(path)
-    return ConfigError(path.stem.removeprefix("Pulumi."), [Problem(where, MISSING, message)])
+    return ConfigError(path.stem.removeprefix("Pulumi."), [Problem(where, NO_VALUE, message)])
 
 
 def read_stack_file(path: Path) -> dict[str, Any]:

@@ -289,6 +289,11 @@ def remove_stale(stack: str, out_dir: Path) -> bool:
     return bool(found)
 
 
+def _remove_stale_and_say(stack: str, out_dir: Path) -> None:
+    if remove_stale(stack, out_dir):
+        print(f"Removed the previous plan of {stack} from {out_dir}/", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stack", help="stack name, e.g. a3-prod (stacks/Pulumi.<stack>.yaml)")
@@ -298,9 +303,11 @@ def main(argv: list[str] | None = None) -> int:
         plan = run(args.stack)
     except (ConfigError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
-        if remove_stale(args.stack, args.out):
-            print(f"Removed the previous plan of {args.stack} from {args.out}/", file=sys.stderr)
+        _remove_stale_and_say(args.stack, args.out)
         return 2
+    except BaseException:
+        _remove_stale_and_say(args.stack, args.out)  # whatever failed, no old plan stays behind
+        raise
     print(render_tree(plan))
     plan_file, objects_dir = write(plan, args.out)
     print(f"\nWrote {plan_file} and {objects_dir}/")

@@ -60,7 +60,13 @@ RULES = {
         {"gcp:project": ""},
         "gcp:project",
         "",
-        "not a GCP project ID",
+        "must not be empty",
+    ),
+    "an empty machine type of the system pool": (
+        {"gpu-fabric:gke.systemPool.machineType": ""},
+        "gpu-fabric:gke.systemPool.machineType",
+        "",
+        "must not be empty",
     ),
     "a malformed gcp:project": (
         {"gcp:project": "My_Project"},
@@ -120,7 +126,7 @@ RULES = {
         {"gpu-fabric:images": {"pause": ""}},
         "gpu-fabric:images.pause",
         "",
-        "not an image reference",
+        "must not be empty",
     ),
     "a malformed image": (
         {"gpu-fabric:images": {"pause": "gke.gcr.io/Pause::3.8"}},
