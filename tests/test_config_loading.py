@@ -211,6 +211,52 @@ def test_oke_images_and_versions_are_checked_too(changes, key):
     assert problem.key == key
 
 
+@pytest.mark.parametrize(
+    "stack, changes, key, says",
+    [
+        (
+            "a3-prod",
+            {"gpu-fabric:installer": {"owner": "external", "awaitRollout": True}},
+            "gpu-fabric:installer.awaitRollout",
+            "has no effect with installer.owner: external",
+        ),
+        (
+            "a3-prod",
+            {"gpu-fabric:gke.systemPool.machineType": "a3-highgpu-8g"},
+            "gpu-fabric:gke.systemPool.machineType",
+            "is a GPU machine type",
+        ),
+        (
+            "ack-lingjun",
+            {"gpu-fabric:images": {"benchmark": "registry.example/hps:1.0"}},
+            "gpu-fabric:images.benchmark",
+            "has no effect without gpu-fabric:benchmarkJob: true",
+        ),
+        (
+            "ack-lingjun",
+            {"gpu-fabric:rdma.nonHostNetworkKey": "enableX"},
+            "gpu-fabric:rdma.nonHostNetworkKey",
+            "has no effect unless rdma.nonHostNetwork is true",
+        ),
+        (
+            "ack-lingjun",
+            {"gpu-fabric:images": {"benchmark": "hps:latest"}, "gpu-fabric:benchmarkJob": True},
+            "gpu-fabric:images.benchmark",
+            "`latest` moves under you",
+        ),
+        (
+            "oke-dranet",
+            {"gpu-fabric:charts": {"dranet": {"imageTag": "latest"}}},
+            "gpu-fabric:charts.dranet.imageTag",
+            "not latest",
+        ),
+    ],
+)
+def test_options_without_effect_and_floating_versions_are_refused(stack, changes, key, says):
+    (problem,) = problems(changes, stack=stack)
+    assert problem.key == key and says in problem.message
+
+
 def test_keys_of_providers_and_pulumi_are_allowed():
     cfg = parse_stack({"gcp:region": "us-central1", "pulumi:tags": {"team": "ml"}})
     assert cfg.project == "my-gcp-project"

@@ -192,12 +192,32 @@ def test_keys_of_other_platforms_are_refused(key, value, owner):
     assert_single_rule({key: value}, key, value, f"a key of {owner}", "a4-prod")
 
 
+GIB_AMD64 = "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib"
+GIB_ARM64 = "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib-arm64"
+
+
 def test_gib_installer_override_reaches_the_daemon_set():
-    cfg = parse_stack(
-        {"gpu-fabric:images.gib": {"installer": "example.com/gib:v9"}}, "a3-ultra-prod"
-    )
-    assert cfg.gib_installer_image == "example.com/gib:v9"
+    cfg = parse_stack({"gpu-fabric:images.gib": {"installer": f"{GIB_AMD64}:v9"}}, "a3-ultra-prod")
+    assert cfg.gib_installer_image == f"{GIB_AMD64}:v9"
     assert parse_stack({}, "a3-ultra-prod").gib_installer_image.endswith("nccl-plugin-gib:v1.1.1")
+
+
+@pytest.mark.parametrize(
+    "stack, image, says",
+    [
+        ("a3-ultra-prod", f"{GIB_ARM64}:v1.1.0", "amd64 nodes take the gIB installer from"),
+        ("a4x-prod", f"{GIB_AMD64}:v1.1.1", "arm64 nodes take the gIB installer from"),
+        ("a4-prod", f"{GIB_AMD64}@sha256:{'b' * 64}", "a digest alone does not say"),
+    ],
+)
+def test_a_gib_installer_of_the_wrong_architecture_or_without_a_tag_is_refused(stack, image, says):
+    assert_single_rule(
+        {"gpu-fabric:images.gib": {"installer": image}},
+        "gpu-fabric:images.gib.installer",
+        image,
+        says,
+        stack,
+    )
 
 
 @pytest.mark.parametrize("stack", sorted(STACKS))

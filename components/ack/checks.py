@@ -26,6 +26,22 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += _version_checks(cfg)
     problems += _rdma_checks(cfg)
     problems += _network_checks(cfg)
+    if cfg.images.benchmark and not cfg.benchmark_job:
+        problems.append(
+            Problem(
+                _key("images.benchmark"),
+                cfg.images.benchmark,
+                "has no effect without gpu-fabric:benchmarkJob: true; set that, or remove it",
+            )
+        )
+    if cfg.rdma.non_host_network_key and not cfg.rdma.non_host_network:
+        problems.append(
+            Problem(
+                _key("rdma.nonHostNetworkKey"),
+                cfg.rdma.non_host_network_key,
+                "has no effect unless rdma.nonHostNetwork is true; remove it",
+            )
+        )
     if cfg.benchmark_job and not cfg.images.benchmark:
         problems.append(
             Problem(

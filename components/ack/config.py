@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
-from ..config_base import Cidr, ConfigModel, NodeCount, Platform
+from ..config_base import Cidr, ConfigModel, ImageRef, NodeCount, Platform
 
 REGION_KEY = "alicloud:region"
 
@@ -211,7 +211,7 @@ class RdmaConfig(ConfigModel):
 
 
 class AckImagesConfig(ConfigModel):
-    benchmark: str | None = Field(None, description="Image of the seed's benchmark Job.")
+    benchmark: ImageRef | None = Field(None, description="Image of the seed's benchmark Job.")
 
 
 class AckLingjunConfig(ConfigModel):

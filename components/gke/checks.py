@@ -82,6 +82,8 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _placement_checks(cfg, machine)
     problems += _capacity_checks(cfg)
     problems += _authorized_network_checks(cfg)
+    problems += _no_effect_checks(cfg)
+    problems += _gib_image_checks(cfg, machine)
     problems += placement_size_problems(cfg, machine)
     problems += pod_range_capacity_problems(cfg)
     problems += refused_nic_group_problems(cfg, machine)
@@ -625,4 +627,60 @@ def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
                     f"every pool in {first.zone}, or use a separate stack for another zone",
                 )
             )
+    return problems
+
+
+def _no_effect_checks(cfg: GkeStackConfig) -> list[Problem]:
+    """Options that would do nothing (or something unwanted) here."""
+    problems = []
+    installer = cfg.installer
+    if installer.owner.value == "external" and installer.await_rollout:
+        problems.append(
+            Problem(
+                _key("installer.awaitRollout"),
+                True,
+                "has no effect with installer.owner: external (this stack creates no installer to "
+                "wait for); remove it",
+            )
+        )
+    system_type = cfg.gke.system_pool.machine_type
+    if system_type in catalog().machines:
+        problems.append(
+            Problem(
+                _key("gke.systemPool.machineType"),
+                system_type,
+                "is a GPU machine type: the system pool runs system pods, one node per zone; use a "
+                "CPU type such as e2-standard-4",
+            )
+        )
+    return problems
+
+
+def _gib_image_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """The gIB installer of the machine's architecture (arm64 on A4X, amd64 on A3 Ultra and A4):
+    the other one installs a plugin the nodes cannot load."""
+    given = getattr(getattr(cfg.images, "gib", None), "installer", None)
+    if given is None:
+        return []
+    pinned = parse_image(cfg.gib_installer_default)
+    image = parse_image(given)
+    problems = []
+    if image.repository != pinned.repository:
+        problems.append(
+            Problem(
+                _key("images.gib.installer"),
+                given,
+                f"{machine.arch} nodes take the gIB installer from {pinned.repository}, not "
+                f"{image.repository}; use that repository",
+            )
+        )
+    if image.tag is None:
+        problems.append(
+            Problem(
+                _key("images.gib.installer"),
+                given,
+                "a digest alone does not say which version this is; pin it as "
+                "REPOSITORY:TAG@sha256:DIGEST",
+            )
+        )
     return problems

@@ -552,9 +552,12 @@ class GkeA4xConfig(GkeStackConfig):
 
     @property
     def gib_installer_image(self) -> str:
-        return (self.images.gib.installer if self.images.gib else None) or (
-            catalog().images.gib.installer
-        )
+        return self.images.gib.installer if self.images.gib else self.gib_installer_default
+
+    @property
+    def gib_installer_default(self) -> str:
+        """The catalog's gIB installer for these nodes (arm64)."""
+        return catalog().images.gib.installer
 
     @property
     def training_runtime_image(self) -> str:
@@ -579,6 +582,9 @@ class GkeRdmaConfig(GkeStackConfig):
 
     @property
     def gib_installer_image(self) -> str:
-        return (self.images.gib.installer if self.images.gib else None) or (
-            catalog().images.gib.installer_amd64
-        )
+        return self.images.gib.installer if self.images.gib else self.gib_installer_default
+
+    @property
+    def gib_installer_default(self) -> str:
+        """The catalog's gIB installer for these nodes (amd64)."""
+        return catalog().images.gib.installer_amd64
