@@ -2,9 +2,8 @@
 
 Pulumi hands a program the plain text of `secure:` values and of keys listed as secret, and the
 models here are plain data; so the stack registers a transformation that wraps every resource input
-holding such a text (an SSH key in instance metadata, say) in `Output.secret`, and the stack outputs
-get the same treatment. Inputs already computed as Outputs are not looked into: what the program
-computes from config is computed from its non-secret keys (identities, names, ranges).
+holding such a text (an SSH key in instance metadata, a secret project ID in a service account's
+email) in `Output.secret`, Outputs once they resolve; the stack outputs get the same treatment.
 """
 
 from __future__ import annotations
@@ -57,7 +56,26 @@ def holds_secret(value: Any, texts: set[str]) -> bool:
 
 
 def keep_secret(value: Any, texts: set[str]) -> Any:
-    return pulumi.Output.secret(value) if texts and holds_secret(value, texts) else value
+    """`value`, made secret if it holds one of `texts`; an Output is looked into once resolved."""
+    if not texts:
+        return value
+    if isinstance(value, pulumi.Output) or _has_outputs(value):
+        return pulumi.Output.from_input(value).apply(
+            lambda resolved: (
+                pulumi.Output.secret(resolved) if holds_secret(resolved, texts) else resolved
+            )
+        )
+    return pulumi.Output.secret(value) if holds_secret(value, texts) else value
+
+
+def _has_outputs(value: Any) -> bool:
+    if isinstance(value, pulumi.Output):
+        return True
+    if isinstance(value, dict):
+        return any(_has_outputs(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_outputs(v) for v in value)
+    return False
 
 
 def mark_derived_secrets(texts: set[str]) -> None:

@@ -8,6 +8,8 @@ the fix; all of them are raised together in one `ConfigError`, before any resour
 from __future__ import annotations
 
 import difflib
+import functools
+import importlib
 import itertools
 import json
 from collections.abc import Callable
@@ -16,6 +18,7 @@ from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
 
 from .ack import checks as ack_checks
 from .ack.config import REGION_KEY as ALICLOUD_REGION_KEY
@@ -201,23 +204,41 @@ def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
     return cfg
 
 
-# Namespaces a stack file may use besides the project's own: the providers this program uses, and
-# Pulumi's own settings (`pulumi:tags`, `pulumi:disable-default-providers`).
-OTHER_NAMESPACES = {"gcp", "oci", "kubernetes", "command", "pulumi"} | {
-    key.split(":", 1)[0] for key in PROVIDER_KEYS
+# The cloud providers' SDK packages, whose config keys a stack of their platform may set.
+CLOUD_SDKS = {"gcp": "pulumi_gcp", "oci": "pulumi_oci", "alicloud": "pulumi_alicloud"}
+# Namespaces whose keys configure nothing here: the Kubernetes providers are built from each
+# cluster's own kubeconfig, and the CRD gates' commands take no provider config.
+UNUSED_NAMESPACES = {
+    "kubernetes": "the program builds its Kubernetes providers from the cluster's kubeconfig",
+    "command": "the program's commands (the CRD gates) take no provider config",
 }
+OTHER_NAMESPACES = {"pulumi", *CLOUD_SDKS, *UNUSED_NAMESPACES}
+"""Namespaces a stack file may name besides the project's own (Pulumi's own settings included)."""
+
+
+@functools.cache
+def provider_keys(namespace: str) -> frozenset[str]:
+    """The config keys a cloud provider reads (`gcp:project`, ...), from its SDK's config module."""
+    config = importlib.import_module(f"{CLOUD_SDKS[namespace]}.config")
+    exportable = config.vars._ExportableConfig
+    return frozenset(
+        to_camel(name)
+        for name in dir(exportable)
+        if isinstance(getattr(exportable, name), property)
+    )
 
 
 def key_problems(values: dict[str, Any], project: str = NAMESPACE) -> list[Problem]:
     """Keys that no part of the program would read: every key is used as written or refused."""
     known = {project, *OTHER_NAMESPACES}
+    model = _platform_model(values, project)
     problems = []
     for key, value in values.items():
         namespace, colon, name = key.partition(":")
         if not colon:
             problems.append(Problem(key, value, f"has no namespace; write it as {project}:{key}"))
         elif namespace not in known:
-            close = difflib.get_close_matches(namespace, sorted(known), n=1, cutoff=0.6)
+            close = difflib.get_close_matches(namespace.lower(), sorted(known), n=1, cutoff=0.6)
             hint = f"did you mean {close[0]}:{name}? " if close else ""
             problems.append(
                 Problem(
@@ -239,7 +260,48 @@ def key_problems(values: dict[str, Any], project: str = NAMESPACE) -> list[Probl
                     f"`pulumi config rm '{name}'` and `pulumi config set --path '{name}' VALUE`",
                 )
             )
+        elif namespace in UNUSED_NAMESPACES:
+            problems.append(
+                Problem(
+                    key,
+                    value,
+                    f"configures nothing here: {UNUSED_NAMESPACES[namespace]}; remove it",
+                )
+            )
+        elif namespace in CLOUD_SDKS and model is not None and key not in PROVIDER_KEYS:
+            problems += _provider_key_problems(key, value, namespace, name, model)
     return problems
+
+
+def _platform_model(values: dict[str, Any], project: str) -> type[ConfigModel] | None:
+    """The model of the platform the stack names, if it names one."""
+    named = values.get(f"{project}:platform")
+    return next((m for p, m in MODELS.items() if p.value == named), None)
+
+
+def _provider_key_problems(key, value, namespace, name, model) -> list[Problem]:
+    platform = model.model_fields["platform"].annotation.__args__[0].value
+    if namespace != model.PROVIDER:
+        return [
+            Problem(
+                key,
+                value,
+                f"not for platform {platform}: it configures the {namespace} provider, which "
+                f"{platform} does not use (it uses {model.PROVIDER}); remove it",
+            )
+        ]
+    if name in provider_keys(namespace):
+        return []
+    close = difflib.get_close_matches(name, sorted(provider_keys(namespace)), n=1)
+    hint = f"did you mean {namespace}:{close[0]}? " if close else ""
+    return [
+        Problem(
+            key,
+            value,
+            f"not a config key of the {namespace} provider; {hint}fix or remove it (`pulumi "
+            "config set --path` writes nested keys under this project's namespace, not here)",
+        )
+    ]
 
 
 def parse_pulumi_config(

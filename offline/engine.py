@@ -339,7 +339,8 @@ class _CloudMocks(pulumi_mocks.Mocks):
         self.oci_region = oci_region
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
-        inputs = dict(args.inputs)
+        # Secret inputs arrive wrapped; a provider sees their values (and keeps outputs secret).
+        inputs = _plain(dict(args.inputs))
         name = inputs.get("name", args.name)
         state = {**inputs, "name": name}
         typ = args.typ

@@ -257,6 +257,36 @@ def test_options_without_effect_and_floating_versions_are_refused(stack, changes
     assert problem.key == key and says in problem.message
 
 
+@pytest.mark.parametrize(
+    "stack, key, says",
+    [
+        (
+            "a3-prod",
+            "gcp:projct",
+            "not a config key of the gcp provider; did you mean gcp:project?",
+        ),
+        ("a3-prod", "gcp:project.x", "not a config key of the gcp provider"),
+        (
+            "ack-lingjun",
+            "oci:regin",
+            "not for platform ack-lingjun: it configures the oci provider",
+        ),
+        ("oke-dranet", "gcp:zone", "not for platform oke-dranet: it configures the gcp provider"),
+        ("a4x-prod", "kubernetes:context", "configures nothing here"),
+        ("a4x-prod", "command:foo", "configures nothing here"),
+        ("a3-prod", "GPU-FABRIC:region", "did you mean gpu-fabric:region?"),
+    ],
+)
+def test_provider_namespaces_are_checked_by_platform_and_key(stack, key, says):
+    from components.stack_config import parse_pulumi_config
+
+    with pytest.raises(ConfigError) as err:
+        parse_pulumi_config({**encode(stack_values(stack)), key: "x"}, stack)
+    found = err.value.problems
+    assert [p.key for p in found] == [key]
+    assert says in found[0].message
+
+
 def test_keys_of_providers_and_pulumi_are_allowed():
     cfg = parse_stack({"gcp:region": "us-central1", "pulumi:tags": {"team": "ml"}})
     assert cfg.project == "my-gcp-project"
@@ -342,6 +372,18 @@ def test_values_of_secret_keys_stay_secret_in_what_is_derived_from_them():
     # And where it is not secret, it is not masked.
     plain = engine.run("oke-dranet", values)
     assert "metadata" not in plain.of_type("oci:Core/instance:Instance")[0].secret_inputs
+
+
+def test_a_secret_identity_stays_secret_in_what_is_computed_from_it():
+    values = encode(stack_values("a3-prod"))
+    plan = engine.run("a3-prod", values, secret_keys=["gcp:project"])
+    (member,) = plan.of_type("gcp:projects/iAMMember:IAMMember")
+    assert {"member", "project"} <= set(member.secret_inputs)
+    assert {"nodeServiceAccount", "clusterId"} <= plan.secret_outputs
+    # The mocked provider still sees the value: ids are computed as they would be.
+    assert plan.outputs["clusterId"].startswith("projects/my-gcp-project/locations/us-central1/")
+    plain = engine.run("a3-prod", values)
+    assert plain.secret_outputs == {"kubeconfig"}
 
 
 # --- a failed plan leaves no stale files -------------------------------------------------------
