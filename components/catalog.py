@@ -93,6 +93,8 @@ class NicGroup(_Data):
     vpc_per_nic: bool
     """One VPC per NIC (True) or one VPC with a subnet per NIC (False)."""
     mtu: int
+    allowed_mtus: list[int] | None = None
+    """The only MTUs the fabric works with, where its docs name them (None: any valid MTU)."""
     device_mode: DeviceMode
     """`deviceMode` of the GKENetworkParamSets."""
     object_names: list[str]

@@ -99,8 +99,8 @@ def _source_range(value: str) -> str:
     network = _cidr_text(value)
     if network.prefixlen == 0:
         raise ValueError(
-            "a range open to the whole internet is refused; list the ranges that may connect "
-            "(for a GPU VPC the default is the VPC's own subnet)"
+            "a range open to the whole internet is refused; list only the ranges that need to "
+            "connect (a VPN, a bastion, your offices, or the network's own subnets)"
         )
     return str(network)
 

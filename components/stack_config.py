@@ -67,8 +67,6 @@ _ADAPTER: TypeAdapter = TypeAdapter(StackConfig)
 _ROOT = Path(__file__).resolve().parents[1]
 STACKS_DIR = _ROOT / yaml.safe_load((_ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
 """Where the stack files are (Pulumi.yaml's stackConfigDir)."""
-_PROVIDER_KEY_NAMES = {k.split(":", 1)[1]: k for k in PROVIDER_KEYS}
-"""`project` -> `gcp:project`: a package key that shadows a provider key is refused by name."""
 
 # What a value of the wrong type must be, in the stack file's words.
 _TYPE_FIXES = {
@@ -127,6 +125,19 @@ def _has_key(model: type[BaseModel], path: tuple) -> bool:
 def _unknown_key(platform: Platform, path: tuple, value: Any) -> Problem:
     key = _stack_key(path)
     dotted = ".".join(str(p) for p in path if not isinstance(p, int))
+    own_provider_keys = {
+        f.alias.split(":", 1)[1]: f.alias
+        for f in MODELS[platform].model_fields.values()
+        if f.alias and ":" in f.alias
+    }
+    if len(path) == 1 and str(path[0]) in own_provider_keys:
+        provider_key = own_provider_keys[str(path[0])]
+        return Problem(
+            key,
+            value,
+            f"this is read from the provider's own key {provider_key} only (one source of the "
+            f"identity); set {provider_key} and remove {key}",
+        )
     owners = [p for p, m in MODELS.items() if p is not platform and _has_key(m, path)]
     if owners:
         why = next(
@@ -138,14 +149,6 @@ def _unknown_key(platform: Platform, path: tuple, value: Any) -> Problem:
             value,
             f"not for platform {platform.value}: a key of {names}"
             f"{f' ({why})' if why else ''}; remove it",
-        )
-    if len(path) == 1 and str(path[0]) in _PROVIDER_KEY_NAMES:
-        provider_key = _PROVIDER_KEY_NAMES[str(path[0])]
-        return Problem(
-            key,
-            value,
-            f"this is read from the provider's own key {provider_key} only (one source of the "
-            f"identity); set {provider_key} and remove {key}",
         )
     model = _model_at(MODELS[platform], path)
     known = sorted(f.alias or n for n, f in model.model_fields.items()) if model else []

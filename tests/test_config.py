@@ -208,7 +208,9 @@ def test_mtu_outside_range(mtu):
 
 @pytest.mark.parametrize("mtu", [1300, 8896])
 def test_mtu_bounds_are_accepted(mtu):
-    assert parse_stack({"gpu-fabric:network.nics.gpu.mtu": mtu}).nic_groups[0].mtu == mtu
+    # On the gVNIC NIC of A4X, whose MTU the fabric does not fix (A3 High's GPU NICs: 8244 only).
+    cfg = parse_stack({"gpu-fabric:network.nics.gvnic.mtu": mtu}, stack="a4x-prod")
+    assert cfg.nic_groups[0].mtu == mtu
 
 
 @pytest.mark.parametrize("zone", ["us-east1-b", "us-central1", "us-central1-c-x", "europe-west4-a"])

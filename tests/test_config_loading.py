@@ -287,6 +287,41 @@ def test_provider_namespaces_are_checked_by_platform_and_key(stack, key, says):
     assert says in found[0].message
 
 
+@pytest.mark.parametrize(
+    "stack, key, provider_key",
+    [
+        ("oke-dranet", "gpu-fabric:region", "oci:region"),
+        ("ack-lingjun", "gpu-fabric:region", "alicloud:region"),
+    ],
+)
+def test_a_package_key_that_shadows_the_platforms_provider_key_points_to_it(
+    stack, key, provider_key
+):
+    (problem,) = problems({key: "x"}, stack=stack)
+    assert f"read from the provider's own key {provider_key} only" in problem.message
+
+
+@pytest.mark.parametrize(
+    "stack, mtu, ok",
+    [("a3-prod", 1500, False), ("a3-mega-prod", 8896, True), ("a3-mega-prod", 1500, False)],
+)
+def test_tcpx_and_tcpxo_nics_keep_the_mtus_their_docs_name(stack, mtu, ok):
+    changes = {"gpu-fabric:network.nics.gpu.mtu": mtu}
+    if ok:
+        assert parse_stack(changes, stack=stack).nic_groups[0].mtu == mtu
+    else:
+        (problem,) = problems(changes, stack=stack)
+        assert (
+            problem.key == "gpu-fabric:network.nics.gpu.mtu" and "work with MTU" in problem.message
+        )
+
+
+def test_a_domain_scoped_project_id_is_a_project_id():
+    assert (
+        parse_stack({"gcp:project": "example.com:my-project"}).project == "example.com:my-project"
+    )
+
+
 def test_keys_of_providers_and_pulumi_are_allowed():
     cfg = parse_stack({"gcp:region": "us-central1", "pulumi:tags": {"team": "ml"}})
     assert cfg.project == "my-gcp-project"

@@ -86,26 +86,31 @@ def test_an_in_place_change_names_the_resource_and_field(a3_file):
     assert "REPLACE" not in report
 
 
-def test_a_gpu_vpc_mtu_change_is_a_replacement_with_its_cost(a3_file):
-    result = diff_with(a3_file, {"gpu-fabric:network.nics.gpu.mtu": 8000})
-    network = change_of(result, "a3-prod-net-1-network")
+def test_a_gpu_vpc_mtu_change_is_a_replacement_with_its_cost():
+    # A3 Mega's GPU NICs take MTU 8244 or 8896 (A3 High's only 8244).
+    stack = "a3-mega-prod"
+    result = diff_with(
+        as_file(run_stack(stack=stack)), {"gpu-fabric:network.nics.gpu.mtu": 8896}, stack
+    )
+    network = change_of(result, f"{stack}-net-1-network")
     assert (network.action, network.reason) == ("replace", "forced by `mtu`")
-    assert [(f.path, f.before, f.after) for f in network.fields] == [("mtu", 8244, 8000)]
+    assert [(f.path, f.before, f.after) for f in network.fields] == [("mtu", 8244, 8896)]
     # What follows from it: the subnets and firewall rules, and the GPU node pool they carry.
-    pool = change_of(result, "a3-prod-a3-highgpu")
+    pool = change_of(result, f"{stack}-a3-megagpu")
     assert pool.action == "replace" and pool.fields == []
-    assert pool.reason.startswith("`networkConfig` comes from a3-prod-net-1-network")
+    assert pool.reason.startswith(f"`networkConfig` comes from {stack}-net-1-network")
     replaced = {c.name for c in result.of_action("replace")}
-    assert {f"a3-prod-net-{n}-sub-0" for n in range(1, 5)} <= replaced
-    assert "a3-prod" not in replaced  # the cluster does not use the GPU VPCs
+    assert {f"{stack}-net-{n}-sub-0" for n in range(1, 9)} <= replaced
+    assert stack not in replaced  # the cluster does not use the GPU VPCs
     assert result.of_action("update") == []
     report = diff.render_stack(result, RULES)
     assert "> [!CAUTION]" in report
-    assert "**REPLACE** 1 x `gcp:container/nodePool:NodePool` (`a3-prod-a3-highgpu` (2 nodes))" in (
-        report
+    assert (
+        f"**REPLACE** 1 x `gcp:container/nodePool:NodePool` (`{stack}-a3-megagpu` (4 nodes))"
+        in report
     )
     assert "drains and recreates every GPU node" in report
-    assert "| `mtu` | `8244` | `8000` | **forces replacement** (`mtu`) |" in report
+    assert "| `mtu` | `8244` | `8896` | **forces replacement** (`mtu`) |" in report
 
 
 def test_a_replace_forcing_node_pool_field_is_flagged(a3_file):

@@ -83,6 +83,7 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _capacity_checks(cfg)
     problems += _authorized_network_checks(cfg)
     problems += _no_effect_checks(cfg)
+    problems += _mtu_checks(cfg)
     problems += _gib_image_checks(cfg, machine)
     problems += placement_size_problems(cfg, machine)
     problems += pod_range_capacity_problems(cfg)
@@ -684,3 +685,17 @@ def _gib_image_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             )
         )
     return problems
+
+
+def _mtu_checks(cfg: GkeStackConfig) -> list[Problem]:
+    """A GPU NIC group's MTU, where the fabric's docs allow only some (GPUDirect-TCPX/TCPXO)."""
+    return [
+        Problem(
+            _key(f"network.nics.{plan.group.name}.mtu"),
+            plan.mtu,
+            f"the {plan.group.name} NICs of {cfg.gpu_pool.machine_type} work with MTU "
+            f"{' or '.join(map(str, plan.group.allowed_mtus))} only; use that, or remove the key",
+        )
+        for plan in cfg.nic_groups
+        if plan.group.allowed_mtus and plan.mtu not in plan.group.allowed_mtus
+    ]

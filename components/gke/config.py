@@ -53,7 +53,8 @@ def _gke_version(value: str) -> str:
 
 # GCP project IDs: 6-30 characters, lowercase letters, digits and hyphens, starting with a letter
 # and not ending with a hyphen (Resource Manager docs, "Creating and managing projects").
-_GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+# A domain-scoped project ID (`example.com:my-project`) is a project ID too.
+_GCP_PROJECT = re.compile(r"^([a-z][-a-z0-9.]*[a-z0-9]:)?[a-z][-a-z0-9]{4,28}[a-z0-9]$")
 
 
 def _gcp_project(value: str) -> str:
