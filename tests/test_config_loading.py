@@ -316,6 +316,29 @@ def test_tcpx_and_tcpxo_nics_keep_the_mtus_their_docs_name(stack, mtu, ok):
         )
 
 
+def test_an_open_control_plane_is_a_warning():
+    (warning,) = parse_stack({}).warnings
+    assert warning.startswith("gpu-fabric:gke.masterAuthorizedNetworks: not set")
+    closed = parse_stack(
+        {"gpu-fabric:gke.masterAuthorizedNetworks": [{"cidrBlock": "192.0.2.0/24"}]}
+    )
+    assert closed.warnings == []
+    assert parse_stack({"gpu-fabric:ack.publicEndpoint": True}, stack="ack-lingjun").warnings
+
+
+def test_an_ack_vswitch_outside_the_allowed_sizes_is_refused():
+    (problem,) = problems(
+        {
+            "gpu-fabric:network.podVswitches": [
+                {"zoneId": "cn-wulanchabu-c", "cidr": "10.0.64.0/30"}
+            ]
+        },
+        stack="ack-lingjun",
+    )
+    assert problem.key == "gpu-fabric:network.podVswitches[0].cidr"
+    assert "a vSwitch range is a /16 to /29" in problem.message
+
+
 def test_a_domain_scoped_project_id_is_a_project_id():
     assert (
         parse_stack({"gcp:project": "example.com:my-project"}).project == "example.com:my-project"

@@ -132,6 +132,10 @@ def _vswitches(cfg: AckLingjunConfig):
     ]
 
 
+# Alibaba Cloud vSwitch CIDR blocks are /16 to /29 (VPC docs, "Create and manage a vSwitch").
+VSWITCH_PREFIXES = (16, 29)
+
+
 def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
     problems: list[Problem] = []
     network, existing = cfg.network, cfg.network.existing
@@ -159,6 +163,22 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
                     f"{cfg.lingjun.zone_id}",
                 )
             )
+    for part, vswitches in (
+        ("nodeVswitches", cfg.node_vswitches),
+        ("podVswitches", cfg.pod_vswitches),
+    ):
+        for i, vswitch in enumerate(vswitches):
+            prefix = ipaddress.ip_network(vswitch.cidr).prefixlen
+            if not VSWITCH_PREFIXES[0] <= prefix <= VSWITCH_PREFIXES[1]:
+                problems.append(
+                    Problem(
+                        _key(f"{where}.{part}[{i}].cidr"),
+                        vswitch.cidr,
+                        f"a vSwitch range is a /{VSWITCH_PREFIXES[0]} to /{VSWITCH_PREFIXES[1]} "
+                        '(VPC docs, "Create a vSwitch"); Terway pods and nodes take their '
+                        "addresses here, so pick a larger range",
+                    )
+                )
     if cfg.pod_vswitches and not any(v.zone_id == cfg.lingjun.zone_id for v in cfg.pod_vswitches):
         problems.append(
             Problem(

@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
-from ..config_base import Cidr, ConfigModel, ImageRef, NodeCount, Platform
+from ..config_base import NAMESPACE, Cidr, ConfigModel, ImageRef, NodeCount, Platform
 
 REGION_KEY = "alicloud:region"
 
@@ -266,4 +266,9 @@ class AckLingjunConfig(ConfigModel):
 
     @property
     def warnings(self) -> list[str]:
+        if self.ack.public_endpoint:
+            return [
+                f"{NAMESPACE}:ack.publicEndpoint: the API server gets an internet SLB with no "
+                "access control list; prefer reaching it from the VPC (warning, not fatal)"
+            ]
         return []

@@ -476,15 +476,22 @@ class GkeStackConfig(ConfigModel):
     @property
     def warnings(self) -> list[str]:
         """Advice that is not fatal: the stack deploys, but you may want to change it."""
+        warnings = []
         version = GkeVersion(self.gke.version)
         advised = self.machine.gke.advisory_floor_for(version.minor)
         if advised and version < advised:
-            return [
+            warnings.append(
                 f"{NAMESPACE}:gke.version: {version} is below {advised}, the security patch "
                 f"cluster-toolkit requires for {self.pool.machine_type} on {version.minor} "
                 "(warning, not fatal)"
-            ]
-        return []
+            )
+        if self.gke.master_authorized_networks is None:
+            warnings.append(
+                f"{NAMESPACE}:gke.masterAuthorizedNetworks: not set, so the control plane's public "
+                "endpoint admits any address (credentials still required); list the ranges that "
+                "deploy and operate the cluster (warning, not fatal)"
+            )
+        return warnings
 
 
 class GkeA3HighConfig(GkeStackConfig):
