@@ -96,3 +96,9 @@ def assert_registers_nothing(changes: dict[str, Any], stack: str) -> None:
     with pytest.raises(ConfigError):
         engine.run(stack, encode(with_changes(stack_values(stack), changes)))
     assert engine.LAST_RUN.resources == []
+
+
+def assert_reports(problems: list[str], wanted: list[str]) -> None:
+    """Each wanted line starts one of the problems a fail-closed check reported."""
+    for line in wanted:
+        assert any(p.startswith(line) for p in problems), (line, problems)
