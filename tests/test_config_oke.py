@@ -283,6 +283,12 @@ RULES = {
         "all-rails",
         "not an aligned claim of gpu-fabric:claims",
     ),
+    "a join tag that is not a tag name": (
+        {"gpu-fabric:gpuNodes.joinTag": {"namespace": "gpu fabric", "key": "cluster"}},
+        "gpu-fabric:gpuNodes.joinTag.namespace",
+        "gpu fabric",
+        "letters, digits, - and _ only",
+    ),
     "a shape that is not in the catalog": (
         {"gpu-fabric:gpuNodes.shape": "BM.GPU.H100.8"},
         "gpu-fabric:gpuNodes.shape",

@@ -231,6 +231,19 @@ def test_nodes_join_through_a_dynamic_group_allowed_only_this_cluster(oke_plan):
     ]
 
 
+def test_a_join_tag_narrows_the_dynamic_group_to_the_gpu_nodes():
+    plan = run_stack(
+        {"gpu-fabric:gpuNodes.joinTag": {"namespace": "gpu-fabric", "key": "cluster"}}, stack=STACK
+    )
+    (group,) = plan.of_type("oci:Identity/dynamicGroup:DynamicGroup")
+    assert group.inputs["matchingRule"] == (
+        "ALL {instance.compartment.id = 'ocid1.compartment.oc1..aaaaaaaaexamplecompartment', "
+        "tag.gpu-fabric.cluster.value = 'oke-dranet'}"
+    )
+    for instance in plan.of_type(INSTANCE):
+        assert instance.inputs["definedTags"] == {"gpu-fabric.cluster": "oke-dranet"}
+
+
 def test_gpu_nodes_in_one_compute_cluster_with_the_rdma_agent_plugins(oke_plan):
     (compute_cluster,) = oke_plan.of_type("oci:Core/computeCluster:ComputeCluster")
     assert compute_cluster.inputs["availabilityDomain"] == "Uocm:US-ASHBURN-AD-1"

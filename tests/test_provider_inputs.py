@@ -46,6 +46,7 @@ VARIANTS = {
         "gpu-fabric:network.apiAllowedCidrs": ["192.0.2.0/24"],
         "gpu-fabric:network.sshAllowedCidrs": ["192.0.2.0/24"],
         "gpu-fabric:gpuNodes.sshPublicKey": "ssh-ed25519 AAAAC3Nza example",
+        "gpu-fabric:gpuNodes.joinTag": {"namespace": "gpu-fabric", "key": "cluster"},
         "gpu-fabric:compartmentId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy",
     },
     "oke-dranet flannel on an existing VCN": {

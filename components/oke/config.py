@@ -184,6 +184,27 @@ class OkeClusterConfig(ConfigModel):
         return None
 
 
+# A defined tag: namespace and key are letters, digits, `-` and `_` (OCI docs, "Tags").
+_TAG_PART = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+
+
+def _tag_part(value: str) -> str:
+    if not _TAG_PART.match(value):
+        raise ValueError("a tag namespace or key: letters, digits, - and _ only")
+    return value
+
+
+TagPart = Annotated[str, AfterValidator(_tag_part)]
+
+
+class JoinTagConfig(ConfigModel):
+    """An existing defined tag that marks the GPU nodes, so the dynamic group that may join the
+    cluster matches them alone instead of every instance of the compartment."""
+
+    namespace: TagPart = Field(description="The tag namespace (it must exist).")
+    key: TagPart = Field(description="The tag key in it (it must exist).")
+
+
 class GpuNodesConfig(ConfigModel):
     """The self-managed RDMA GPU nodes, in one compute cluster."""
 
@@ -195,6 +216,9 @@ class GpuNodesConfig(ConfigModel):
     )
     boot_volume_size_gbs: int = Field(512, ge=50, le=32768, description="Boot volume, GB.")
     ssh_public_key: str | None = Field(None, description="Authorized key of the nodes, if any.")
+    join_tag: JoinTagConfig | None = Field(
+        None, description="A defined tag that narrows who may join to the GPU nodes."
+    )
 
 
 class DranetConfig(ConfigModel):

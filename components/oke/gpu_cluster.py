@@ -129,6 +129,7 @@ class GpuCluster(pulumi.ComponentResource):
                 pods_nsg_id=pods_nsg,
                 max_pods_per_node=oke.max_pods_per_node,
                 ssh_public_key=nodes.ssh_public_key,
+                join_tag=(nodes.join_tag.namespace, nodes.join_tag.key) if nodes.join_tag else None,
             ),
             child,
         )

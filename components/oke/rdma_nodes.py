@@ -66,6 +66,16 @@ def cloud_init(api_server_host: str, ca_certificate_b64: str) -> str:
     return "#cloud-config\n" + yaml.safe_dump(document, sort_keys=False, width=1000)
 
 
+def _matching_rule(args: RdmaNodesArgs) -> str:
+    """The instances that may join: those of the compartment, and with a join tag only those that
+    carry it with this cluster's name (a dynamic group cannot match a compute cluster)."""
+    compartment = f"instance.compartment.id = '{args.compartment_id}'"
+    if args.join_tag is None:
+        return f"ALL {{{compartment}}}"
+    namespace, key = args.join_tag
+    return f"ALL {{{compartment}, tag.{namespace}.{key}.value = '{args.name}'}}"
+
+
 def _policy_scope(compartment_id: str) -> str:
     """Policies name the root compartment as `tenancy`, any other by OCID."""
     if compartment_id.startswith("ocid1.tenancy."):
@@ -94,6 +104,9 @@ class RdmaNodesArgs:
     pods_nsg_id: pulumi.Input[str] | None
     max_pods_per_node: int
     ssh_public_key: str | None = None
+    join_tag: tuple[str, str] | None = None
+    """(namespace, key) of a defined tag set to the cluster name on every GPU node; the dynamic
+    group then matches only instances that carry it."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
 
 
@@ -111,7 +124,7 @@ class RdmaNodes(pulumi.ComponentResource):
             compartment_id=args.tenancy_id,  # dynamic groups live in the tenancy
             name=f"{args.name}-rdma-nodes",
             description=f"Instances of compartment {args.compartment_id} that may join {args.name}",
-            matching_rule=f"ALL {{instance.compartment.id = '{args.compartment_id}'}}",
+            matching_rule=_matching_rule(args),
             opts=child,
         )
         join = oci.identity.Policy(
@@ -195,6 +208,9 @@ class RdmaNodes(pulumi.ComponentResource):
                     ],
                 },
                 instance_options={"are_legacy_imds_endpoints_disabled": True},
+                defined_tags=(
+                    {f"{args.join_tag[0]}.{args.join_tag[1]}": args.name} if args.join_tag else None
+                ),
                 metadata=metadata,
                 opts=joinable,
             )
