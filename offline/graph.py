@@ -12,7 +12,6 @@ readable; `waits_for` keeps all of them.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from components.problems import ConfigError
 from offline.engine import Plan, Registration, run
-from offline.plan import OUT_DIR
+from offline.plan import OUT_DIR, stack_arguments
 
 
 def waits_for(plan: Plan) -> dict[str, set[str]]:
@@ -164,10 +163,7 @@ def write(plan: Plan, out_dir: Path = OUT_DIR) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stack", help="stack name, e.g. a3-prod (stacks/Pulumi.<stack>.yaml)")
-    parser.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (build/plan)")
-    args = parser.parse_args(argv)
+    args = stack_arguments(__doc__.splitlines()[0], argv)
     try:
         plan = run(args.stack)
     except (ConfigError, FileNotFoundError) as err:

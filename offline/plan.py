@@ -294,11 +294,16 @@ def _remove_stale_and_say(stack: str, out_dir: Path) -> None:
         print(f"Removed the previous plan of {stack} from {out_dir}/", file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def stack_arguments(description: str, argv: list[str] | None) -> argparse.Namespace:
+    """`STACK [--out DIR]`, the arguments of the commands that plan one stack."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("stack", help="stack name, e.g. a3-prod (stacks/Pulumi.<stack>.yaml)")
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (build/plan)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = stack_arguments(__doc__.splitlines()[0], argv)
     try:
         plan = run(args.stack)
     except (ConfigError, FileNotFoundError) as err:

@@ -48,6 +48,18 @@ def with_changes(values: dict[str, Any], changes: dict[str, Any]) -> dict[str, A
 
 DELETE = object()
 
+OKE_EXISTING_VCN = {
+    "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
+    "vcnCidr": "10.140.0.0/16",
+    "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
+    "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
+    "workersSubnetCidr": "10.140.64.0/19",
+    "podsSubnetId": "ocid1.subnet.oc1.iad.aaaapods",
+    "podsSubnetCidr": "10.140.128.0/17",
+    "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
+}
+"""`gpu-fabric:network.existing` of an oke-dranet stack: a VCN and subnets that exist already."""
+
 
 def encode(values: dict[str, Any]) -> dict[str, str]:
     """As Pulumi hands config to a program: objects as JSON text, strings as they are."""

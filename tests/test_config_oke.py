@@ -7,6 +7,7 @@ import pytest
 from components.problems import ConfigError
 from tests.conftest import (
     DELETE,
+    OKE_EXISTING_VCN,
     assert_registers_nothing,
     assert_single_rule,
     only_problem,
@@ -14,16 +15,6 @@ from tests.conftest import (
 )
 
 STACK = "oke-dranet"
-EXISTING_VCN = {
-    "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
-    "vcnCidr": "10.140.0.0/16",
-    "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
-    "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
-    "workersSubnetCidr": "10.140.64.0/19",
-    "podsSubnetId": "ocid1.subnet.oc1.iad.aaaapods",
-    "podsSubnetCidr": "10.140.128.0/17",
-    "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
-}
 
 
 def claims(*shapes: dict) -> dict:
@@ -213,7 +204,7 @@ RULES = {
         "has no effect with FLANNEL_OVERLAY",
     ),
     "ranges beside an existing VCN": (
-        {"gpu-fabric:network": {"vcnCidr": "10.140.0.0/16", "existing": EXISTING_VCN}},
+        {"gpu-fabric:network": {"vcnCidr": "10.140.0.0/16", "existing": OKE_EXISTING_VCN}},
         "gpu-fabric:network.vcnCidr",
         "10.140.0.0/16",
         "has no effect with network.existing",
@@ -222,7 +213,7 @@ RULES = {
         {
             "gpu-fabric:network": {
                 "existing": {
-                    k: v for k, v in EXISTING_VCN.items() if not k.startswith("podsSubnet")
+                    k: v for k, v in OKE_EXISTING_VCN.items() if not k.startswith("podsSubnet")
                 }
             }
         },

@@ -13,7 +13,7 @@ import yaml
 from components.oke import claims
 from components.oke.config import ClaimShape
 from offline.engine import MOCK_OKE_CA, Plan, manifest, run
-from tests.conftest import DELETE, run_stack
+from tests.conftest import DELETE, OKE_EXISTING_VCN, run_stack
 from tests.seed import seed_file, seed_objects
 
 STACK = "oke-dranet"
@@ -163,20 +163,7 @@ def test_flannel_has_no_pod_subnet_or_pod_nsg():
 
 def test_existing_vcn_is_used_and_only_nsgs_are_created():
     plan = run_stack(
-        {
-            "gpu-fabric:network": {
-                "existing": {
-                    "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
-                    "vcnCidr": "10.140.0.0/16",
-                    "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
-                    "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
-                    "workersSubnetCidr": "10.140.64.0/19",
-                    "podsSubnetId": "ocid1.subnet.oc1.iad.aaaapods",
-                    "podsSubnetCidr": "10.140.128.0/17",
-                    "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
-                }
-            }
-        },
+        {"gpu-fabric:network": {"existing": OKE_EXISTING_VCN}},
         stack=STACK,
     )
     assert not plan.of_type(VCN) and not plan.of_type(SUBNET)

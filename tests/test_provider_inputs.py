@@ -16,7 +16,7 @@ import pytest
 from pulumi import _types
 
 from offline.engine import Plan
-from tests.conftest import run_stack
+from tests.conftest import OKE_EXISTING_VCN, run_stack
 
 SDKS = {
     "gcp": "pulumi_gcp",
@@ -53,14 +53,7 @@ VARIANTS = {
         "gpu-fabric:oke.cni": "FLANNEL_OVERLAY",
         "gpu-fabric:oke.publicEndpoint": True,
         "gpu-fabric:network": {
-            "existing": {
-                "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
-                "vcnCidr": "10.140.0.0/16",
-                "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
-                "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
-                "workersSubnetCidr": "10.140.64.0/19",
-                "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
-            }
+            "existing": {k: v for k, v in OKE_EXISTING_VCN.items() if "pods" not in k}
         },
     },
     "ack-lingjun": {},

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from urllib.parse import urlparse
 
 import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
-from kubernetes.client import ApiClient, Configuration
-from kubernetes.client.rest import RESTResponse
+from kubernetes.client import ApiClient
 
 import verify.__main__ as verify_cli
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
-from tests.conftest import assert_reports
+from tests.recorded_cluster import (
+    RecordedCluster,
+    assert_broken_case_reported,
+    client_for_routes,
+    run_verify,
+)
 from tests.test_manifests import CRD_SCHEMAS
 from verify.fabric import Snapshot, check, expected_from
 
@@ -178,10 +180,7 @@ BROKEN = {
 
 @pytest.mark.parametrize("case", list(BROKEN))
 def test_broken_cluster_names_each_missing_piece(expected, case):
-    change, wanted = BROKEN[case]
-    objects = recorded()
-    change(objects)
-    assert_reports(check(expected, snapshot_of(objects)), wanted)
+    assert_broken_case_reported(BROKEN, case, recorded, snapshot_of, check, expected)
 
 
 def test_several_broken_pieces_are_all_listed(expected):
@@ -195,19 +194,9 @@ def test_several_broken_pieces_are_all_listed(expected):
 # --- reading the cluster through the official client ------------------------------------------
 
 
-class _Urllib3Response:
-    def __init__(self, status: int, body: object):
-        self.status = status
-        self.reason = "OK" if status == 200 else "Not Found"
-        self.data = json.dumps(body).encode()
-        self.headers = {"content-type": "application/json"}
-
-
-class RecordedCluster:
-    """Stands in for the HTTP layer under `kubernetes.client`: answers from recorded objects."""
-
-    def __init__(self, objects: dict):
-        self.routes = {
+def client_for(objects: dict) -> tuple[ApiClient, RecordedCluster]:
+    return client_for_routes(
+        {
             "/apis/networking.gke.io/v1/gkenetworkparamsets": objects["gkenetworkparamsets"],
             "/apis/networking.gke.io/v1/networks": objects["networks"],
             "/apis/apps/v1/namespaces/kube-system/daemonsets/nccl-rdma-installer": objects[
@@ -215,22 +204,7 @@ class RecordedCluster:
             ],
             "/api/v1/namespaces/kube-system/pods": objects["pods"],
         }
-        self.requests: list[str] = []
-
-    def request(
-        self, method, url, headers=None, body=None, post_params=None, _request_timeout=None
-    ):
-        self.requests.append(f"{method} {url}")
-        found = self.routes.get(urlparse(url).path)
-        if found is None:
-            return RESTResponse(_Urllib3Response(404, {"kind": "Status", "code": 404}))
-        return RESTResponse(_Urllib3Response(200, found))
-
-
-def client_for(objects: dict) -> tuple[ApiClient, RecordedCluster]:
-    api_client = ApiClient(Configuration(host="https://fixture.invalid"))
-    api_client.rest_client = RecordedCluster(objects)
-    return api_client, api_client.rest_client
+    )
 
 
 def test_read_snapshot_through_the_kubernetes_client(expected):
@@ -252,18 +226,6 @@ def test_read_snapshot_treats_a_404_daemon_set_as_missing(expected):
     snapshot = verify_cli.read_gke_snapshot(expected, api_client)
     assert snapshot.daemon_set is None
     assert check(expected, snapshot) == ["DaemonSet kube-system/nccl-rdma-installer: missing"]
-
-
-def run_verify(monkeypatch, capsys, stack: str, api_client: ApiClient, code: int) -> str:
-    """`make verify STACK=stack` against `api_client`: asserts the exit code and the first word of
-    its report, and returns the report."""
-    monkeypatch.setattr(
-        verify_cli, "api_client_for", lambda stack, kubeconfig: (api_client, "fixture")
-    )
-    assert verify_cli.main([stack]) == code
-    out = capsys.readouterr().out
-    assert out.startswith(f"OK {stack} (fixture)" if code == 0 else f"FAIL {stack} (fixture)")
-    return out
 
 
 @pytest.mark.parametrize("broken, code", [(None, 0), ("installer crash-looping", 1)])

@@ -11,8 +11,7 @@ import yaml
 import verify.__main__ as verify_cli
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
-from tests.conftest import assert_reports
-from tests.test_verify import client_for, run_verify
+from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
 from verify.ack import Snapshot, check, expected_from
 
 FIXTURE = Path(__file__).with_name("fixtures") / "ack-lingjun-healthy.yaml"
@@ -111,23 +110,17 @@ BROKEN = {
 
 @pytest.mark.parametrize("case", list(BROKEN))
 def test_each_broken_piece_is_reported(expected, case):
-    change, wanted = BROKEN[case]
-    objects = recorded()
-    change(objects)
-    assert_reports(check(expected, snapshot_of(objects)), wanted)
+    assert_broken_case_reported(BROKEN, case, recorded, snapshot_of, check, expected)
 
 
 def ack_client(objects: dict):
-    api_client, cluster = client_for(
-        {"gkenetworkparamsets": {}, "networks": {}, "daemonset": None, "pods": {}}
+    return client_for_routes(
+        {
+            "/api/v1/nodes": objects["nodes"],
+            "/apis/apps/v1/namespaces/kube-system/daemonsets/ack-rdma-dp-ds": objects["daemonset"],
+            "/api/v1/namespaces/kube-system/pods": objects["pods"],
+        }
     )
-    routes = {
-        "/api/v1/nodes": objects["nodes"],
-        "/apis/apps/v1/namespaces/kube-system/daemonsets/ack-rdma-dp-ds": objects["daemonset"],
-        "/api/v1/namespaces/kube-system/pods": objects["pods"],
-    }
-    cluster.routes = {k: v for k, v in routes.items() if v is not None}
-    return api_client, cluster
 
 
 def test_read_snapshot_through_the_kubernetes_client(expected):

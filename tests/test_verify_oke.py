@@ -11,8 +11,7 @@ import yaml
 import verify.__main__ as verify_cli
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
-from tests.conftest import assert_reports
-from tests.test_verify import client_for, run_verify
+from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
 from verify.oke import Snapshot, check, expected_from
 
 FIXTURE = Path(__file__).with_name("fixtures") / "oke-dranet-healthy.yaml"
@@ -172,10 +171,7 @@ BROKEN = {
 
 @pytest.mark.parametrize("case", list(BROKEN))
 def test_each_broken_piece_is_reported(expected, case):
-    change, wanted = BROKEN[case]
-    objects = recorded()
-    change(objects)
-    assert_reports(check(expected, snapshot_of(objects)), wanted)
+    assert_broken_case_reported(BROKEN, case, recorded, snapshot_of, check, expected)
 
 
 def _routes(objects: dict) -> dict:
@@ -195,11 +191,7 @@ def _routes(objects: dict) -> dict:
 
 
 def oke_client(objects: dict):
-    api_client, cluster = client_for(
-        {"gkenetworkparamsets": {}, "networks": {}, "daemonset": None, "pods": {}}
-    )
-    cluster.routes = {k: v for k, v in _routes(objects).items() if v is not None}
-    return api_client, cluster
+    return client_for_routes(_routes(objects))
 
 
 def test_read_snapshot_through_the_kubernetes_client(expected):

@@ -315,34 +315,20 @@ def coupled_pair_problems(base: str, pair, pinned, daemon: str) -> list[Problem]
     (so two swapped images are caught), and tags that form one of its known pairs."""
     if pair is None:
         return []
-    problems = []
-    images = {
-        "installer": (parse_image(pair.installer), parse_image(pinned.installer)),
-        "daemon": (parse_image(pair.daemon), parse_image(pinned.daemon)),
-    }
-    for role, (given, catalog_image) in images.items():
-        key = _key(f"{base}.{role}")
-        if given.repository != catalog_image.repository:
-            problems.append(
-                Problem(
-                    key,
-                    getattr(pair, role),
-                    f"the {role} comes from {catalog_image.repository}, not {given.repository} "
-                    "(are the installer and daemon swapped?); use that repository",
-                )
-            )
-        if given.tag is None:
-            problems.append(
-                Problem(
-                    key,
-                    getattr(pair, role),
-                    "a digest alone does not say which version this is, so the pair cannot be "
-                    "checked; pin it as REPOSITORY:TAG@sha256:DIGEST",
-                )
-            )
+    problems = [
+        problem
+        for role in ("installer", "daemon")
+        for problem in pinned_image_problems(
+            _key(f"{base}.{role}"),
+            getattr(pair, role),
+            getattr(pinned, role),
+            f"the {role} comes from",
+            "(are the installer and daemon swapped?)",
+        )
+    ]
     if problems:
         return problems
-    installer_tag, daemon_tag = images["installer"][0].tag, images["daemon"][0].tag
+    installer_tag, daemon_tag = parse_image(pair.installer).tag, parse_image(pair.daemon).tag
     expected = pinned.known_pairs.get(installer_tag)
     if expected is None:
         known = ", ".join(f"{i} <-> {d}" for i, d in pinned.known_pairs.items())
@@ -663,25 +649,37 @@ def _gib_image_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     given = getattr(getattr(cfg.images, "gib", None), "installer", None)
     if given is None:
         return []
-    pinned = parse_image(cfg.gib_installer_default)
-    image = parse_image(given)
+    return pinned_image_problems(
+        _key("images.gib.installer"),
+        given,
+        cfg.gib_installer_default,
+        f"{machine.arch} nodes take the gIB installer from",
+    )
+
+
+def pinned_image_problems(
+    key: str, given: str, pinned: str, comes_from: str, hint: str = ""
+) -> list[Problem]:
+    """An override of a pinned image must come from the pinned image's repository (another one is
+    another component, or another architecture's build), and say its version (a tag)."""
+    image, catalog_image = parse_image(given), parse_image(pinned)
     problems = []
-    if image.repository != pinned.repository:
+    if image.repository != catalog_image.repository:
         problems.append(
             Problem(
-                _key("images.gib.installer"),
+                key,
                 given,
-                f"{machine.arch} nodes take the gIB installer from {pinned.repository}, not "
-                f"{image.repository}; use that repository",
+                f"{comes_from} {catalog_image.repository}, not {image.repository}"
+                f"{f' {hint}' if hint else ''}; use that repository",
             )
         )
     if image.tag is None:
         problems.append(
             Problem(
-                _key("images.gib.installer"),
+                key,
                 given,
-                "a digest alone does not say which version this is; pin it as "
-                "REPOSITORY:TAG@sha256:DIGEST",
+                "a digest alone does not say which version this is, so it cannot be checked; pin "
+                "it as REPOSITORY:TAG@sha256:DIGEST",
             )
         )
     return problems

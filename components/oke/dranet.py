@@ -83,6 +83,21 @@ class Chart:
     version: str
     namespace: str
 
+    def release(
+        self, name: str, release_name: str, values: dict, opts: pulumi.ResourceOptions, **extra
+    ) -> k8s.helm.v3.Release:
+        """A Helm release of this chart from its OCI registry, at the pinned version."""
+        return k8s.helm.v3.Release(
+            name,
+            name=release_name,
+            chart=self.chart,
+            version=self.version,
+            namespace=self.namespace,
+            values=values,
+            opts=opts,
+            **extra,
+        )
+
 
 @dataclass(frozen=True)
 class DraDriversArgs:
@@ -127,23 +142,18 @@ class DraDrivers(pulumi.ComponentResource):
             data=tools["data"],
             opts=child,
         )
-        self.dranet = k8s.helm.v3.Release(
+        self.dranet = args.dranet.release(
             f"{name}-dranet",
-            name="dranet",
-            chart=args.dranet.chart,
-            version=args.dranet.version,
-            namespace=args.dranet.namespace,
-            values=dranet_values(args.shape, args.dranet_image_tag, args.child_cidr),
-            opts=child,
+            "dranet",
+            dranet_values(args.shape, args.dranet_image_tag, args.child_cidr),
+            child,
         )
-        self.dra_gpu_driver = k8s.helm.v3.Release(
+        # The chart refuses the `default` namespace; its own one is created with it.
+        self.dra_gpu_driver = args.dra_gpu_driver.release(
             f"{name}-dra-driver-nvidia-gpu",
-            name="dra-driver-nvidia-gpu",
-            chart=args.dra_gpu_driver.chart,
-            version=args.dra_gpu_driver.version,
-            namespace=args.dra_gpu_driver.namespace,
+            "dra-driver-nvidia-gpu",
+            dra_gpu_values(args.shape),
+            child,
             create_namespace=True,
-            values=dra_gpu_values(args.shape),
-            opts=child,
         )
         self.register_outputs({})
