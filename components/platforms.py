@@ -18,17 +18,18 @@ from .stack_config import StackConfig
 
 
 def _gke(cfg: GkeStackConfig) -> dict[str, pulumi.Input]:
-    fabric = gke.GpuCluster(cfg.gke.name, cfg)
+    stack = gke.GpuCluster(cfg.gke.name, cfg)
+    cloud, fabric = stack.cloud, stack.fabric
     return {
-        "clusterName": fabric.cluster.cluster.name,
-        "clusterId": fabric.cluster.cluster.id,
-        "clusterEndpoint": fabric.cluster.cluster.endpoint,
-        "kubeconfig": fabric.cluster.kubeconfig,
-        "nodeServiceAccount": fabric.cluster.node_service_account,
-        "gpuNodePool": fabric.node_pool.node_pool_name,
-        "gpuNetworks": [v.network_name for v in fabric.gpu_vpcs],
-        "gpuSubnets": [s for v in fabric.gpu_vpcs for s in v.subnet_names],
-        "networkObjects": fabric.network_objects.network_names,
+        "clusterName": cloud.cluster_name,
+        "clusterId": cloud.cluster_id,
+        "clusterEndpoint": cloud.endpoint,
+        "kubeconfig": cloud.kubeconfig,
+        "nodeServiceAccount": cloud.node_service_account,
+        "gpuNodePool": cloud.gpu_node_pools[0],
+        "gpuNetworks": cloud.gpu_networks,
+        "gpuSubnets": cloud.gpu_subnets,
+        "networkObjects": fabric.network_objects,
     }
 
 

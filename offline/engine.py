@@ -61,6 +61,8 @@ class Registration:
     ignore_changes: list[str]
     secret_inputs: list[str] = field(default_factory=list)
     """Dotted paths of inputs that are Pulumi secrets (masked in the plan file)."""
+    aliases: list[str] = field(default_factory=list)
+    """The URNs this resource had before (its aliases): Pulumi moves their state to it."""
 
     @property
     def provider_urn(self) -> str:
@@ -83,6 +85,7 @@ class Registration:
             "deleteBeforeReplace": self.delete_before_replace,
             "ignoreChanges": self.ignore_changes,
             "secretInputs": self.secret_inputs,
+            "aliases": sorted(self.aliases),
             "secretDigests": {path: _digest(self.inputs, path) for path in self.secret_inputs},
             "inputs": _masked(self.inputs, self.secret_inputs),
         }
@@ -182,9 +185,18 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
                     delete_before_replace=request.deleteBeforeReplace,
                     ignore_changes=list(request.ignoreChanges),
                     secret_inputs=secrets,
+                    aliases=[self._alias_urn(request, alias) for alias in request.aliases],
                 )
             )
         return response
+
+    def _alias_urn(self, request, alias) -> str:
+        """An alias's URN, named as this monitor names URNs (after the direct parent's type)."""
+        if alias.urn:
+            return alias.urn
+        spec = alias.spec
+        parent = "" if spec.noParent else spec.parentUrn or request.parent
+        return self.make_urn(parent, spec.type or request.type, spec.name or request.name)
 
 
 def _plain(value: Any, path: str = "", secrets: list[str] | None = None) -> Any:

@@ -331,7 +331,7 @@ def test_keys_of_the_other_tcp_platform_are_refused(key, value, stack, says):
 
 
 def test_make_verify_expects_vpc1_to_vpc8_and_the_tcpxo_installer():
-    from verify.fabric import expected_from
+    from verify.gke import expected_from
 
     expected = expected_from(parse_stack({}, STACK))
     assert [(n.name, n.device_mode, n.vpc) for n in expected.networks] == [

@@ -344,6 +344,8 @@ def test_components_have_typed_tokens_and_derived_child_names(a3_plan):
     components = [r for r in a3_plan.resources if not r.custom]
     assert {c.type for c in components} == {
         "gpu-fabric:gke:GpuCluster",
+        "gpu-fabric:index:GkeCloud",
+        "gpu-fabric:index:GkeFabric",
         "gpu-fabric:gcp:GpuVpc",
         "gpu-fabric:gcp:PrimaryNetwork",
         "gpu-fabric:gke:Cluster",

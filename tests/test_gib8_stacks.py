@@ -222,7 +222,7 @@ def test_a_gib_installer_of_the_wrong_architecture_or_without_a_tag_is_refused(s
 
 @pytest.mark.parametrize("stack", sorted(STACKS))
 def test_make_verify_expects_gvnic_1_rdma_0_to_7_and_the_rdma_installer(stack):
-    from verify.fabric import expected_from
+    from verify.gke import expected_from
 
     expected = expected_from(parse_stack({}, stack))
     assert [n.name for n in expected.networks] == NETWORK_NAMES

@@ -18,7 +18,7 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
 
     written = json.loads((tmp_path / "a3-prod.json").read_text())
     resources = written["resources"]
-    assert len(resources) == 44
+    assert len(resources) == 46  # 44 resources and the two layer components
     for resource in resources:
         assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
     (gate,) = [r for r in resources if r["type"] == "command:local:Command"]

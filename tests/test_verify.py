@@ -20,7 +20,7 @@ from tests.recorded_cluster import (
     run_verify,
 )
 from tests.test_manifests import CRD_SCHEMAS
-from verify.fabric import Snapshot, check, expected_from
+from verify.gke import Snapshot, check, expected_from
 
 FIXTURE = Path(__file__).with_name("fixtures") / "a4x-prod-healthy.yaml"
 

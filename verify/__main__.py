@@ -20,7 +20,8 @@ from components.config_base import Platform
 from components.problems import ConfigError
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
-from verify import ack, fabric, oke
+from verify import ack, oke
+from verify import gke as fabric
 
 
 def _read_or_none(read, *args) -> Any:

@@ -1,25 +1,18 @@
-"""A GKE GPU cluster with its GPU fabric, as one component wired in dependency order.
+"""A GKE GPU cluster with its GPU fabric in one stack: the cloud layer, then the fabric layer.
 
-The machine's catalog entry decides the NICs, VPCs and Network objects; the fabric
-(`FABRICS` below) decides the installer and what else goes in the cluster. What waits for what,
-and why (everything else runs in parallel):
-- the GPU VPCs wait for nothing; the cluster waits for its primary network only;
-- the GPU node pool waits for the cluster, the VPCs/subnets it attaches and the node account's role
-  grant, never for in-cluster objects (GKE resolves the Network objects when pods ask for them);
-- the Network objects wait for the CRD gate (the CRDs served) and the VPC/subnet names;
-- the installer DaemonSet and the StorageClass wait for the cluster's provider only;
-- the optional smoke test waits for the node pool, the installer and the Network objects.
+The machine's catalog entry decides the NICs, VPCs and Network objects; the fabric decides the
+installer and what else goes in the cluster. `cloud_args` and `fabric_args` turn a validated stack
+config into each layer's typed args; a split deployment uses them one per stack.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 import pulumi
+import pulumi_kubernetes as k8s
 
-from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
+from .cloud import GkeCloud, GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
 from .config import (
     DriverInstall,
     GkeA3HighConfig,
@@ -29,26 +22,7 @@ from .config import (
     GpuPoolConfig,
     InstallerOwner,
 )
-from .gcp_network import (
-    ExistingPrimaryNetwork,
-    GpuVpc,
-    GpuVpcArgs,
-    PrimaryNetwork,
-    PrimaryNetworkArgs,
-    SubnetArgs,
-)
-from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
-from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
-from .nccl_installer import (
-    GIB_INSTALLERS,
-    TCPX_INSTALLER,
-    TCPXO_INSTALLER,
-    NcclInstaller,
-    NcclInstallerArgs,
-)
-from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
-from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
-from .tcpxo import NriDeviceInjector, NriDeviceInjectorArgs
+from .fabric import GkeFabric, GkeFabricArgs
 
 # Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
 NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -59,280 +33,156 @@ def _named(pattern: str, prefix: str, nic: int) -> str:
     return pattern.format(prefix=prefix, n=nic + 1, i=nic)
 
 
-def gpu_vpc_args(cfg: GkeStackConfig) -> list[GpuVpcArgs]:
+def gpu_networks(cfg: GkeStackConfig) -> list[GkeGpuNetwork]:
     """The VPCs of every NIC group, named by the catalog's patterns, in NIC order."""
     prefix, vpcs = cfg.name_prefix, []
     for plan in cfg.nic_groups:
         group, names = plan.group, plan.group.names
-        profile = (
-            f"projects/{cfg.project}/global/networkProfiles/{cfg.pool.zone}-{group.network_profile}"
-            if group.network_profile
-            else None
-        )
         nics = list(range(group.count))
         for vpc_nics in [[nic] for nic in nics] if group.vpc_per_nic else [nics]:
             first = vpc_nics[0]
-            vpcs.append(
-                GpuVpcArgs(
-                    network_name=_named(names.network, prefix, first),
-                    subnets=[
-                        SubnetArgs(_named(names.subnet, prefix, nic), plan.subnets[nic])
-                        for nic in vpc_nics
-                    ],
-                    region=cfg.region,
-                    mtu=plan.mtu,
-                    network_profile=profile,
-                    firewall_name=_named(names.firewall, prefix, first) if names.firewall else None,
-                    source_ranges=plan.firewall_source_ranges,
+            vpc: GkeGpuNetwork = {
+                "network_name": _named(names.network, prefix, first),
+                "subnets": [
+                    {"name": _named(names.subnet, prefix, nic), "cidr": plan.subnets[nic]}
+                    for nic in vpc_nics
+                ],
+                "mtu": plan.mtu,
+            }
+            if group.network_profile:
+                vpc["network_profile"] = (
+                    f"projects/{cfg.project}/global/networkProfiles/"
+                    f"{cfg.pool.zone}-{group.network_profile}"
                 )
-            )
+            if names.firewall:
+                vpc["firewall_name"] = _named(names.firewall, prefix, first)
+            if plan.firewall_source_ranges is not None:
+                vpc["firewall_source_ranges"] = plan.firewall_source_ranges
+            vpcs.append(vpc)
     return vpcs
 
 
-def _primary_network(name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOptions):
-    primary = cfg.network.primary
+def _gpu_pool(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
+    out: GkeGpuPool = {
+        "name": pool.name,
+        "zone": pool.zone,
+        "machine_type": pool.machine_type,
+        "node_count": pool.node_count,
+        "gpu_driver_version": cfg.gpu_driver_version_of(pool).value,
+        "local_ssd_count": cfg.local_ssd_count_of(pool),
+        "boot_disk_type": cfg.boot_disk_type_of(pool),
+        "boot_disk_size_gb": pool.boot_disk.size_gb,
+    }
+    if pool.driver_install is DriverInstall.BUNDLE:
+        out["labels"] = NO_GKE_DEVICE_PLUGIN_LABEL
+    if pool.compact_placement:
+        out["compact_placement_name"] = f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-")
+    if pool.reservation:
+        out["reservation"] = pool.reservation.name
+        if pool.reservation.project:
+            out["reservation_project"] = pool.reservation.project
+    return out
+
+
+def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
+    """The cloud layer's args of a validated stack config."""
+    gke, primary = cfg.gke, cfg.network.primary
+    args: GkeCloudArgs = {
+        "cluster_name": gke.name,
+        "project": cfg.project,
+        "region": cfg.region,
+        "version": gke.version,
+        "gpu_networks": gpu_networks(cfg),
+        "gpu_pools": [_gpu_pool(cfg, pool) for pool in cfg.pools],
+        "deletion_protection": gke.deletion_protection,
+        "private_nodes": gke.private_nodes,
+        "system_machine_type": gke.system_pool.machine_type,
+        "system_node_count": gke.system_pool.node_count,
+    }
     if primary.existing is not None:
         e = primary.existing
-        return ExistingPrimaryNetwork(
-            e.network, e.subnetwork, e.pods_range_name, e.services_range_name
-        )
-    return PrimaryNetwork(
-        f"{name}-primary",
-        PrimaryNetworkArgs(
-            name=f"{cfg.gke.name}-primary",
-            region=cfg.region,
-            subnet_cidr=primary.subnet_cidr,
-            # Seed 000: `CLUSTER_NAME-pods` and `CLUSTER_NAME-services`.
-            pods_range_name=f"{cfg.gke.name}-pods",
-            pods_cidr=primary.pods_cidr,
-            services_range_name=f"{cfg.gke.name}-services",
-            services_cidr=primary.services_cidr,
-            cloud_nat=primary.cloud_nat,
-        ),
-        opts,
-    )
+        args["existing_network"] = {
+            "network": e.network,
+            "subnetwork": e.subnetwork,
+            "pods_range_name": e.pods_range_name,
+            "services_range_name": e.services_range_name,
+        }
+    else:
+        args["primary_network"] = {
+            "subnet_cidr": primary.subnet_cidr,
+            "pods_cidr": primary.pods_cidr,
+            "services_cidr": primary.services_cidr,
+            "cloud_nat": primary.cloud_nat,
+        }
+    if gke.master_authorized_networks is not None:
+        args["master_authorized_networks"] = [
+            {"cidr_block": n.cidr_block, "display_name": n.display_name}
+            for n in gke.master_authorized_networks
+        ]
+    if gke.max_pods_per_node is not None:
+        args["max_pods_per_node"] = gke.max_pods_per_node
+    return args
 
 
-@dataclass(frozen=True)
-class Fabric:
-    """What a GPU fabric adds to the common cluster."""
-
-    installer: Callable[[GkeStackConfig], Path]
-    """Vendored upstream installer DaemonSet of the stack's machine."""
-    installer_image: Callable[[GkeStackConfig], str]
-    extras: Callable[[GpuCluster, str, GkeStackConfig, pulumi.ResourceOptions], None]
-    """Registers the fabric's own in-cluster objects."""
-
-
-def _tcpx_extras(fabric: GpuCluster, name: str, cfg: GkeA3HighConfig, on_cluster) -> None:
-    if cfg.smoke_test:
-        images = cfg.tcpx_images
-        TcpxSmokeTest(
-            f"{name}-nccl-test",
-            # The installer image carries NCCL and the plugin, as in seed 000's test pods.
-            TcpxSmokeTestArgs(
-                test_image=images.installer,
-                daemon_image=images.daemon,
-                depends_on=[
-                    r
-                    for r in (*fabric.node_pools, fabric.installer, fabric.network_objects)
-                    if r is not None
-                ],
-            ),
-            on_cluster,
-        )
-
-
-def _gib_extras(fabric: GpuCluster, name: str, cfg: GkeStackConfig, on_cluster) -> None:
-    if not isinstance(cfg, GkeA4xConfig):
-        return  # A3 Ultra and A4 attach Persistent Disk; the training runtime is AICR's (A4X)
-    # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
-    storage = cfg.hyperdisk_storage_class
-    HyperdiskStorage(
-        f"{name}-hyperdisk", HyperdiskStorageArgs(storage.name, storage.is_default), on_cluster
-    )
-    if cfg.training_runtime:
-        TrainingRuntime(
-            f"{name}-torch-distributed-rdma",
-            TrainingRuntimeArgs(
-                image=cfg.training_runtime_image,
-                networks=[n for plan in cfg.nic_groups for n in plan.object_names],
-                gpus=cfg.machine.accelerator.count,
-                kubeconfig=fabric.cluster.kubeconfig,
-                cluster_id=fabric.cluster.cluster.id,
-            ),
-            on_cluster,
-        )
-
-
-def _tcpxo_extras(fabric: GpuCluster, name: str, cfg: GkeA3MegaConfig, on_cluster) -> None:
-    # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream README); it
-    # belongs with the installer, so it follows `installer.owner`.
+def fabric_args(
+    cfg: GkeStackConfig, provider: k8s.Provider, cloud: dict[str, Any]
+) -> GkeFabricArgs:
+    """The fabric layer's args: the stack config's own, and the cloud layer's outputs (`cloud`:
+    kubeconfig, cluster_id, nic_networks, gpu_subnets, gpu_node_pools; Outputs or values)."""
+    args: GkeFabricArgs = {
+        "kubernetes_provider": provider,
+        "kubeconfig": cloud["kubeconfig"],
+        "cluster_id": cloud["cluster_id"],
+        "machine_type": cfg.pool.machine_type,
+        "network_object_names": [n for plan in cfg.nic_groups for n in plan.object_names],
+        "nic_networks": cloud["nic_networks"],
+        "gpu_subnets": cloud["gpu_subnets"],
+        "gpu_node_pools": cloud["gpu_node_pools"],
+    }
     if cfg.installer.owner is InstallerOwner.STACK:
-        NriDeviceInjector(
-            f"{name}-nri-device-injector",
-            NriDeviceInjectorArgs(cfg.nri_device_injector_image, cfg.installer.await_rollout),
-            on_cluster,
-        )
+        args["installer"] = {
+            "image": _installer_image(cfg),
+            "pause_image": cfg.pause_image,
+            "await_rollout": cfg.installer.await_rollout,
+        }
+        if isinstance(cfg, GkeA3MegaConfig):
+            args["nri_device_injector_image"] = cfg.nri_device_injector_image
+    if isinstance(cfg, GkeA3HighConfig) and cfg.smoke_test:
+        # The installer image carries NCCL and the plugin, as in seed 000's test pods.
+        images = cfg.tcpx_images
+        args["smoke_test"] = {"test_image": images.installer, "daemon_image": images.daemon}
+    if isinstance(cfg, GkeA4xConfig):
+        # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
+        storage = cfg.hyperdisk_storage_class
+        args["hyperdisk_storage_class"] = {"name": storage.name, "is_default": storage.is_default}
+        if cfg.training_runtime:
+            args["training_runtime_image"] = cfg.training_runtime_image
+    return args
 
 
-FABRICS: dict[str, Fabric] = {
-    "gpudirect-tcpx": Fabric(
-        lambda cfg: TCPX_INSTALLER, lambda cfg: cfg.tcpx_images.installer, _tcpx_extras
-    ),
-    "gpudirect-tcpxo": Fabric(
-        lambda cfg: TCPXO_INSTALLER, lambda cfg: cfg.tcpxo_images.installer, _tcpxo_extras
-    ),
-    "gpudirect-rdma": Fabric(
-        lambda cfg: GIB_INSTALLERS[cfg.machine.arch],
-        lambda cfg: cfg.gib_installer_image,
-        _gib_extras,
-    ),
-}
-
-
-def _gpu_node_pool(
-    name: str,
-    cfg: GkeStackConfig,
-    pool: GpuPoolConfig,
-    cluster: Cluster,
-    nics: list[tuple[pulumi.Output[str], pulumi.Output[str]]],
-    opts: pulumi.ResourceOptions,
-) -> GpuNodePool:
-    """A GPU node pool on the fabric's shared NICs, with its own size, reservation and placement."""
-    machine = cfg.machine
-    return GpuNodePool(
-        name,
-        GpuNodePoolArgs(
-            name=pool.name,
-            cluster_id=cluster.cluster.id,
-            location=cfg.region,
-            region=cfg.region,
-            zone=pool.zone,
-            version=cfg.gke.version,
-            machine_type=pool.machine_type,
-            accelerator_type=machine.accelerator.type,
-            accelerator_count=machine.accelerator.count,
-            gpu_driver_version=cfg.gpu_driver_version_of(pool).value,
-            node_count=pool.node_count,
-            service_account=cluster.node_service_account,
-            node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
-            local_ssd_count=cfg.local_ssd_count_of(pool),
-            placement=(
-                PlacementPolicy(
-                    f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-"), machine.placement
-                )
-                if pool.compact_placement
-                else None
-            ),
-            reservation=(
-                Reservation(pool.reservation.name, pool.reservation.project)
-                if pool.reservation
-                else None
-            ),
-            boot_disk_type=cfg.boot_disk_type_of(pool),
-            boot_disk_size_gb=pool.boot_disk.size_gb,
-            labels=(
-                NO_GKE_DEVICE_PLUGIN_LABEL if pool.driver_install is DriverInstall.BUNDLE else {}
-            ),
-            depends_on=list(cluster.node_account_grants),
-        ),
-        opts,
-    )
+def _installer_image(cfg: GkeStackConfig) -> str:
+    if isinstance(cfg, GkeA3HighConfig):
+        return cfg.tcpx_images.installer
+    if isinstance(cfg, GkeA3MegaConfig):
+        return cfg.tcpxo_images.installer
+    return cfg.gib_installer_image  # type: ignore[attr-defined]  (the gIB configs)
 
 
 class GpuCluster(pulumi.ComponentResource):
-    """GPU VPCs, a multi-networking GKE cluster, a GPU node pool, Network objects and the fabric."""
+    """Both layers in one stack: `GkeCloud`, then `GkeFabric` on the new cluster's provider."""
 
-    cluster: Cluster
-    gpu_vpcs: list[GpuVpc]
-    node_pools: list[GpuNodePool]
-    """One per configured pool, in config order."""
-    node_pool: GpuNodePool
-    """The first GPU node pool."""
-    network_objects: NetworkObjects
-    installer: NcclInstaller | None
-    """None when something outside the stack owns the installer (`installer.owner: external`)."""
+    cloud: GkeCloud
+    fabric: GkeFabric
 
     def __init__(self, name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:gke:GpuCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        machine = cfg.machine
-        fabric = FABRICS[machine.fabric]
-
-        self.gpu_vpcs = [GpuVpc(args.network_name, args, child) for args in gpu_vpc_args(cfg)]
-        # NIC order: the VPCs in catalog order, each with its subnets in order.
-        nics = [(vpc.network_name, subnet) for vpc in self.gpu_vpcs for subnet in vpc.subnet_names]
-        primary = _primary_network(name, cfg, child)
-
-        self.cluster = Cluster(
-            name,
-            ClusterArgs(
-                name=cfg.gke.name,
-                project=cfg.project,
-                location=cfg.region,
-                version=cfg.gke.version,
-                network=primary.network,
-                subnetwork=primary.subnetwork,
-                pods_range_name=primary.pods_range_name,
-                services_range_name=primary.services_range_name,
-                deletion_protection=cfg.gke.deletion_protection,
-                private_nodes=cfg.gke.private_nodes,
-                master_authorized_networks=(
-                    [
-                        AuthorizedNetworkArgs(n.cidr_block, n.display_name)
-                        for n in cfg.gke.master_authorized_networks
-                    ]
-                    if cfg.gke.master_authorized_networks is not None
-                    else None
-                ),
-                system_machine_type=cfg.gke.system_pool.machine_type,
-                system_node_count=cfg.gke.system_pool.node_count,
-                max_pods_per_node=cfg.gke.max_pods_per_node,
-            ),
-            child,
+        self.cloud = GkeCloud(name, cloud_args(cfg), child)
+        outputs = {
+            key: getattr(self.cloud, key)
+            for key in ("kubeconfig", "cluster_id", "nic_networks", "gpu_subnets", "gpu_node_pools")
+        }
+        self.fabric = GkeFabric(
+            name, fabric_args(cfg, self.cloud.kubernetes_provider, outputs), child
         )
-
-        # One GpuNodePool per pool, named after it: a single `gpuPool` moved into `gpuPools` under
-        # the same name keeps its URNs.
-        self.node_pools = [
-            _gpu_node_pool(f"{name}-{pool.name}", cfg, pool, self.cluster, nics, child)
-            for pool in cfg.pools
-        ]
-        self.node_pool = self.node_pools[0]
-
-        on_cluster = pulumi.ResourceOptions(parent=self, providers=[self.cluster.provider])
-        object_names = [n for plan in cfg.nic_groups for n in plan.object_names]
-        device_modes = [
-            plan.group.device_mode.value for plan in cfg.nic_groups for _ in plan.subnets
-        ]
-        self.network_objects = NetworkObjects(
-            f"{name}-networks",
-            NetworkObjectsArgs(
-                networks=[
-                    DeviceNetwork(object_name, network, subnet, mode)
-                    for object_name, (network, subnet), mode in zip(
-                        object_names, nics, device_modes, strict=True
-                    )
-                ],
-                kubeconfig=self.cluster.kubeconfig,
-                cluster_id=self.cluster.cluster.id,
-            ),
-            on_cluster,
-        )
-
-        self.installer = None
-        if cfg.installer.owner is InstallerOwner.STACK:
-            installer = fabric.installer(cfg)
-            self.installer = NcclInstaller(
-                f"{name}-{installer.stem}",
-                NcclInstallerArgs(
-                    installer,
-                    fabric.installer_image(cfg),
-                    cfg.pause_image,
-                    await_rollout=cfg.installer.await_rollout,
-                ),
-                on_cluster,
-            )
-        fabric.extras(self, name, cfg, on_cluster)
         self.register_outputs({})

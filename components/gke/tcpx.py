@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..layers import after
+
 GPU_RESOURCE = "nvidia.com/gpu"
 LIBRARY_DIR = "/usr/local/nvidia/lib64"
 # Seed 000, "add GPUDirect-TCPX to a manifest" (and upstream nccl-test.yaml).
@@ -179,7 +181,9 @@ class TcpxSmokeTestArgs:
     daemon_image: str
     namespace: str = "default"
     depends_on: list[pulumi.Resource] = field(default_factory=list)
-    """What the pods need running first (node pool, installer, Network objects)."""
+    """What the pods need running first (installer, Network objects)."""
+    wait_for: pulumi.Input[list[str]] | None = None
+    """Outputs of another layer the pods wait for as well (the GPU node pools' names)."""
 
 
 class TcpxSmokeTest(pulumi.ComponentResource):
@@ -197,7 +201,7 @@ class TcpxSmokeTest(pulumi.ComponentResource):
             resource(
                 f"{name}-{manifest['metadata']['name']}",
                 metadata=metadata,
-                spec=manifest["spec"],
+                spec=after(manifest["spec"], args.wait_for) if args.wait_for else manifest["spec"],
                 opts=child,
             )
         self.register_outputs({})

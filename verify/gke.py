@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.gke.config import GkeStackConfig
-from components.gke.gpu_cluster import FABRICS, gpu_vpc_args
+from components.gke.fabric import installer_file
+from components.gke.gpu_cluster import gpu_networks
 from components.gke.nccl_installer import installer_manifest
 from verify.rollout import daemon_set_problems
 
@@ -46,13 +47,13 @@ class Expected:
 
 def expected_from(cfg: GkeStackConfig) -> Expected:
     """What the stack creates, in the names the cluster will show."""
-    subnets = [(vpc.network_name, s.name) for vpc in gpu_vpc_args(cfg) for s in vpc.subnets]
+    subnets = [(vpc["network_name"], s["name"]) for vpc in gpu_networks(cfg) for s in vpc["subnets"]]
     modes_and_names = [
         (plan.group.device_mode.value, name)
         for plan in cfg.nic_groups
         for name in plan.object_names
     ]
-    installer = installer_manifest(FABRICS[cfg.machine.fabric].installer(cfg), "-", "-")
+    installer = installer_manifest(installer_file(cfg.machine), "-", "-")
     return Expected(
         networks=[
             ExpectedNetwork(name, mode, vpc, subnet)

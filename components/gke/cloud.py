@@ -1,0 +1,316 @@
+"""GKE's cloud layer: the GPU VPCs, the primary network, the cluster and its GPU node pools.
+
+What waits for what (everything else runs in parallel): the GPU VPCs wait for nothing; the cluster
+waits for its primary network only; each GPU node pool waits for the cluster, the VPCs and subnets
+it attaches and the node account's role grants.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+import pulumi
+
+from ..catalog import catalog
+from ..layers import child_options, layer_token
+from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
+from .gcp_network import (
+    ExistingPrimaryNetwork,
+    GpuVpc,
+    GpuVpcArgs,
+    PrimaryNetwork,
+    PrimaryNetworkArgs,
+    SubnetArgs,
+)
+from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
+
+
+class GkeSubnet(TypedDict):
+    """One GPU subnet: one NIC of every GPU node."""
+
+    name: str
+    """Subnet name."""
+    cidr: str
+    """Its IPv4 range."""
+
+
+class GkeGpuNetwork(TypedDict):
+    """A GPU VPC and its subnets, in NIC order."""
+
+    network_name: str
+    """VPC name."""
+    subnets: list[GkeSubnet]
+    """One subnet per NIC the VPC carries."""
+    mtu: int
+    """VPC MTU (8244 for GPUDirect-TCPX/TCPXO, 8896 for RoCE)."""
+    network_profile: NotRequired[str]
+    """Network profile of an RDMA VPC (`projects/P/global/networkProfiles/ZONE-vpc-roce`)."""
+    firewall_name: NotRequired[str]
+    """An internal allow-all firewall rule of this name (none for RDMA VPCs)."""
+    firewall_source_ranges: NotRequired[list[str]]
+    """What the firewall rule admits; default: the VPC's own subnets."""
+
+
+class GkePrimaryNetwork(TypedDict):
+    """The cluster's own VPC, created: node subnet, Pod and Service ranges, Cloud NAT."""
+
+    subnet_cidr: str
+    """Node range."""
+    pods_cidr: str
+    """Pod secondary range (`<cluster>-pods`)."""
+    services_cidr: str
+    """Service secondary range (`<cluster>-services`)."""
+    cloud_nat: bool
+    """Cloud NAT, so private nodes can pull images from outside Google."""
+
+
+class GkeExistingNetwork(TypedDict):
+    """A primary network the stack does not own: its names only."""
+
+    network: str
+    """VPC name or self link."""
+    subnetwork: str
+    """Node subnet name or self link."""
+    pods_range_name: str
+    """Its Pod secondary range."""
+    services_range_name: str
+    """Its Service secondary range."""
+
+
+class GkeAuthorizedNetwork(TypedDict):
+    """A range that may reach the control plane."""
+
+    cidr_block: str
+    """The range."""
+    display_name: NotRequired[str]
+    """What it is."""
+
+
+class GkeGpuPool(TypedDict):
+    """A GPU node pool on the layer's GPU networks."""
+
+    name: str
+    """Node pool name."""
+    zone: str
+    """Its one zone."""
+    machine_type: str
+    """A machine type of the catalog (a3-highgpu-8g, a4x-highgpu-4g, ...); it decides the GPUs."""
+    node_count: int
+    """Nodes."""
+    gpu_driver_version: str
+    """GKE-installed driver (`LATEST`, `DEFAULT`) or `INSTALLATION_DISABLED`."""
+    local_ssd_count: int
+    """Local SSDs for ephemeral storage (0: none)."""
+    boot_disk_type: str
+    """Boot disk type."""
+    boot_disk_size_gb: int
+    """Boot disk size."""
+    labels: NotRequired[dict[str, str]]
+    """Node labels."""
+    compact_placement_name: NotRequired[str]
+    """Name of a compact placement policy for the pool (none: no compact placement)."""
+    reservation: NotRequired[str]
+    """A specific reservation to consume (name)."""
+    reservation_project: NotRequired[str]
+    """The owner project of a shared reservation."""
+
+
+class GkeCloudArgs(TypedDict):
+    """What GKE's cloud layer builds."""
+
+    cluster_name: str
+    """Cluster name; the names of the primary network's parts derive from it."""
+    project: str
+    """GCP project."""
+    region: str
+    """Region of the cluster and the networks."""
+    version: str
+    """GKE version (control plane and GPU pools)."""
+    gpu_networks: list[GkeGpuNetwork]
+    """The GPU VPCs, in NIC order."""
+    gpu_pools: list[GkeGpuPool]
+    """The GPU node pools; each attaches every GPU subnet."""
+    primary_network: NotRequired[GkePrimaryNetwork]
+    """The primary network to create (one of this and existing_network)."""
+    existing_network: NotRequired[GkeExistingNetwork]
+    """An existing primary network to use."""
+    deletion_protection: bool
+    """GKE's deletion protection on the cluster."""
+    private_nodes: bool
+    """Nodes without external addresses."""
+    master_authorized_networks: NotRequired[list[GkeAuthorizedNetwork]]
+    """Ranges that may reach the control plane (unset: any)."""
+    system_machine_type: str
+    """Machine type of the CPU system pool."""
+    system_node_count: int
+    """Nodes of the CPU system pool."""
+    max_pods_per_node: NotRequired[int]
+    """Pods per node (sizes the Pod range)."""
+
+
+def _primary(name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions):
+    existing = args.get("existing_network")
+    if existing is not None:
+        return ExistingPrimaryNetwork(**existing)
+    primary = args["primary_network"]
+    cluster_name = args["cluster_name"]
+    return PrimaryNetwork(
+        f"{name}-primary",
+        PrimaryNetworkArgs(
+            name=f"{cluster_name}-primary",
+            region=args["region"],
+            subnet_cidr=primary["subnet_cidr"],
+            # Seed 000: `CLUSTER_NAME-pods` and `CLUSTER_NAME-services`.
+            pods_range_name=f"{cluster_name}-pods",
+            pods_cidr=primary["pods_cidr"],
+            services_range_name=f"{cluster_name}-services",
+            services_cidr=primary["services_cidr"],
+            cloud_nat=primary["cloud_nat"],
+        ),
+        opts,
+    )
+
+
+def _gpu_vpc(net: GkeGpuNetwork, region: str) -> GpuVpcArgs:
+    return GpuVpcArgs(
+        network_name=net["network_name"],
+        subnets=[SubnetArgs(s["name"], s["cidr"]) for s in net["subnets"]],
+        region=region,
+        mtu=net["mtu"],
+        network_profile=net.get("network_profile"),
+        firewall_name=net.get("firewall_name"),
+        source_ranges=net.get("firewall_source_ranges"),
+    )
+
+
+class GkeCloud(pulumi.ComponentResource):
+    """GKE's cloud layer: GPU VPCs, a multi-networking cluster with a system pool, GPU node pools."""
+
+    cluster_name: pulumi.Output[str]
+    """The GKE cluster's name."""
+    cluster_id: pulumi.Output[str]
+    """The cluster's id (`projects/P/locations/L/clusters/N`)."""
+    endpoint: pulumi.Output[str]
+    """The control plane's address."""
+    kubeconfig: pulumi.Output[str]
+    """An exec-plugin kubeconfig (gke-gcloud-auth-plugin); secret."""
+    node_service_account: pulumi.Output[str]
+    """E-mail of the nodes' least-privilege service account."""
+    gpu_node_pools: pulumi.Output[list[str]]
+    """The GPU node pools' names, in the order given."""
+    gpu_networks: pulumi.Output[list[str]]
+    """The GPU VPCs' names, in NIC order."""
+    gpu_subnets: pulumi.Output[list[str]]
+    """The GPU subnets' names, one per NIC, in NIC order."""
+    nic_networks: pulumi.Output[list[str]]
+    """The VPC of each GPU NIC (aligned with gpu_subnets)."""
+
+    def __init__(
+        self, name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(layer_token(GkeCloud), name, None, opts)
+        child = child_options(self, opts)
+        region = args["region"]
+
+        vpcs = [GpuVpc(n["network_name"], _gpu_vpc(n, region), child) for n in args["gpu_networks"]]
+        # NIC order: the VPCs in order, each with its subnets in order.
+        nics = [(vpc.network_name, subnet) for vpc in vpcs for subnet in vpc.subnet_names]
+        primary = _primary(name, args, child)
+        authorized = args.get("master_authorized_networks")
+        self._cluster = Cluster(
+            name,
+            ClusterArgs(
+                name=args["cluster_name"],
+                project=args["project"],
+                location=region,
+                version=args["version"],
+                network=primary.network,
+                subnetwork=primary.subnetwork,
+                pods_range_name=primary.pods_range_name,
+                services_range_name=primary.services_range_name,
+                deletion_protection=args["deletion_protection"],
+                private_nodes=args["private_nodes"],
+                master_authorized_networks=(
+                    [
+                        AuthorizedNetworkArgs(n["cidr_block"], n.get("display_name", ""))
+                        for n in authorized
+                    ]
+                    if authorized is not None
+                    else None
+                ),
+                system_machine_type=args["system_machine_type"],
+                system_node_count=args["system_node_count"],
+                max_pods_per_node=args.get("max_pods_per_node"),
+            ),
+            child,
+        )
+        # One GpuNodePool per pool, named after it: a single `gpuPool` moved into `gpuPools` under
+        # the same name keeps its URNs.
+        pools = [
+            self._gpu_node_pool(f"{name}-{pool['name']}", args, pool, nics, child)
+            for pool in args["gpu_pools"]
+        ]
+
+        cluster = self._cluster.cluster
+        self.cluster_name = cluster.name
+        self.cluster_id = cluster.id
+        self.endpoint = cluster.endpoint
+        self.kubeconfig = self._cluster.kubeconfig
+        self.node_service_account = self._cluster.node_service_account
+        self.gpu_node_pools = pulumi.Output.all(*[p.node_pool_name for p in pools])
+        self.gpu_networks = pulumi.Output.all(*[v.network_name for v in vpcs])
+        self.gpu_subnets = pulumi.Output.all(*[subnet for _, subnet in nics])
+        self.nic_networks = pulumi.Output.all(*[network for network, _ in nics])
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "cluster_id": self.cluster_id,
+                "endpoint": self.endpoint,
+                "kubeconfig": self.kubeconfig,
+                "node_service_account": self.node_service_account,
+                "gpu_node_pools": self.gpu_node_pools,
+                "gpu_networks": self.gpu_networks,
+                "gpu_subnets": self.gpu_subnets,
+                "nic_networks": self.nic_networks,
+            }
+        )
+
+    @property
+    def kubernetes_provider(self):
+        """The Kubernetes provider bound to this cluster (replaced only with the cluster)."""
+        return self._cluster.provider
+
+    def _gpu_node_pool(self, name, args: GkeCloudArgs, pool: GkeGpuPool, nics, opts) -> GpuNodePool:
+        machine = catalog().machines[pool["machine_type"]]
+        placement = pool.get("compact_placement_name")
+        reservation = pool.get("reservation")
+        return GpuNodePool(
+            name,
+            GpuNodePoolArgs(
+                name=pool["name"],
+                cluster_id=self._cluster.cluster.id,
+                location=args["region"],
+                region=args["region"],
+                zone=pool["zone"],
+                version=args["version"],
+                machine_type=pool["machine_type"],
+                accelerator_type=machine.accelerator.type,
+                accelerator_count=machine.accelerator.count,
+                gpu_driver_version=pool["gpu_driver_version"],
+                node_count=pool["node_count"],
+                service_account=self._cluster.node_service_account,
+                node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
+                local_ssd_count=pool["local_ssd_count"],
+                placement=PlacementPolicy(placement, machine.placement) if placement else None,
+                reservation=(
+                    Reservation(reservation, pool.get("reservation_project"))
+                    if reservation
+                    else None
+                ),
+                boot_disk_type=pool["boot_disk_type"],
+                boot_disk_size_gb=pool["boot_disk_size_gb"],
+                labels=pool.get("labels", {}),
+                depends_on=list(self._cluster.node_account_grants),
+            ),
+            opts,
+        )

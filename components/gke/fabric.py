@@ -1,0 +1,196 @@
+"""GKE's in-cluster fabric layer: Network objects, the NCCL installer and the fabric's extras.
+
+It takes a Kubernetes provider and plain values; it creates nothing in GCP. What waits for what:
+the Network objects wait for their CRD gate (the CRDs served); the installer DaemonSet, the NRI
+device injector and the StorageClass wait for the provider only; the optional TCPX smoke test waits
+for the installer, the Network objects and the GPU node pools it is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NotRequired, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..catalog import Machine, catalog
+from ..layers import child_options, layer_token
+from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
+from .nccl_installer import (
+    GIB_INSTALLERS,
+    TCPX_INSTALLER,
+    TCPXO_INSTALLER,
+    NcclInstaller,
+    NcclInstallerArgs,
+)
+from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
+from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
+from .tcpxo import NriDeviceInjector, NriDeviceInjectorArgs
+
+
+class GkeInstaller(TypedDict):
+    """The fabric's upstream NCCL installer DaemonSet, owned by this layer."""
+
+    image: str
+    """The installer image (pinned)."""
+    pause_image: str
+    """The pause container's image."""
+    await_rollout: bool
+    """Let `pulumi up` wait for the rollout (needs the GPU nodes up)."""
+
+
+class GkeSmokeTest(TypedDict):
+    """GPUDirect-TCPX's two test pods (A3 High)."""
+
+    test_image: str
+    """Image with NCCL and the plugin (the installer's)."""
+    daemon_image: str
+    """The tcpx-daemon (RxDM) image."""
+
+
+class GkeStorageClass(TypedDict):
+    """A Hyperdisk Balanced StorageClass (A4X nodes attach no Persistent Disk)."""
+
+    name: str
+    """Its name."""
+    is_default: bool
+    """Make it the cluster's default class."""
+
+
+class GkeFabricArgs(TypedDict):
+    """What GKE's fabric layer puts in the cluster."""
+
+    kubernetes_provider: k8s.Provider
+    """The provider of the cluster to fill."""
+    kubeconfig: pulumi.Input[str]
+    """The cluster's kubeconfig, for the CRD gates (run with kubectl where `pulumi up` runs)."""
+    cluster_id: pulumi.Input[str]
+    """The cluster's id: the CRD gates run again when it changes."""
+    machine_type: str
+    """The GPU machine type (catalog): it decides the fabric, installer and NIC device modes."""
+    network_object_names: list[str]
+    """A Network object per GPU NIC, in NIC order."""
+    nic_networks: pulumi.Input[list[str]]
+    """The VPC of each GPU NIC (the cloud layer's nic_networks)."""
+    gpu_subnets: pulumi.Input[list[str]]
+    """The subnet of each GPU NIC (the cloud layer's gpu_subnets)."""
+    installer: NotRequired[GkeInstaller]
+    """The NCCL installer (unset: something else owns it)."""
+    nri_device_injector_image: NotRequired[str]
+    """A3 Mega: the NRI device injector, which the TCPXO daemon needs (with the installer)."""
+    smoke_test: NotRequired[GkeSmokeTest]
+    """A3 High: the TCPX smoke test pods."""
+    gpu_node_pools: NotRequired[pulumi.Input[list[str]]]
+    """The GPU node pools' names: the smoke test waits for them."""
+    hyperdisk_storage_class: NotRequired[GkeStorageClass]
+    """A4X: a Hyperdisk StorageClass."""
+    training_runtime_image: NotRequired[str]
+    """A4X: a Kubeflow Trainer runtime on the RDMA networks, with this image (unset: none)."""
+
+
+def installer_file(machine: Machine) -> Path:
+    """The vendored upstream installer of a machine's fabric."""
+    return {"gpudirect-tcpx": TCPX_INSTALLER, "gpudirect-tcpxo": TCPXO_INSTALLER}.get(
+        machine.fabric
+    ) or GIB_INSTALLERS[machine.arch]
+
+
+class GkeFabric(pulumi.ComponentResource):
+    """GKE's fabric layer: Network objects, NCCL installer, NRI injector, storage, runtime, tests."""
+
+    network_objects: pulumi.Output[list[str]]
+    """The Network objects' names, in NIC order (what pods name in their annotations)."""
+    installer: pulumi.Output[str]
+    """The installer DaemonSet's name ('' when something else owns it)."""
+
+    def __init__(
+        self, name: str, args: GkeFabricArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(layer_token(GkeFabric), name, None, opts)
+        machine = catalog().machines[args["machine_type"]]
+        on_cluster = child_options(self, opts, [args["kubernetes_provider"]])
+
+        names = args["network_object_names"]
+        modes = [g.device_mode.value for g in machine.nic_groups for _ in range(g.count)]
+        nic_networks = pulumi.Output.from_input(args["nic_networks"])
+        gpu_subnets = pulumi.Output.from_input(args["gpu_subnets"])
+        network_objects = NetworkObjects(
+            f"{name}-networks",
+            NetworkObjectsArgs(
+                networks=[
+                    DeviceNetwork(
+                        object_name,
+                        nic_networks.apply(lambda n, i=i: n[i]),
+                        gpu_subnets.apply(lambda s, i=i: s[i]),
+                        mode,
+                    )
+                    for i, (object_name, mode) in enumerate(zip(names, modes, strict=True))
+                ],
+                kubeconfig=args["kubeconfig"],
+                cluster_id=args["cluster_id"],
+            ),
+            on_cluster,
+        )
+
+        installer = None
+        if "installer" in args:
+            upstream = installer_file(machine)
+            installer = NcclInstaller(
+                f"{name}-{upstream.stem}",
+                NcclInstallerArgs(
+                    upstream,
+                    args["installer"]["image"],
+                    args["installer"]["pause_image"],
+                    await_rollout=args["installer"]["await_rollout"],
+                ),
+                on_cluster,
+            )
+            if "nri_device_injector_image" in args:
+                # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream
+                # README): it belongs with the installer.
+                NriDeviceInjector(
+                    f"{name}-nri-device-injector",
+                    NriDeviceInjectorArgs(
+                        args["nri_device_injector_image"], args["installer"]["await_rollout"]
+                    ),
+                    on_cluster,
+                )
+        if "smoke_test" in args:
+            TcpxSmokeTest(
+                f"{name}-nccl-test",
+                TcpxSmokeTestArgs(
+                    test_image=args["smoke_test"]["test_image"],
+                    daemon_image=args["smoke_test"]["daemon_image"],
+                    depends_on=[r for r in (installer, network_objects) if r is not None],
+                    wait_for=args.get("gpu_node_pools"),
+                ),
+                on_cluster,
+            )
+        if "hyperdisk_storage_class" in args:
+            storage = args["hyperdisk_storage_class"]
+            HyperdiskStorage(
+                f"{name}-hyperdisk",
+                HyperdiskStorageArgs(storage["name"], storage["is_default"]),
+                on_cluster,
+            )
+        if "training_runtime_image" in args:
+            TrainingRuntime(
+                f"{name}-torch-distributed-rdma",
+                TrainingRuntimeArgs(
+                    image=args["training_runtime_image"],
+                    networks=names,
+                    gpus=machine.accelerator.count,
+                    kubeconfig=args["kubeconfig"],
+                    cluster_id=args["cluster_id"],
+                ),
+                on_cluster,
+            )
+
+        self.network_objects = pulumi.Output.from_input(network_objects.network_names)
+        self.installer = pulumi.Output.from_input(
+            installer.daemon_set.metadata.name if installer else ""
+        )
+        self.register_outputs(
+            {"network_objects": self.network_objects, "installer": self.installer}
+        )
