@@ -13,7 +13,6 @@ from .gke import gpu_cluster as gke
 from .gke.config import GkeStackConfig
 from .oke import gpu_cluster as oke
 from .oke.config import OkeDranetConfig
-from .oke.network import Nsg
 from .stack_config import StackConfig
 
 
@@ -34,33 +33,31 @@ def _gke(cfg: GkeStackConfig) -> dict[str, pulumi.Input]:
 
 
 def _oke(cfg: OkeDranetConfig) -> dict[str, pulumi.Input]:
-    fabric = oke.GpuCluster(cfg.oke.name, cfg)
+    stack = oke.GpuCluster(cfg.oke.name, cfg)
+    cloud, fabric = stack.cloud, stack.fabric
     return {
-        "clusterName": fabric.cluster.cluster.name,
-        "clusterId": fabric.cluster.cluster.id,
-        "apiServerHost": fabric.cluster.api_server_host,
-        "kubeconfig": fabric.cluster.kubeconfig,
-        "vcnId": fabric.network.vcn_id,
-        # Name it on LoadBalancer Services (`oci.oraclecloud.com/oci-network-security-groups`):
-        # the workers admit node-port traffic from this NSG only.
-        "loadBalancerNsgId": fabric.network.nsg_ids[Nsg.LOAD_BALANCERS],
-        "computeClusterId": fabric.rdma_nodes.compute_cluster.id,
-        "gpuNodes": [i.display_name for i in fabric.rdma_nodes.instances],
-        "claimTemplates": [c.name for c in cfg.claims],
+        "clusterName": cloud.cluster_name,
+        "clusterId": cloud.cluster_id,
+        "apiServerHost": cloud.api_server_host,
+        "kubeconfig": cloud.kubeconfig,
+        "vcnId": cloud.vcn_id,
+        "loadBalancerNsgId": cloud.load_balancer_nsg_id,
+        "computeClusterId": cloud.compute_cluster_id,
+        "gpuNodes": cloud.gpu_nodes,
+        "claimTemplates": fabric.claim_templates,
     }
 
 
 def _ack(cfg: AckLingjunConfig) -> dict[str, pulumi.Input]:
-    fabric = ack.GpuCluster(cfg.ack.name, cfg)
-    lingjun = fabric.lingjun
+    cloud = ack.GpuCluster(cfg.ack.name, cfg).cloud
     return {
-        "clusterName": fabric.cluster.cluster.name,
-        "clusterId": fabric.cluster.cluster.id,
-        "kubeconfig": fabric.cluster.kubeconfig,
-        "vpcId": fabric.network.vpc_id,
-        "lingjunNodePoolId": lingjun.pool.id,
-        "rdmaAddon": pulumi.Output.concat(lingjun.addon.name, " ", lingjun.addon.version),
-        "rdmaNonHostNetwork": cfg.rdma.non_host_network,
+        "clusterName": cloud.cluster_name,
+        "clusterId": cloud.cluster_id,
+        "kubeconfig": cloud.kubeconfig,
+        "vpcId": cloud.vpc_id,
+        "lingjunNodePoolId": cloud.lingjun_node_pool_id,
+        "rdmaAddon": cloud.rdma_addon,
+        "rdmaNonHostNetwork": cloud.rdma_non_host_network,
     }
 
 

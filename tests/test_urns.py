@@ -16,8 +16,14 @@ import pytest
 from offline import engine
 
 FIXTURES = Path(__file__).parent / "fixtures" / "urns"
-LAYERS = {"gpu-fabric:index:GkeCloud", "gpu-fabric:index:GkeFabric", "gpu-fabric:index:OkeCloud",
-          "gpu-fabric:index:OkeFabric", "gpu-fabric:index:AckCloud", "gpu-fabric:index:AckFabric"}
+LAYERS = {
+    "gpu-fabric:index:GkeCloud",
+    "gpu-fabric:index:GkeFabric",
+    "gpu-fabric:index:OkeCloud",
+    "gpu-fabric:index:OkeFabric",
+    "gpu-fabric:index:AckCloud",
+    "gpu-fabric:index:AckFabric",
+}
 
 
 def _state_urn(resource: engine.Registration, old: set[str]) -> str:

@@ -47,7 +47,9 @@ class Expected:
 
 def expected_from(cfg: GkeStackConfig) -> Expected:
     """What the stack creates, in the names the cluster will show."""
-    subnets = [(vpc["network_name"], s["name"]) for vpc in gpu_networks(cfg) for s in vpc["subnets"]]
+    subnets = [
+        (vpc["network_name"], s["name"]) for vpc in gpu_networks(cfg) for s in vpc["subnets"]
+    ]
     modes_and_names = [
         (plan.group.device_mode.value, name)
         for plan in cfg.nic_groups

@@ -184,7 +184,7 @@ def _gpu_vpc(net: GkeGpuNetwork, region: str) -> GpuVpcArgs:
 
 
 class GkeCloud(pulumi.ComponentResource):
-    """GKE's cloud layer: GPU VPCs, a multi-networking cluster with a system pool, GPU node pools."""
+    """GKE's cloud layer: GPU VPCs, a multi-networking cluster, a system pool, GPU pools."""
 
     cluster_name: pulumi.Output[str]
     """The GKE cluster's name."""

@@ -97,7 +97,7 @@ def installer_file(machine: Machine) -> Path:
 
 
 class GkeFabric(pulumi.ComponentResource):
-    """GKE's fabric layer: Network objects, NCCL installer, NRI injector, storage, runtime, tests."""
+    """GKE's fabric layer: Network objects, NCCL installer, NRI injector, storage, tests."""
 
     network_objects: pulumi.Output[list[str]]
     """The Network objects' names, in NIC order (what pods name in their annotations)."""

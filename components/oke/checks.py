@@ -14,7 +14,7 @@ import re
 from ..catalog import catalog
 from ..problems import Problem
 from ..problems import key as _key
-from .claims import plan_claim
+from .claim_plan import plan_claim
 from .config import REGION_KEY, Cni, OkeDranetConfig, kubernetes_version_tuple
 
 _REGION = re.compile(r"^[a-z]+-[a-z]+-\d+$")

@@ -11,15 +11,12 @@ refused here, at plan time, instead of leaving the pod Pending.
 from __future__ import annotations
 
 import copy
-import math
-from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import OciShape
 from ..pod_spec import add_items, add_named, container_named, set_fields
-from .config import ClaimShape
+from .claim_plan import ClaimPlan, plan_claim  # noqa: F401 (the claim builder's input)
 
 DRA_API_VERSION = "resource.k8s.io/v1"
 RAIL_DEVICE_CLASS = "dra.net"
@@ -33,70 +30,6 @@ RAIL_SELECTOR = (
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 # Seed 002's GPU nodes are tainted for GPU pods only; every test pod there tolerates this.
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
-
-
-@dataclass(frozen=True)
-class ClaimPlan:
-    """A feasible claim shape: `roots` pairs of GPUs and rails, or (roots 0) no alignment."""
-
-    name: str
-    gpus: int
-    rails: int
-    roots: int
-
-    @property
-    def aligned(self) -> bool:
-        return self.roots > 0
-
-
-def plan_claim(claim: ClaimShape, shape: OciShape, shape_name: str) -> ClaimPlan:
-    """Check a claim shape against the node topology; ValueError says why a node cannot hold it."""
-    gpus, rails = claim.gpus, claim.rails
-    if gpus == 0 and rails == 0:
-        raise ValueError("claims no device; give gpus and/or rails")
-    if gpus > shape.gpu_count or rails > shape.rail_count:
-        raise ValueError(
-            f"asks for {gpus} GPUs and {rails} rails, but a {shape_name} node has "
-            f"{shape.gpu_count} GPUs and {shape.rail_count} rails; ask for at most that"
-        )
-    if not claim.aligned:
-        if claim.roots is not None:
-            raise ValueError("roots has no effect with aligned: false; remove it")
-        return ClaimPlan(claim.name, gpus, rails, roots=0)
-    if gpus == 0 or rails == 0:
-        raise ValueError(
-            "an aligned claim pairs GPUs with rails on one PCIe root, so it needs both; "
-            "set gpus and rails, or aligned: false"
-        )
-    per_root = (
-        f"each {shape_name} root has {shape.gpus_per_root} GPUs and {shape.rails_per_root} rails"
-    )
-    roots = claim.roots or _fewest_roots(gpus, rails, shape)
-    if roots is None or gpus % roots or rails % roots:
-        raise ValueError(
-            f"{gpus} GPUs and {rails} rails cannot be split evenly over "
-            f"{roots or 'any number of'} PCIe roots ({per_root}); make both multiples of the "
-            "roots they spread over"
-        )
-    if roots > len(shape.pcie_roots):
-        raise ValueError(
-            f"spreads over {roots} PCIe roots, but a {shape_name} node has "
-            f"{len(shape.pcie_roots)}; use fewer roots"
-        )
-    if gpus // roots > shape.gpus_per_root or rails // roots > shape.rails_per_root:
-        raise ValueError(
-            f"no PCIe root has {gpus // roots} GPUs and {rails // roots} rails ({per_root}), so "
-            "the scheduler would leave the pod Pending; spread the claim over more roots"
-        )
-    return ClaimPlan(claim.name, gpus, rails, roots)
-
-
-def _fewest_roots(gpus: int, rails: int, shape: OciShape) -> int | None:
-    least = max(math.ceil(gpus / shape.gpus_per_root), math.ceil(rails / shape.rails_per_root))
-    return next(
-        (k for k in range(least, len(shape.pcie_roots) + 1) if gpus % k == 0 and rails % k == 0),
-        None,
-    )
 
 
 def _request(name: str, device_class: str, count: int) -> dict:

@@ -1,0 +1,219 @@
+"""ACK's cloud layer: VPC and vSwitches, an ACK Pro cluster with a system pool, the RDMA add-on and
+the Lingjun node pool.
+
+What waits for what (everything else runs in parallel): the vSwitches wait for the VPC; the cluster
+for its node and pod vSwitches; the system pool for the cluster and the node vSwitches; the RDMA
+add-on for the cluster and the system pool (ACK runs add-on installs on nodes); the Lingjun pool for
+the add-on (a documented prerequisite) and, through it, the cluster.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+import pulumi
+
+from ..catalog import catalog
+from ..layers import child_options, layer_token
+from .cluster import AckCluster, AckClusterArgs, SystemPoolArgs
+from .lingjun import LingjunPool, LingjunPoolArgs
+from .network import AckNetwork, AckNetworkArgs, ExistingAckNetworkArgs, VswitchArgs
+
+
+class AckVswitch(TypedDict):
+    """A vSwitch to create."""
+
+    zone_id: str
+    """Its zone."""
+    cidr: str
+    """Its range."""
+
+
+class AckVpc(TypedDict):
+    """The VPC to create, with the nodes' and the pods' (Terway) vSwitches."""
+
+    vpc_cidr: str
+    """The VPC's range."""
+    node_vswitches: list[AckVswitch]
+    """The nodes' vSwitches."""
+    pod_vswitches: list[AckVswitch]
+    """The pods' vSwitches (they must cover the Lingjun zone)."""
+
+
+class AckExistingVpc(TypedDict):
+    """A VPC and vSwitches the stack does not own."""
+
+    vpc_id: str
+    """The VPC."""
+    node_vswitch_ids: list[str]
+    """The nodes' vSwitches."""
+    pod_vswitch_ids: list[str]
+    """The pods' vSwitches."""
+
+
+class AckSystemPool(TypedDict):
+    """The ECS system pool."""
+
+    instance_types: list[str]
+    """ECS instance types."""
+    node_count: int
+    """Nodes."""
+    key_name: str
+    """An ECS key pair of the region."""
+    system_disk_category: str
+    """System disk category."""
+    system_disk_size: int
+    """System disk size (GiB)."""
+
+
+class AckLingjun(TypedDict):
+    """The Lingjun node pool, bound to an existing Lingjun cluster and node group."""
+
+    pool_name: str
+    """The node pool's name."""
+    cluster_id: str
+    """The Lingjun cluster."""
+    group_id: str
+    """Its node group (a group binds to one pool only)."""
+
+
+class AckCloudArgs(TypedDict):
+    """What ACK's cloud layer builds."""
+
+    cluster_name: str
+    """Cluster name; the VPC's parts are named after it."""
+    kubernetes_version: str
+    """ACK Kubernetes version (`1.33.3-aliyun.1`)."""
+    vpc: NotRequired[AckVpc]
+    """The VPC to create (one of this and existing_vpc)."""
+    existing_vpc: NotRequired[AckExistingVpc]
+    """An existing VPC to use."""
+    service_cidr: str
+    """The Service range."""
+    ip_stack: str
+    """`ipv4` (Lingjun pools refuse dual stack)."""
+    proxy_mode: str
+    """kube-proxy mode."""
+    public_endpoint: bool
+    """Expose the API server on an EIP."""
+    deletion_protection: bool
+    """Protect the cluster from deletion."""
+    system_pool: AckSystemPool
+    """The ECS system pool."""
+    lingjun: AckLingjun
+    """The Lingjun node pool."""
+    rdma_addon_version: str
+    """Version of the ack-rdma-device-plugin add-on."""
+    non_host_network: bool
+    """RDMA for pods off the host network (add-on switch)."""
+    non_host_network_key: str
+    """The add-on config key of that switch (UNVERIFIED in the catalog; checked against the
+    add-on's schema at deploy time)."""
+
+
+def _network_args(args: AckCloudArgs) -> AckNetworkArgs | ExistingAckNetworkArgs:
+    existing = args.get("existing_vpc")
+    if existing is not None:
+        return ExistingAckNetworkArgs(
+            vpc_id=existing["vpc_id"],
+            node_vswitch_ids=list(existing["node_vswitch_ids"]),
+            pod_vswitch_ids=list(existing["pod_vswitch_ids"]),
+        )
+    vpc = args["vpc"]
+    return AckNetworkArgs(
+        name=args["cluster_name"],
+        vpc_cidr=vpc["vpc_cidr"],
+        node_vswitches=[VswitchArgs(v["zone_id"], v["cidr"]) for v in vpc["node_vswitches"]],
+        pod_vswitches=[VswitchArgs(v["zone_id"], v["cidr"]) for v in vpc["pod_vswitches"]],
+    )
+
+
+class AckCloud(pulumi.ComponentResource):
+    """ACK's cloud layer: VPC, ACK Pro cluster, system pool, RDMA add-on, Lingjun pool."""
+
+    cluster_name: pulumi.Output[str]
+    """The ACK cluster's name."""
+    cluster_id: pulumi.Output[str]
+    """The cluster's id."""
+    kubeconfig: pulumi.Output[str]
+    """A client-certificate kubeconfig; secret."""
+    vpc_id: pulumi.Output[str]
+    """The VPC's id."""
+    lingjun_node_pool_id: pulumi.Output[str]
+    """The Lingjun node pool's id."""
+    rdma_addon: pulumi.Output[str]
+    """The RDMA add-on's name and version."""
+    rdma_non_host_network: pulumi.Output[bool]
+    """Whether pods off the host network get RDMA."""
+
+    def __init__(
+        self, name: str, args: AckCloudArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(layer_token(AckCloud), name, None, opts)
+        child = child_options(self, opts)
+        facts, system = catalog().ack, args["system_pool"]
+        net = AckNetwork(f"{name}-network", _network_args(args), child)
+        cluster = AckCluster(
+            name,
+            AckClusterArgs(
+                name=args["cluster_name"],
+                cluster_spec=facts.cluster_spec,
+                kubernetes_version=args["kubernetes_version"],
+                vswitch_ids=net.node_vswitch_ids,
+                pod_vswitch_ids=net.pod_vswitch_ids,
+                service_cidr=args["service_cidr"],
+                ip_stack=args["ip_stack"],
+                proxy_mode=args["proxy_mode"],
+                addons=facts.cluster_addons,
+                public_endpoint=args["public_endpoint"],
+                deletion_protection=args["deletion_protection"],
+                system_pool=SystemPoolArgs(
+                    instance_types=list(system["instance_types"]),
+                    node_count=system["node_count"],
+                    key_name=system["key_name"],
+                    system_disk_category=system["system_disk_category"],
+                    system_disk_size=system["system_disk_size"],
+                    vswitch_ids=net.node_vswitch_ids,
+                ),
+            ),
+            child,
+        )
+        self._cluster = cluster
+        lingjun = LingjunPool(
+            f"{name}-lingjun",
+            LingjunPoolArgs(
+                cluster_id=cluster.cluster.id,
+                pool_name=args["lingjun"]["pool_name"],
+                lingjun_cluster_id=args["lingjun"]["cluster_id"],
+                lingjun_group_id=args["lingjun"]["group_id"],
+                addon_name=facts.rdma_device_plugin.name,
+                addon_version=args["rdma_addon_version"],
+                non_host_network=args["non_host_network"],
+                non_host_network_key=args["non_host_network_key"],
+                addon_after=[cluster.system_pool],
+            ),
+            child,
+        )
+        self.cluster_name = cluster.cluster.name
+        self.cluster_id = cluster.cluster.id
+        self.kubeconfig = cluster.kubeconfig
+        self.vpc_id = net.vpc_id
+        self.lingjun_node_pool_id = lingjun.pool.id
+        self.rdma_addon = pulumi.Output.concat(lingjun.addon.name, " ", lingjun.addon.version)
+        self.rdma_non_host_network = pulumi.Output.from_input(args["non_host_network"])
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "cluster_id": self.cluster_id,
+                "kubeconfig": self.kubeconfig,
+                "vpc_id": self.vpc_id,
+                "lingjun_node_pool_id": self.lingjun_node_pool_id,
+                "rdma_addon": self.rdma_addon,
+                "rdma_non_host_network": self.rdma_non_host_network,
+            }
+        )
+
+    @property
+    def kubernetes_provider(self):
+        """The Kubernetes provider bound to this cluster."""
+        return self._cluster.provider

@@ -1,0 +1,272 @@
+"""OKE's cloud layer: the VCN, an ENHANCED cluster with a system pool, and the RDMA GPU nodes.
+
+What waits for what (everything else runs in parallel):
+- the VCN parts wait for the VCN (and the route table for its gateways); the NSGs for the VCN;
+- the cluster waits for its VCN, API subnet, API NSG and load balancer subnet; the system pool for
+  the cluster, the workers and pods subnets and their NSGs;
+- the dynamic group and the compute cluster wait for nothing; the join policy for the cluster id;
+- each GPU node waits for the compute cluster, its subnets and NSGs, the cluster (endpoint and CA in
+  its cloud-init) and the join policy (it cannot join before the policy lets it).
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+import pulumi
+
+from ..layers import child_options, layer_token
+from .cluster import OkeCluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
+from .network import ExistingOkeNetworkArgs, Nsg, OkeNetwork, OkeNetworkArgs
+from .rdma_nodes import RdmaNodes, RdmaNodesArgs
+
+
+class OkeVcn(TypedDict):
+    """The VCN to create, with its private subnets."""
+
+    vcn_cidr: str
+    """The VCN's range."""
+    api_subnet_cidr: str
+    """The Kubernetes API endpoint's subnet."""
+    load_balancer_subnet_cidr: str
+    """Load balancers' subnet."""
+    workers_subnet_cidr: str
+    """The nodes' primary VNICs."""
+    pods_subnet_cidr: NotRequired[str]
+    """Pods' subnet (VCN-native pod networking only)."""
+
+
+class OkeExistingVcn(TypedDict):
+    """A VCN and subnets the stack does not own (the NSGs are still created in it)."""
+
+    vcn_id: str
+    """The VCN."""
+    vcn_cidr: str
+    """Its range (the NSG rules admit it)."""
+    api_subnet_id: str
+    """The Kubernetes API endpoint's subnet."""
+    load_balancer_subnet_id: str
+    """Load balancers' subnet."""
+    workers_subnet_id: str
+    """The nodes' subnet."""
+    pods_subnet_id: NotRequired[str]
+    """Pods' subnet (VCN-native pod networking only)."""
+
+
+class OkeSystemPool(TypedDict):
+    """The managed CPU pool for cluster add-ons."""
+
+    shape: str
+    """A flexible VM shape."""
+    ocpus: int
+    """OCPUs per node."""
+    memory_gbs: int
+    """Memory per node."""
+    node_count: int
+    """Nodes."""
+    image_id: str
+    """An OKE node image of the region."""
+
+
+class OkeGpuNodes(TypedDict):
+    """The self-managed RDMA GPU nodes, in one compute cluster."""
+
+    shape: str
+    """A bare-metal RDMA GPU shape of the catalog (BM.GPU.B4.8)."""
+    count: int
+    """Nodes."""
+    availability_domain: str
+    """Their availability domain (that of the compute cluster)."""
+    image_id: str
+    """A GPU image with the RDMA drivers (DOCA-OFED)."""
+    boot_volume_size_gbs: int
+    """Boot volume size."""
+    ssh_public_key: NotRequired[str]
+    """An SSH public key for the `opc` user."""
+    join_tag_namespace: NotRequired[str]
+    """With join_tag_key: only instances with this defined tag may join (dynamic group rule)."""
+    join_tag_key: NotRequired[str]
+    """The defined tag's key."""
+
+
+class OkeCloudArgs(TypedDict):
+    """What OKE's cloud layer builds."""
+
+    tenancy_id: str
+    """The tenancy (the dynamic group lives there)."""
+    compartment_id: str
+    """Compartment of every resource."""
+    cluster_name: str
+    """Cluster name; the VCN, NSGs, group and policy names derive from it."""
+    kubernetes_version: str
+    """Kubernetes version (`v1.36.1`)."""
+    vcn: NotRequired[OkeVcn]
+    """The VCN to create (one of this and existing_vcn)."""
+    existing_vcn: NotRequired[OkeExistingVcn]
+    """An existing VCN to use."""
+    api_allowed_cidrs: list[str]
+    """Ranges that may reach the Kubernetes API endpoint."""
+    ssh_allowed_cidrs: list[str]
+    """Ranges that may reach the nodes over SSH."""
+    cni: str
+    """`OCI_VCN_IP_NATIVE` or `FLANNEL_OVERLAY`."""
+    pods_cidr: NotRequired[str]
+    """Flannel's Pod range (overlay only)."""
+    services_cidr: str
+    """The Service range."""
+    public_endpoint: bool
+    """A public API endpoint (with a non-empty api_allowed_cidrs)."""
+    deletion_protection: bool
+    """Protect the cluster from `pulumi destroy`."""
+    max_pods_per_node: int
+    """Pods per node (VCN-native: secondary VNIC addresses)."""
+    system_pool: OkeSystemPool
+    """The CPU system pool."""
+    gpu_nodes: OkeGpuNodes
+    """The RDMA GPU nodes."""
+
+
+def _network_args(args: OkeCloudArgs) -> OkeNetworkArgs | ExistingOkeNetworkArgs:
+    common = {
+        "compartment_id": args["compartment_id"],
+        "name": args["cluster_name"],
+        "api_allowed_cidrs": args["api_allowed_cidrs"],
+        "ssh_allowed_cidrs": args["ssh_allowed_cidrs"],
+    }
+    existing = args.get("existing_vcn")
+    if existing is not None:
+        return ExistingOkeNetworkArgs(
+            vcn_id=existing["vcn_id"],
+            vcn_cidr=existing["vcn_cidr"],
+            api_subnet_id=existing["api_subnet_id"],
+            load_balancer_subnet_id=existing["load_balancer_subnet_id"],
+            workers_subnet_id=existing["workers_subnet_id"],
+            pods_subnet_id=existing.get("pods_subnet_id"),
+            **common,
+        )
+    vcn = args["vcn"]
+    return OkeNetworkArgs(
+        vcn_cidr=vcn["vcn_cidr"],
+        api_subnet_cidr=vcn["api_subnet_cidr"],
+        load_balancer_subnet_cidr=vcn["load_balancer_subnet_cidr"],
+        workers_subnet_cidr=vcn["workers_subnet_cidr"],
+        pods_subnet_cidr=vcn.get("pods_subnet_cidr"),
+        **common,
+    )
+
+
+class OkeCloud(pulumi.ComponentResource):
+    """OKE's cloud layer: VCN and NSGs, ENHANCED cluster, system pool, RDMA GPU nodes."""
+
+    cluster_name: pulumi.Output[str]
+    """The OKE cluster's name."""
+    cluster_id: pulumi.Output[str]
+    """The cluster's OCID."""
+    api_server_host: pulumi.Output[str]
+    """The Kubernetes API endpoint (`host:6443`)."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig with the OCI CLI exec plugin; secret."""
+    vcn_id: pulumi.Output[str]
+    """The VCN's OCID."""
+    load_balancer_nsg_id: pulumi.Output[str]
+    """Name it on LoadBalancer Services (`oci.oraclecloud.com/oci-network-security-groups`):
+    the workers admit node-port traffic from this NSG only."""
+    compute_cluster_id: pulumi.Output[str]
+    """The GPU nodes' compute cluster."""
+    gpu_nodes: pulumi.Output[list[str]]
+    """The GPU instances' display names."""
+
+    def __init__(
+        self, name: str, args: OkeCloudArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(layer_token(OkeCloud), name, None, opts)
+        child = child_options(self, opts)
+        nodes, system = args["gpu_nodes"], args["system_pool"]
+        net = OkeNetwork(f"{name}-network", _network_args(args), child)
+        pods_nsg = net.nsg_ids.get(Nsg.PODS)
+        cluster = OkeCluster(
+            name,
+            OkeClusterArgs(
+                compartment_id=args["compartment_id"],
+                name=args["cluster_name"],
+                kubernetes_version=args["kubernetes_version"],
+                vcn_id=net.vcn_id,
+                api_subnet_id=net.api_subnet_id,
+                api_nsg_id=net.nsg_ids[Nsg.API],
+                load_balancer_subnet_id=net.load_balancer_subnet_id,
+                cni=args["cni"],
+                pods_cidr=args.get("pods_cidr"),
+                services_cidr=args["services_cidr"],
+                public_endpoint=args["public_endpoint"],
+                protect=args["deletion_protection"],
+                system_pool=SystemPoolArgs(
+                    shape=system["shape"],
+                    ocpus=system["ocpus"],
+                    memory_gbs=system["memory_gbs"],
+                    node_count=system["node_count"],
+                    image_id=system["image_id"],
+                    availability_domain=nodes["availability_domain"],
+                    workers_subnet_id=net.workers_subnet_id,
+                    workers_nsg_id=net.nsg_ids[Nsg.WORKERS],
+                    pods_subnet_id=net.pods_subnet_id,
+                    pods_nsg_id=pods_nsg,
+                    max_pods_per_node=args["max_pods_per_node"],
+                ),
+            ),
+            child,
+        )
+        self._cluster = cluster
+        tag = (nodes.get("join_tag_namespace"), nodes.get("join_tag_key"))
+        rdma_nodes = RdmaNodes(
+            f"{name}-gpu",
+            RdmaNodesArgs(
+                tenancy_id=args["tenancy_id"],
+                compartment_id=args["compartment_id"],
+                name=args["cluster_name"],
+                shape=nodes["shape"],
+                count=nodes["count"],
+                availability_domain=nodes["availability_domain"],
+                image_id=nodes["image_id"],
+                boot_volume_size_gbs=nodes["boot_volume_size_gbs"],
+                kubernetes_version=args["kubernetes_version"],
+                cluster_id=cluster.cluster.id,
+                api_server_host=cluster.api_server_host,
+                # The CA certificate is public (every client gets it); only the kubeconfig that
+                # carries it is kept secret, so the nodes' metadata need not be.
+                ca_certificate_b64=pulumi.Output.unsecret(cluster.kubeconfig.apply(ca_certificate)),
+                workers_subnet_id=net.workers_subnet_id,
+                workers_nsg_id=net.nsg_ids[Nsg.WORKERS],
+                pods_subnet_id=net.pods_subnet_id,
+                pods_nsg_id=pods_nsg,
+                max_pods_per_node=args["max_pods_per_node"],
+                ssh_public_key=nodes.get("ssh_public_key"),
+                join_tag=(tag[0], tag[1]) if tag[0] and tag[1] else None,
+            ),
+            child,
+        )
+
+        self.cluster_name = cluster.cluster.name
+        self.cluster_id = cluster.cluster.id
+        self.api_server_host = cluster.api_server_host
+        self.kubeconfig = cluster.kubeconfig
+        self.vcn_id = net.vcn_id
+        self.load_balancer_nsg_id = net.nsg_ids[Nsg.LOAD_BALANCERS]
+        self.compute_cluster_id = rdma_nodes.compute_cluster.id
+        self.gpu_nodes = pulumi.Output.all(*[i.display_name for i in rdma_nodes.instances])
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "cluster_id": self.cluster_id,
+                "api_server_host": self.api_server_host,
+                "kubeconfig": self.kubeconfig,
+                "vcn_id": self.vcn_id,
+                "load_balancer_nsg_id": self.load_balancer_nsg_id,
+                "compute_cluster_id": self.compute_cluster_id,
+                "gpu_nodes": self.gpu_nodes,
+            }
+        )
+
+    @property
+    def kubernetes_provider(self):
+        """The Kubernetes provider bound to this cluster (replaced only with the cluster)."""
+        return self._cluster.provider

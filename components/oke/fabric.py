@@ -1,0 +1,136 @@
+"""OKE's in-cluster fabric layer: DRANET and the NVIDIA DRA GPU driver, claims, NCCL jobs.
+
+It takes a Kubernetes provider and plain values; it creates nothing in OCI. Everything waits for the
+provider only: DaemonSets need no nodes, and a ResourceClaimTemplate may name a DeviceClass that is
+not there yet; the claim templates wait for the namespace they live in; the optional NCCL jobs wait
+for the MPIJob CRD (a gate) and the claim templates they use.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..catalog import catalog
+from ..layers import child_options, layer_token
+from .claim_plan import Claim, plan_claim
+from .claims import ClaimTemplates
+from .dranet import Chart, DraDrivers, DraDriversArgs
+from .nccl_jobs import NcclJobs, NcclJobsArgs
+
+
+class OkeClaim(TypedDict):
+    """What one pod claims on a GPU node: a ResourceClaimTemplate of that name."""
+
+    name: str
+    """Name of the ResourceClaimTemplate."""
+    gpus: int
+    """GPUs (NVIDIA DRA driver)."""
+    rails: int
+    """RDMA rails (DRANET)."""
+    aligned: NotRequired[bool]
+    """GPUs and rails in pairs on one PCIe root (default true)."""
+    roots: NotRequired[int]
+    """PCIe roots an aligned claim spreads over (default the fewest)."""
+
+
+class OkeNcclTests(TypedDict):
+    """NCCL all_reduce MPIJobs over some of the claims (the MPI Operator must be installed)."""
+
+    claims: list[str]
+    """The claims to run, together (their GPUs must fit a node together)."""
+    image: str
+    """An image with nccl-tests and Open MPI."""
+    workers: int
+    """Worker pods, one per GPU node."""
+
+
+class OkeFabricArgs(TypedDict):
+    """What OKE's fabric layer puts in the cluster."""
+
+    kubernetes_provider: k8s.Provider
+    """The provider of the cluster to fill."""
+    kubeconfig: pulumi.Input[str]
+    """The cluster's kubeconfig, for the MPIJob CRD gate (kubectl where `pulumi up` runs)."""
+    cluster_id: pulumi.Input[str]
+    """The cluster's id: the CRD gate runs again when it changes."""
+    gpu_shape: str
+    """The GPU nodes' shape (catalog): its PCIe topology decides the claims."""
+    dranet_version: str
+    """DRANET chart version."""
+    dranet_image_tag: str
+    """DRANET image tag (a known pair with the chart)."""
+    dranet_child_cidr: NotRequired[str]
+    """Range for DRANET's child interfaces (default DRANET's own)."""
+    dra_gpu_driver_version: str
+    """NVIDIA DRA GPU driver chart version."""
+    claims: list[OkeClaim]
+    """One ResourceClaimTemplate each."""
+    nccl_tests: NotRequired[OkeNcclTests]
+    """The NCCL jobs (unset: none)."""
+
+
+class OkeFabric(pulumi.ComponentResource):
+    """OKE's fabric layer: the RDMA namespace, both DRA drivers, DeviceClass, claim templates."""
+
+    namespace: pulumi.Output[str]
+    """The namespace of the claim templates and jobs."""
+    claim_templates: pulumi.Output[list[str]]
+    """The ResourceClaimTemplates' names."""
+
+    def __init__(
+        self, name: str, args: OkeFabricArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(layer_token(OkeFabric), name, None, opts)
+        on_cluster = child_options(self, opts, [args["kubernetes_provider"]])
+        charts, shape_name = catalog().oke, args["gpu_shape"]
+        shape = catalog().oci_shapes[shape_name]
+        drivers = DraDrivers(
+            f"{name}-dra",
+            DraDriversArgs(
+                shape=shape_name,
+                dranet=Chart(charts.dranet.chart, args["dranet_version"], charts.dranet.namespace),
+                dranet_image_tag=args["dranet_image_tag"],
+                child_cidr=args.get("dranet_child_cidr"),
+                dra_gpu_driver=Chart(
+                    charts.dra_gpu_driver.chart,
+                    args["dra_gpu_driver_version"],
+                    charts.dra_gpu_driver.namespace,
+                ),
+            ),
+            on_cluster,
+        )
+        plans = [
+            plan_claim(
+                Claim(c["name"], c["gpus"], c["rails"], c.get("aligned", True), c.get("roots")),
+                shape,
+                shape_name,
+            )
+            for c in args["claims"]
+        ]
+        namespace = drivers.namespace.metadata.name
+        templates = ClaimTemplates(f"{name}-claims", plans, namespace, on_cluster)
+        tests = args.get("nccl_tests")
+        if tests:
+            NcclJobs(
+                f"{name}-nccl",
+                NcclJobsArgs(
+                    plans=[p for p in plans if p.name in tests["claims"]],
+                    node_gpus=shape.gpu_count,
+                    workers=tests["workers"],
+                    shape=shape_name,
+                    image=tests["image"],
+                    namespace=namespace,
+                    kubeconfig=args["kubeconfig"],
+                    cluster_id=args["cluster_id"],
+                    claim_templates=templates.templates,
+                ),
+                on_cluster,
+            )
+        self.namespace = namespace
+        self.claim_templates = pulumi.Output.from_input([p.name for p in plans])
+        self.register_outputs(
+            {"namespace": self.namespace, "claim_templates": self.claim_templates}
+        )
