@@ -12,22 +12,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 NAMESPACE = "gpu-fabric"
-
-
-class Platform(str, Enum):
-    """What a stack builds (`gpu-fabric:platform`)."""
-
-    GKE_A3_HIGH = "gke-a3-high"
-    GKE_A4X = "gke-a4x"
-    GKE_A3_MEGA = "gke-a3-mega"
-    GKE_A3_ULTRA = "gke-a3-ultra"
-    GKE_A4 = "gke-a4"
-    OKE_DRANET = "oke-dranet"
-    ACK_LINGJUN = "ack-lingjun"
 
 
 class ConfigModel(BaseModel):
@@ -47,6 +35,38 @@ class ConfigModel(BaseModel):
         alias_generator=to_camel,
         validate_by_name=False,
         validate_by_alias=True,
+    )
+
+
+class Layers(str, Enum):
+    """What a stack runs (`gpu-fabric:layers`)."""
+
+    ALL = "all"
+    """The cloud layer and the fabric layer, in one `pulumi up`."""
+    CLOUD = "cloud"
+    """Network, cluster and GPU nodes only; a fabric stack does the rest."""
+    FABRIC = "fabric"
+    """The in-cluster objects only, on the cluster of `gpu-fabric:cloudStack`."""
+
+
+_STACK_REFERENCE = re.compile(r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?$")
+
+
+def _stack_reference(value: str) -> str:
+    if not _STACK_REFERENCE.match(value):
+        raise ValueError(
+            "must name a stack as <organization>/<project>/<stack> (or just <stack> in the "
+            "same project and organization), as `pulumi stack ls` shows it"
+        )
+    return value
+
+
+class StackModel(ConfigModel):
+    """A whole stack's config: what every platform has at its top level."""
+
+    layers: Layers = Field(Layers.ALL, description="all, cloud or fabric (a split deployment).")
+    cloud_stack: Annotated[str, AfterValidator(_stack_reference)] | None = Field(
+        None, description="The cloud stack a fabric stack fills (`org/project/stack`)."
     )
 
 

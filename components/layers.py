@@ -47,3 +47,72 @@ def after(value: pulumi.Input[Any], *waits: pulumi.Input[Any]) -> pulumi.Output[
     known by their outputs (a GPU node pool's name): `depends_on` takes resources, not outputs.
     """
     return pulumi.Output.all(value, *waits).apply(lambda values: values[0])
+
+
+class LayeredCluster(pulumi.ComponentResource):
+    """A platform's `GpuCluster`: the layers its stack runs (`gpu-fabric:layers`), in one stack.
+
+    - `all`: the cloud layer, then the fabric layer on the new cluster's provider;
+    - `cloud`: the cloud layer only (its outputs are the stack's, for the fabric stack);
+    - `fabric`: the fabric layer only, on the cluster of `gpu-fabric:cloudStack`, read through a
+      `pulumi.StackReference`; it runs where the cluster's API endpoint can be reached.
+
+    A subclass names its token and layers; `cloud_args(cfg)` and `fabric_args(cfg, provider,
+    cloud_outputs)` turn the validated stack config into each layer's args.
+    """
+
+    TOKEN: str
+    CLOUD_OUTPUTS: dict[str, str]
+    """Stack output name -> the cloud layer's output attribute."""
+    FABRIC_OUTPUTS: dict[str, str]
+    """Stack output name -> the fabric layer's output attribute."""
+    FABRIC_NEEDS: tuple[str, ...] = ("kubeconfig", "cluster_id")
+    """The cloud layer's outputs the fabric layer takes (attribute names)."""
+
+    cloud: Any
+    fabric: Any
+
+    def __init__(self, name: str, cfg: Any, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(self.TOKEN, name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.cloud = self.fabric = None
+        layers = cfg.layers.value
+        if layers != "fabric":
+            self.cloud = self.cloud_layer(name, cfg, child)
+        if layers != "cloud":
+            if self.cloud is not None:
+                provider = self.cloud.kubernetes_provider
+                outputs = {key: getattr(self.cloud, key) for key in self.FABRIC_NEEDS}
+            else:
+                provider, outputs = self._from_cloud_stack(name, cfg.cloud_stack, child)
+            self.fabric = self.fabric_layer(name, cfg, provider, outputs, child)
+        self.register_outputs({})
+
+    def outputs(self) -> dict[str, pulumi.Input]:
+        """The stack outputs: the declared outputs of the layers this stack runs."""
+        out: dict[str, pulumi.Input] = {}
+        for layer, names in ((self.cloud, self.CLOUD_OUTPUTS), (self.fabric, self.FABRIC_OUTPUTS)):
+            if layer is not None:
+                out.update({key: getattr(layer, attr) for key, attr in names.items()})
+        return out
+
+    def _from_cloud_stack(self, name: str, reference: str, opts: pulumi.ResourceOptions):
+        import pulumi_kubernetes as k8s
+
+        cloud = pulumi.StackReference(f"{name}-cloud-stack", stack_name=reference, opts=opts)
+        by_attr = {attr: key for key, attr in self.CLOUD_OUTPUTS.items()}
+        outputs = {key: cloud.require_output(by_attr[key]) for key in self.FABRIC_NEEDS}
+        provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=pulumi.Output.secret(outputs["kubeconfig"]),
+            # Replaced only with the cluster, as the cloud layer's own provider.
+            cluster_identifier=outputs["cluster_id"],
+            opts=opts,
+        )
+        return provider, outputs
+
+    def cloud_layer(self, name: str, cfg: Any, opts: pulumi.ResourceOptions) -> Any:
+        raise NotImplementedError
+
+    def fabric_layer(self, name, cfg, provider, cloud_outputs, opts) -> Any:
+        raise NotImplementedError

@@ -42,3 +42,17 @@ class ConfigError(Exception):
         lines = [f"stack {stack!r}: {len(problems)} configuration problem(s):"]
         lines += [f"  - {p}" for p in problems]
         super().__init__("\n".join(lines))
+
+
+def private_endpoint_fix(network: str, public_option: str) -> str:
+    """What to do when one stack would apply in-cluster objects to an API endpoint that the host
+    running `pulumi up` cannot reach (README, "Split deployment")."""
+    return (
+        f"the cluster's API endpoint is private and `pulumi up` runs outside the {network}, so "
+        "every in-cluster object would time out after the cloud resources are created. Do one "
+        "of: (1) split the layers: `gpu-fabric:layers: cloud` here, and a fabric stack "
+        "(`gpu-fabric:layers: fabric`, `gpu-fabric:cloudStack: <org>/<project>/<this stack>`) run "
+        f'from a host inside the {network} (README, "Split deployment"); (2) {public_option}; '
+        f"(3) an existing {network} (network.existing) with network.existing.deployPath saying how "
+        "the runner reaches the endpoint (VPN, peering, a runner inside it)"
+    )

@@ -14,53 +14,30 @@ import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Union
 
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from .ack import checks as ack_checks
-from .ack.config import REGION_KEY as ALICLOUD_REGION_KEY
-from .ack.config import AckLingjunConfig
-from .config_base import NAMESPACE, ConfigModel, Platform
-from .gke import checks as gke_checks
-from .gke.config import GkeA3HighConfig, GkeA3MegaConfig, GkeA4xConfig, GkeRdmaConfig
-from .oke import checks as oke_checks
-from .oke.config import REGION_KEY, TENANCY_KEY, OkeDranetConfig
+from .config_base import NAMESPACE, ConfigModel, Layers
 from .problems import MISSING, ConfigError, Problem
+from .registry import SPECS, Platform
 from .secrets import secret_texts
 
+MODELS: dict[Platform, type[ConfigModel]] = {
+    Platform(name): model for spec in SPECS for name, model in spec.platforms.items()
+}
+"""The config model of each platform, from the platform specs."""
+CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
+    Platform(name): spec.rules for spec in SPECS for name in spec.platforms
+}
 StackConfig = Annotated[
-    GkeA3HighConfig
-    | GkeA3MegaConfig
-    | GkeA4xConfig
-    | GkeRdmaConfig
-    | OkeDranetConfig
-    | AckLingjunConfig,
+    Union[tuple(dict.fromkeys(MODELS.values()))],  # noqa: UP007 (built from the specs)
     Field(discriminator="platform"),
 ]
 """Any platform's config; `cfg.platform` says which."""
-
-MODELS: dict[Platform, type[ConfigModel]] = {
-    Platform.GKE_A3_HIGH: GkeA3HighConfig,
-    Platform.GKE_A4X: GkeA4xConfig,
-    Platform.GKE_A3_MEGA: GkeA3MegaConfig,
-    Platform.GKE_A3_ULTRA: GkeRdmaConfig,
-    Platform.GKE_A4: GkeRdmaConfig,
-    Platform.OKE_DRANET: OkeDranetConfig,
-    Platform.ACK_LINGJUN: AckLingjunConfig,
-}
-CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
-    Platform.GKE_A3_HIGH: gke_checks.cross_field_problems,
-    Platform.GKE_A4X: gke_checks.cross_field_problems,
-    Platform.GKE_A3_MEGA: gke_checks.cross_field_problems,
-    Platform.GKE_A3_ULTRA: gke_checks.cross_field_problems,
-    Platform.GKE_A4: gke_checks.cross_field_problems,
-    Platform.OKE_DRANET: oke_checks.cross_field_problems,
-    Platform.ACK_LINGJUN: ack_checks.cross_field_problems,
-}
-PROVIDER_KEYS = {"gcp:project", TENANCY_KEY, REGION_KEY, ALICLOUD_REGION_KEY}
+PROVIDER_KEYS = {key for spec in SPECS for key in spec.provider_keys}
 """The provider keys the program reads, each under its own name (a field alias)."""
 
 _ADAPTER: TypeAdapter = TypeAdapter(StackConfig)
@@ -201,10 +178,33 @@ def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
         cfg = _ADAPTER.validate_json(json.dumps(raw))
     except ValidationError as err:
         raise ConfigError(stack, [_problem_from_pydantic(e) for e in err.errors()]) from None
-    problems = CROSS_FIELD_RULES[cfg.platform](cfg)
+    problems = layer_problems(cfg) + CROSS_FIELD_RULES[cfg.platform](cfg)
     if problems:
         raise ConfigError(stack, problems)
     return cfg
+
+
+def layer_problems(cfg) -> list[Problem]:
+    """`gpu-fabric:layers` and `gpu-fabric:cloudStack` go together."""
+    if cfg.layers is Layers.FABRIC and cfg.cloud_stack is None:
+        return [
+            Problem(
+                f"{NAMESPACE}:cloudStack",
+                MISSING,
+                "required with gpu-fabric:layers: fabric; name the stack that runs the cloud "
+                "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
+            )
+        ]
+    if cfg.layers is not Layers.FABRIC and cfg.cloud_stack is not None:
+        return [
+            Problem(
+                f"{NAMESPACE}:cloudStack",
+                cfg.cloud_stack,
+                f"has no effect with gpu-fabric:layers: {cfg.layers.value} (only a fabric stack "
+                "reads another stack); remove it, or set gpu-fabric:layers: fabric",
+            )
+        ]
+    return []
 
 
 # The cloud providers' SDK packages, whose config keys a stack of their platform may set.
@@ -283,7 +283,7 @@ def _platform_model(values: dict[str, Any], project: str) -> type[ConfigModel] |
 
 
 def _provider_key_problems(key, value, namespace, name, model) -> list[Problem]:
-    platform = model.model_fields["platform"].annotation.__args__[0].value
+    platform = model.model_fields["platform"].annotation.__args__[0]
     if namespace != model.PROVIDER:
         return [
             Problem(
@@ -343,6 +343,8 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
             theirs = parse_pulumi_config(_stack_file_values(path), other, project, None)
         except (ConfigError, ValueError, OSError):
             continue  # a broken stack file is that stack's problem, reported when it runs
+        if _same_deployment(cfg, stack, theirs, other):
+            continue  # a cloud stack and its fabric stack share the cluster by design
         for scoped in set(mine) & set(theirs.owned_names.values()):
             scope, name = scoped
             key = mine[scoped]
@@ -355,6 +357,18 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
                 )
             )
     return problems
+
+
+def referenced_stack(reference: str) -> str:
+    """The stack name of a `gpu-fabric:cloudStack` reference (`org/project/stack` or `stack`)."""
+    return reference.rsplit("/", 1)[-1]
+
+
+def _same_deployment(cfg, stack: str, theirs, other: str) -> bool:
+    return any(
+        fabric.cloud_stack is not None and referenced_stack(fabric.cloud_stack) == cloud
+        for fabric, cloud in ((cfg, other), (theirs, stack))
+    )
 
 
 def _stack_file_values(path: Path) -> dict[str, Any]:

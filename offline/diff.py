@@ -4,7 +4,11 @@
     python -m offline.diff --base REV             every stack, planned at REV and in this tree
 
 The report lists the resources added, removed, replaced and updated in place, with each changed
-input's value before and after. Secret inputs never show a value: the plan files mask them and
+input's value before and after. A resource whose URN changed but that carries an alias to its old
+URN (a move under a new parent) is the same resource, as it is to `pulumi up`: it is compared with
+its old self and reported as moved, not removed and added. Components (`custom: false`) own nothing
+in a cloud or cluster, so the counts of resources to add and remove leave them out and the report
+names them on a line of their own. Secret inputs never show a value: the plan files mask them and
 carry a fingerprint, so a change shows as "changed (secret)". A change to an input that forces a
 replacement (offline/replacements.yaml) is flagged loudly with what the replacement costs, and so is
 every resource replaced because something it needs is replaced.
@@ -103,12 +107,18 @@ class ResourceChange:
     type: str
     name: str
     action: str
-    """create, delete, update or replace."""
+    """create, delete, update, replace, or move (a new URN via an alias, nothing else changed)."""
     fields: list[FieldChange] = field(default_factory=list)
     reason: str = ""
     """Why a replacement happens (the forcing input, or the replaced resource it follows)."""
     nodes: int | None = None
     """How many nodes a node pool has (what its replacement drains), if it says."""
+    custom: bool = True
+    """False for a component: a grouping that owns nothing in a cloud or cluster."""
+    moved_from: str = ""
+    """The old URN, if the resource has a new one and an alias to the old (any action)."""
+    parent: str = ""
+    """The parent's URN (of a moved resource: the parent it moved under)."""
 
 
 @dataclass
@@ -120,6 +130,14 @@ class StackDiff:
 
     def of_action(self, action: str) -> list[ResourceChange]:
         return [c for c in self.changes if c.action == action]
+
+    def counted(self, action: str) -> list[ResourceChange]:
+        """What the header counts: a component added or removed creates or deletes nothing."""
+        return [c for c in self.of_action(action) if c.custom or action not in ("create", "delete")]
+
+    def moved(self) -> list[ResourceChange]:
+        """Every resource matched to its old URN through an alias, whatever else changed."""
+        return [c for c in self.changes if c.moved_from]
 
 
 def leaves(value: Any, path: str = "") -> dict[str, Any]:
@@ -172,22 +190,28 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any], rules: ReplaceRules) ->
     """What turning plan `old` into plan `new` does, resource by resource."""
     before = {r["urn"]: r for r in old.get("resources", [])}
     after = {r["urn"]: r for r in new.get("resources", [])}
+    pairs = _pairs(before, after)
     changes: dict[str, ResourceChange] = {}
-    for urn in sorted(set(before) - set(after)):
-        changes[urn] = ResourceChange(urn, before[urn]["type"], before[urn]["name"], "delete")
-    for urn in sorted(set(after) - set(before)):
-        changes[urn] = ResourceChange(urn, after[urn]["type"], after[urn]["name"], "create")
-    for urn in sorted(set(before) & set(after)):
+    for urn in sorted(set(before) - set(pairs.values())):
+        changes[urn] = _change(before[urn], "delete")
+    for urn in sorted(set(after) - set(pairs)):
+        changes[urn] = _change(after[urn], "create")
+    for urn, old_urn in sorted(pairs.items()):
         resource = after[urn]
-        fields = field_changes(before[urn], resource, rules)
+        fields = field_changes(before[old_urn], resource, rules)
         forced = sorted({f.forces for f in fields if f.forces})
+        moved_from = old_urn if old_urn != urn else ""
         if fields:
             action = "replace" if forced else "update"
-            reason = f"forced by {', '.join(f'`{f}`' for f in forced)}" if forced else ""
-            changes[urn] = ResourceChange(
-                urn, resource["type"], resource["name"], action, fields, reason, _nodes(resource)
-            )
-    _follow_replacements(changes, before, after, rules)
+        elif moved_from:
+            action = "move"
+        else:
+            continue
+        change = _change(resource, action, fields, moved_from)
+        if forced:
+            change.reason = f"forced by {', '.join(f'`{f}`' for f in forced)}"
+        changes[urn] = change
+    _follow_replacements(changes, before, after, pairs, rules)
     return StackDiff(
         stack=new.get("stack") or old.get("stack", "?"),
         changes=sorted(changes.values(), key=lambda c: c.urn),
@@ -195,44 +219,95 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any], rules: ReplaceRules) ->
     )
 
 
+def _pairs(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The old URN of every resource in `after` that existed in `before`, by its new URN.
+
+    A resource keeps its URN, or has a new one and an alias to an old URN that nothing in `after`
+    has any longer: `pulumi up` moves that state to it. Plan files written before aliases were
+    recorded have no "aliases".
+    """
+    pairs = {urn: urn for urn in after if urn in before}
+    claimed = set(pairs)
+    for urn in sorted(set(after) - set(before)):
+        for alias in after[urn].get("aliases", []):
+            if alias in before and alias not in after and alias not in claimed:
+                pairs[urn] = alias
+                claimed.add(alias)
+                break
+    return pairs
+
+
+def _change(
+    resource: dict[str, Any],
+    action: str,
+    fields: list[FieldChange] | None = None,
+    moved_from: str = "",
+) -> ResourceChange:
+    return ResourceChange(
+        resource["urn"],
+        resource["type"],
+        resource["name"],
+        action,
+        fields or [],
+        nodes=_nodes(resource),
+        custom=resource.get("custom", True),
+        moved_from=moved_from,
+        parent=resource.get("parent", ""),
+    )
+
+
 def _follow_replacements(
     changes: dict[str, ResourceChange],
     before: dict[str, dict[str, Any]],
     after: dict[str, dict[str, Any]],
+    pairs: dict[str, str],
     rules: ReplaceRules,
 ) -> None:
     """Replace what must follow a replaced resource.
 
     A replaced resource's outputs are unknown until it exists again, so a resource whose
     replace-forcing input comes from it is replaced as well; so is every resource managed by a
-    replaced provider.
+    replaced provider, or by another provider than before. Everything here is by new URN: a
+    resource's provider and dependencies in `after` are new URNs, its provider in `before` an old
+    one, which `pairs` maps to its new URN (a moved provider is the same provider).
     """
     names = {urn: r["name"] for urn, r in after.items()}
+    new_urn = {old_urn: urn for urn, old_urn in pairs.items()}
     settled = False
     while not settled:
         settled = True
         replaced = {urn for urn, c in changes.items() if c.action == "replace"}
-        for urn in sorted(set(before) & set(after)):
+        for urn, old_urn in sorted(pairs.items()):
             if urn in replaced:
                 continue
             resource = after[urn]
+            provider = resource.get("provider", "")
+            old_provider = before[old_urn].get("provider", "")
             reason = ""
-            if resource.get("provider") in replaced:
-                reason = f"its provider {names[resource['provider']]} is replaced"
+            if provider in replaced:
+                reason = f"its provider {names[provider]} is replaced"
+            elif new_urn.get(old_provider, old_provider) != provider:
+                was, now = _provider_name(old_provider, before), _provider_name(provider, after)
+                if was == now:  # two providers of one name: tell them apart by URN
+                    was, now = f"`{old_provider}`", f"`{provider}`"
+                reason = f"its provider changes from {was} to {now}"
             roots = {re.split(r"[.\[]", f)[0] for f in rules.fields(resource["type"])}
             for prop, urns in sorted(resource.get("propertyDependencies", {}).items()):
                 hit = sorted(names[u] for u in urns if u in replaced)
                 if prop in roots and hit and not reason:
                     reason = f"`{prop}` comes from {', '.join(hit)} (replaced)"
             if reason:
-                change = changes.setdefault(
-                    urn,
-                    ResourceChange(
-                        urn, resource["type"], resource["name"], "update", nodes=_nodes(resource)
-                    ),
-                )
+                moved_from = old_urn if old_urn != urn else ""
+                change = changes.get(urn) or _change(resource, "update", moved_from=moved_from)
                 change.action, change.reason = "replace", reason
+                changes[urn] = change
                 settled = False
+
+
+def _provider_name(urn: str, resources: dict[str, dict[str, Any]]) -> str:
+    if not urn:
+        return "the default provider"
+    return resources[urn]["name"] if urn in resources else urn.rsplit("::", 1)[-1]
 
 
 def _nodes(resource: dict[str, Any]) -> int | None:
@@ -275,12 +350,75 @@ def _field_table(fields: list[FieldChange]) -> list[str]:
     return lines
 
 
+def _urn_parts(urn: str) -> tuple[str, str]:
+    """A URN's type (without its parents' types) and name."""
+    _stack, _project, qualified, *name = urn.split("::")
+    return qualified.rsplit("$", 1)[-1], "::".join(name)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _moved_lines(diff: StackDiff) -> list[str]:
+    """One line for every resource matched to its old URN through an alias."""
+    moved = diff.moved()
+    if not moved:
+        return []
+    under: dict[str, list[str]] = {}
+    renamed = []
+    for change in moved:
+        also = f" (also {change.action}d)" if change.action != "move" else ""
+        if _urn_parts(change.moved_from) == (change.type, change.name):
+            under.setdefault(change.parent, []).append(f"`{change.name}`{also}")
+        else:
+            old_type, old_name = _urn_parts(change.moved_from)
+            renamed.append(
+                f"`{old_name}` (`{old_type}`) as `{change.name}` (`{change.type}`){also}"
+            )
+    groups = []
+    for parent, names in sorted(under.items()):
+        parent_type, parent_name = _urn_parts(parent) if parent else ("the stack", "")
+        where = f"`{parent_name}` (`{parent_type}`)" if parent else "the stack"
+        groups.append(f"under {where}: {', '.join(names)}")
+    if renamed:
+        groups.append(f"renamed or retyped: {', '.join(renamed)}")
+    what = "moved under a new parent" if not renamed else "moved or renamed"
+    cost = (
+        "nothing is replaced"
+        if all(c.action == "move" for c in moved)
+        else "the move itself replaces nothing; what else changes is listed below"
+    )
+    return [
+        f"{_plural(len(moved), 'resource')} {what} (aliases carry their state; {cost}): "
+        f"{'; '.join(groups)}.",
+        "",
+    ]
+
+
+def _component_lines(diff: StackDiff) -> list[str]:
+    lines = []
+    for action, verb, effect in (
+        ("create", "added", "created"),
+        ("delete", "removed", "deleted"),
+    ):
+        components = [c for c in diff.of_action(action) if not c.custom]
+        if components:
+            names = ", ".join(f"`{c.name}` (`{c.type}`)" for c in components)
+            lines += [
+                f"{_plural(len(components), 'component')} {verb} (groupings only: nothing is "
+                f"{effect} in a cloud or cluster): {names}.",
+                "",
+            ]
+    return lines
+
+
 def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
     if diff.error:
         return f"## Stack `{diff.stack}`: no diff\n\n{diff.error}\n"
-    counts = {a: len(diff.of_action(a)) for a in ("replace", "update", "create", "delete")}
-    if not any(counts.values()) and not diff.outputs:
+    if not diff.changes and not diff.outputs:
         return f"## Stack `{diff.stack}`: no changes\n"
+    counts = {a: len(diff.counted(a)) for a in ("replace", "update", "create", "delete")}
     lines = [
         f"## Stack `{diff.stack}`: {counts['replace']} to replace, {counts['update']} to update, "
         f"{counts['create']} to add, {counts['delete']} to remove",
@@ -301,7 +439,11 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
                 f"> - **REPLACE** {len(by_type[type_])} x `{type_}` ({', '.join(by_type[type_])})."
                 f" **Cost:** {rules.cost(type_) or 'not recorded'}"
             )
-        lines += ["", "### Replace", ""]
+        lines.append("")
+    lines += _moved_lines(diff)
+    lines += _component_lines(diff)
+    if replaced:
+        lines += ["### Replace", ""]
         for change in sorted(replaced, key=lambda c: (rules.rank(c.type), c.name)):
             lines.append(f"- `{change.name}` (`{change.type}`): {change.reason}")
             if change.fields:
@@ -311,9 +453,10 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
         lines += [f"### Update in place: `{change.name}` (`{change.type}`)", ""]
         lines += [*_field_table(change.fields), ""]
     for action, title in (("create", "Add"), ("delete", "Remove")):
-        if diff.of_action(action):
+        custom = [c for c in diff.of_action(action) if c.custom]
+        if custom:
             lines += [f"### {title}", ""]
-            lines += [f"- `{c.name}` (`{c.type}`)" for c in diff.of_action(action)]
+            lines += [f"- `{c.name}` (`{c.type}`)" for c in custom]
             lines.append("")
     if diff.outputs:
         lines += ["### Stack outputs", "", *_field_table(diff.outputs), ""]

@@ -24,19 +24,23 @@ from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resour
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from components.problems import NO_VALUE, ConfigError, Problem
+from components.problems import ConfigError, Problem
+from components.stack_file import (  # noqa: F401 (the plan's readers take them from here)
+    SECRET_PLACEHOLDER,
+    STACKS_DIR,
+    read_stack_file,
+    stack_config,
+    stack_config_and_secrets,
+)
 
 _SIG_KEY = pulumi.runtime.rpc._special_sig_key
 _SECRET_SIG = pulumi.runtime.rpc._special_secret_sig
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["name"]
-STACKS_DIR = ROOT / yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
 PROGRAM = ROOT / "__main__.py"
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-SECRET_PLACEHOLDER = "[secret]"
-"""What an encrypted (`secure:`) value reads as in the offline plan, which cannot decrypt it."""
 
 LAST_RUN: Plan | None = None
 """The most recent run's plan, kept even when the program raised (tests inspect it)."""
@@ -346,9 +350,16 @@ class _CloudMocks(pulumi_mocks.Mocks):
 
     OKE_PRIVATE_ENDPOINT = "10.140.0.2:6443"
 
-    def __init__(self, project: str, oci_region: str = "us-ashburn-1"):
+    def __init__(
+        self,
+        project: str,
+        oci_region: str = "us-ashburn-1",
+        stack_outputs: dict[str, dict[str, Any]] | None = None,
+    ):
         self.project = project
         self.oci_region = oci_region
+        self.stack_outputs = stack_outputs or {}
+        """Outputs of the stacks a StackReference names, by reference (their offline plans')."""
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         # Secret inputs arrive wrapped; a provider sees their values (and keeps outputs secret).
@@ -356,6 +367,9 @@ class _CloudMocks(pulumi_mocks.Mocks):
         name = inputs.get("name", args.name)
         state = {**inputs, "name": name}
         typ = args.typ
+        if typ == "pulumi:pulumi:StackReference":
+            outputs = self.stack_outputs[inputs["name"]]
+            return inputs["name"], {"name": inputs["name"], "outputs": outputs}
         if typ.startswith("oci:"):
             kind = typ.rsplit(":", 1)[-1].lower()
             state["id"] = f"ocid1.{kind}.oc1.{self.oci_region}.mock{args.name.replace('-', '')}"
@@ -441,137 +455,6 @@ class _CloudMocks(pulumi_mocks.Mocks):
         return mock_rdma_addon_schema(default_key)
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """YAML as Pulumi reads a stack file: keys are text and written once (PyYAML lets the last one
-    win silently), dates stay text, and anchors/aliases and tags are not used to build values."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if not isinstance(key, (str, int, float, bool)):
-                raise yaml.constructor.ConstructorError(
-                    "while reading a mapping",
-                    node.start_mark,
-                    "a key must be text, not a list or mapping",
-                    key_node.start_mark,
-                )
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    "while reading a mapping",
-                    node.start_mark,
-                    f"the key {key!r} is written twice (first on line {seen[key] + 1}); keep one",
-                    key_node.start_mark,
-                )
-            seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep=deep)
-
-    def construct_undefined(self, node):
-        raise yaml.constructor.ConstructorError(
-            None, None, f"the tag {node.tag} is not a stack-file value", node.start_mark
-        )
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.events.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                "anchors and aliases (*name) are not stack-file values",
-                event.start_mark,
-            )
-        return super().compose_node(parent, index)
-
-
-# Dates and binary stay what they are written as: text (a stack file holds text, numbers, booleans).
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-for _tag in (
-    "tag:yaml.org,2002:binary",
-    "tag:yaml.org,2002:timestamp",
-    "tag:yaml.org,2002:set",
-    "tag:yaml.org,2002:omap",
-    "tag:yaml.org,2002:pairs",
-):
-    _StrictLoader.add_constructor(_tag, _StrictLoader.construct_undefined)
-
-
-def _file_problem(path: Path, message: str, line: int | None = None) -> ConfigError:
-    where = f"{path}:{line}" if line else str(path)
-    return ConfigError(path.stem.removeprefix("Pulumi."), [Problem(where, NO_VALUE, message)])
-
-
-def read_stack_file(path: Path) -> dict[str, Any]:
-    """The stack file's `config:` mapping; a file that is not one is a ConfigError with its line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise _file_problem(path, "is not UTF-8 text; a stack file is YAML") from None
-    try:
-        document = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line = mark.line + 1 if mark else None
-        raise _file_problem(path, f"not valid YAML: {err.problem or err}", line) from None
-    except yaml.YAMLError as err:
-        raise _file_problem(path, f"not valid YAML: {err}") from None
-    if document is None:
-        return {}
-    if not isinstance(document, dict):
-        raise _file_problem(
-            path, f"must be a mapping with a `config:` key, not a {type(document).__name__}"
-        )
-    config = document.get("config")
-    if config is None:
-        return {}
-    if not isinstance(config, dict):
-        raise _file_problem(
-            path, f"`config:` must be a mapping of keys to values, not a {type(config).__name__}"
-        )
-    return config
-
-
-def stack_config(stack: str) -> dict[str, str]:
-    """The stack file's `config:` as Pulumi hands it to a program: objects as JSON text."""
-    return stack_config_and_secrets(stack)[0]
-
-
-def stack_config_and_secrets(stack: str) -> tuple[dict[str, str], list[str]]:
-    """The stack file's config as Pulumi hands it to a program, and its secret keys."""
-    path = STACKS_DIR / f"Pulumi.{stack}.yaml"
-    if not path.exists():
-        known = sorted(
-            p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
-        )
-        raise FileNotFoundError(f"no stack file {path}; known stacks: {', '.join(known)}")
-    values = read_stack_file(path)
-    problems = [
-        Problem(str(key), None, "is null; give it a value or remove the key")
-        for key, value in values.items()
-        if value is None
-    ]
-    if problems:
-        raise ConfigError(stack, problems)
-    secret = sorted(str(k) for k, v in values.items() if _is_secure(v))
-    return {str(key): _config_text(value) for key, value in values.items()}, secret
-
-
-def _is_secure(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == {"secure"}
-
-
-def _config_text(value: Any) -> str:
-    if _is_secure(value):
-        # Encrypted values need the stack's secrets provider; offline they stand for themselves,
-        # and their keys are secret keys, as under the CLI.
-        return SECRET_PLACEHOLDER
-    if isinstance(value, (dict, list, bool, int, float)):
-        return json.dumps(value)
-    return str(value)
-
-
 def _settle() -> None:
     """Forget what a failed run left behind (a resource whose input raised stops the run while
     other outputs still hold its error), so that it cannot fail the next run in this process."""
@@ -587,10 +470,47 @@ def _settle() -> None:
         SETTINGS.outputs.clear()
 
 
+def stack_names() -> list[str]:
+    """Every stack with a file in stacks/."""
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+
+
+def _referenced_outputs(
+    values: dict[str, str], cloud_outputs: dict[str, Any] | None
+) -> dict[str, dict[str, Any]]:
+    """A fabric stack's StackReference, answered offline: the outputs of the cloud stack's own
+    offline plan (`cloud_outputs`, or that stack's file planned first)."""
+    reference = values.get(f"{PROJECT}:cloudStack")
+    if not reference or values.get(f"{PROJECT}:layers") != "fabric":
+        return {}
+    if cloud_outputs is None:
+        cloud = reference.rsplit("/", 1)[-1]
+        if not (STACKS_DIR / f"Pulumi.{cloud}.yaml").exists():
+            raise ConfigError(
+                "",
+                [
+                    Problem(
+                        f"{PROJECT}:cloudStack",
+                        reference,
+                        f"offline, the cloud stack is planned from stacks/Pulumi.{cloud}.yaml, "
+                        "which does not exist; name a stack of stacks/",
+                    )
+                ],
+            )
+        cloud_outputs = run(cloud).outputs
+    return {reference: cloud_outputs}
+
+
 def run(
-    stack: str, config: dict[str, str] | None = None, secret_keys: list[str] | None = None
+    stack: str,
+    config: dict[str, str] | None = None,
+    secret_keys: list[str] | None = None,
+    cloud_outputs: dict[str, Any] | None = None,
 ) -> Plan:
     """Run `__main__.py` for `stack` under mocks. `config` replaces the stack file's values.
+
+    A fabric stack's StackReference reads `cloud_outputs`, or the outputs of the referenced stack's
+    own offline plan (planned first, from its stack file).
 
     Raises whatever the program raises (a ConfigError for bad config), after the engine settles.
     """
@@ -598,11 +518,13 @@ def run(
         values, secret_keys = stack_config_and_secrets(stack)
     else:
         values = config
+    stack_outputs = _referenced_outputs(values, cloud_outputs)
     global LAST_RUN
     plan = LAST_RUN = Plan(stack=stack)
     mocks = _CloudMocks(
         project=values.get("gcp:project", "mock-project"),
         oci_region=values.get("oci:region", "us-ashburn-1"),
+        stack_outputs=stack_outputs,
     )
     set_root_resource(None)  # a fresh root stack per run, so runs in one process stay apart
     pulumi_mocks.set_mocks(

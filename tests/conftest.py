@@ -67,7 +67,37 @@ def encode(values: dict[str, Any]) -> dict[str, str]:
 
 
 def run_stack(changes: dict[str, Any] | None = None, stack: str = "a3-prod") -> engine.Plan:
-    return engine.run(stack, encode(with_changes(stack_values(stack), changes or {})))
+    """Plan `stack` with `changes`. A cloud stack with a fabric stack beside it (oke-dranet and
+    oke-dranet-fabric) is planned with it, under the same changes, as one plan of both layers."""
+    values = with_changes(stack_values(stack), changes or {})
+    fabric = f"{stack}-fabric"
+    if values.get("gpu-fabric:layers") != "cloud" or fabric not in engine.stack_names():
+        return engine.run(stack, encode(values))
+    return run_pair(stack, values)
+
+
+def kubernetes_provider(plan: engine.Plan) -> engine.Registration:
+    """The Kubernetes provider the plan's in-cluster objects use: a split pair's is the fabric
+    stack's own (built from the cloud stack's outputs)."""
+    providers = plan.of_type("pulumi:providers:kubernetes")
+    if len(providers) == 1:
+        return providers[0]
+    (fabric,) = [p for p in providers if p.urn.startswith(f"urn:pulumi:{plan.stack}-fabric::")]
+    return fabric
+
+
+def run_pair(stack: str, values: dict[str, Any]) -> engine.Plan:
+    """The cloud stack's plan and its fabric stack's (same platform config), as one plan."""
+    cloud = engine.run(stack, encode(values))
+    layers = {"gpu-fabric:layers": "fabric", "gpu-fabric:cloudStack": stack}
+    fabric = engine.run(f"{stack}-fabric", encode({**values, **layers}), None, cloud.outputs)
+    return engine.Plan(
+        stack=stack,
+        resources=cloud.resources + fabric.resources,
+        outputs={**cloud.outputs, **fabric.outputs},
+        secret_outputs=cloud.secret_outputs | fabric.secret_outputs,
+        warnings=cloud.warnings + fabric.warnings,
+    )
 
 
 @pytest.fixture(scope="session")

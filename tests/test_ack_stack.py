@@ -12,8 +12,8 @@ import yaml
 from components.ack import rdma_pods
 from components.ack.lingjun import addon_config
 from offline import engine
-from offline.engine import Plan, manifest, run
-from tests.conftest import run_stack
+from offline.engine import Plan, manifest
+from tests.conftest import kubernetes_provider, run_stack
 from tests.seed import SEEDS
 
 STACK = "ack-lingjun"
@@ -39,7 +39,7 @@ EXISTING_VPC = {
 
 @pytest.fixture(scope="module")
 def ack_plan() -> Plan:
-    return run(STACK)
+    return run_stack(stack=STACK)  # the cloud stack and its fabric stack
 
 
 @pytest.fixture(scope="module")
@@ -98,12 +98,9 @@ def test_secure_by_default_no_internet_endpoint_and_deletion_protection(ack_plan
     assert cluster.inputs["slbInternetEnabled"] is False
     assert cluster.inputs["deletionProtection"] is True
     assert cluster.protect is True
-    plan = run_stack(
-        {"gpu-fabric:ack.publicEndpoint": True, "gpu-fabric:ack.deletionProtection": False},
-        stack=STACK,
-    )
+    plan = run_stack({"gpu-fabric:ack.deletionProtection": False}, stack=STACK)
     (cluster,) = plan.of_type(CLUSTER)
-    assert cluster.inputs["slbInternetEnabled"] is True
+    assert cluster.inputs["slbInternetEnabled"] is False
     assert cluster.inputs["deletionProtection"] is False and cluster.protect is False
 
 
@@ -117,7 +114,7 @@ def test_system_pool_of_three_ecs_nodes(ack_plan):
 
 
 def test_kubeconfig_is_a_secret_credential_and_the_provider_keeps_its_identity(ack_plan):
-    (provider,) = ack_plan.of_type(PROVIDER)
+    provider = kubernetes_provider(ack_plan)
     assert "kubeconfig" in provider.secret_inputs
     kubeconfig = yaml.safe_load(provider.inputs["kubeconfig"])
     assert kubeconfig["users"][0]["user"]["client-certificate-data"]
@@ -212,7 +209,10 @@ def test_dependency_order(ack_plan):
     (cluster,) = ack_plan.of_type(CLUSTER)
     system, lingjun = pools(ack_plan)["ack-lingjun-system"], pools(ack_plan)["lingjun"]
     (addon,) = ack_plan.of_type(ADDON)
-    (provider,) = ack_plan.of_type(PROVIDER)
+    # The cloud stack's own provider (the fabric stack's waits for the StackReference).
+    (provider,) = [
+        p for p in ack_plan.of_type(PROVIDER) if p.urn.startswith(f"urn:pulumi:{STACK}::")
+    ]
     waits = ack_plan.depends_on
     for vswitch in ack_plan.of_type(VSWITCH):
         assert waits(cluster, vswitch)
@@ -229,7 +229,7 @@ def test_dependency_order(ack_plan):
 
 def test_the_benchmark_job_waits_for_the_provider_only(benchmark_plan):
     (job,) = benchmark_plan.of_type(JOB)
-    (provider,) = benchmark_plan.of_type(PROVIDER)
+    provider = kubernetes_provider(benchmark_plan)
     assert job.provider_urn == provider.urn
     assert not benchmark_plan.depends_on(job, pools(benchmark_plan)["lingjun"])
 

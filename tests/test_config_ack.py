@@ -27,7 +27,7 @@ IPV6_NON_HOST = {
 
 def test_committed_stack_is_valid():
     cfg = parse_stack({}, stack=STACK)
-    assert cfg.platform.value == STACK
+    assert cfg.platform == STACK
     assert cfg.rdma_addon_version == "1.1.5"
     assert cfg.lingjun.computing_network.value == "ipv4"
     assert cfg.rdma.non_host_network is False

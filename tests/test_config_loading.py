@@ -8,6 +8,7 @@ import json
 import pytest
 import yaml
 
+from components import stack_file
 from components.problems import ConfigError
 from offline import engine
 from offline import plan as plan_cli
@@ -323,7 +324,12 @@ def test_an_open_control_plane_is_a_warning():
         {"gpu-fabric:gke.masterAuthorizedNetworks": [{"cidrBlock": "192.0.2.0/24"}]}
     )
     assert closed.warnings == []
-    assert parse_stack({"gpu-fabric:ack.publicEndpoint": True}, stack="ack-lingjun").warnings
+
+
+def test_an_ack_public_endpoint_is_refused_it_has_no_allow_list():
+    (problem,) = problems({"gpu-fabric:ack.publicEndpoint": True}, stack="ack-lingjun")
+    assert problem.key == "gpu-fabric:ack.publicEndpoint"
+    assert "no access control list" in problem.message
 
 
 def test_an_ack_vswitch_outside_the_allowed_sizes_is_refused():
@@ -360,7 +366,7 @@ def test_several_key_problems_are_reported_with_the_model_s():
 
 def _write(tmp_path, monkeypatch, content: bytes) -> str:
     (tmp_path / "Pulumi.broken.yaml").write_bytes(content)
-    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    monkeypatch.setattr(stack_file, "STACKS_DIR", tmp_path)
     return str(tmp_path / "Pulumi.broken.yaml")
 
 
@@ -410,7 +416,7 @@ def test_secure_values_are_secret_keys_offline(tmp_path, monkeypatch):
     document["config"]["gpu-fabric:gpuNodes"]["sshPublicKey"] = "placeholder"
     document["config"]["gpu-fabric:sshKeyNote"] = {"secure": "v1:abc"}
     (tmp_path / "Pulumi.s.yaml").write_text(yaml.safe_dump(document))
-    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    monkeypatch.setattr(stack_file, "STACKS_DIR", tmp_path)
     values, secret = engine.stack_config_and_secrets("s")
     assert secret == ["gpu-fabric:sshKeyNote"]
     assert values["gpu-fabric:sshKeyNote"] == engine.SECRET_PLACEHOLDER

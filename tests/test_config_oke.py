@@ -23,7 +23,7 @@ def claims(*shapes: dict) -> dict:
 
 def test_committed_stack_is_valid():
     cfg = parse_stack({}, stack=STACK)
-    assert cfg.platform.value == STACK
+    assert cfg.platform == STACK
     assert cfg.child_cidr == "10.208.0.0/12"
     assert [c.name for c in cfg.claims][:2] == ["all-rails", "aligned-8gpu-16rails"]
 

@@ -278,3 +278,231 @@ def test_a_stack_on_one_side_only_and_a_failed_plan(tmp_path, a3_file):
     assert len(gone.changes) == len(a3_file["resources"])
     report = diff.render_stack(failed, RULES)
     assert report.startswith("## Stack `oke-prod`: no diff") and "1 problem" in report
+
+
+# --- Moves through aliases, and components ---
+
+CLUSTER = "urn:pulumi:s::p::gpu-fabric:gke:GpuCluster::c"
+
+
+def _resource(
+    qualified_type: str,
+    name: str,
+    *,
+    parent: str = CLUSTER,
+    custom: bool = True,
+    inputs: dict | None = None,
+    provider: str = "",
+    property_dependencies: dict[str, list[str]] | None = None,
+    aliases: list[str] | None = None,
+) -> dict:
+    """A resource as a plan file has it: URN `urn:pulumi:s::p::<qualified_type>::<name>`."""
+    return Registration(
+        urn=f"urn:pulumi:s::p::{qualified_type}::{name}",
+        type=qualified_type.rsplit("$", 1)[-1],
+        name=name,
+        parent=parent,
+        custom=custom,
+        provider=f"{provider}::id" if provider else "",  # a reference: `<urn>::<id>`
+        dependencies=[],
+        property_dependencies=property_dependencies or {},
+        inputs=inputs or {},
+        protect=False,
+        delete_before_replace=False,
+        ignore_changes=[],
+        aliases=aliases or [],
+    ).as_json()
+
+
+def _plan(*resources: dict) -> dict:
+    cluster = _resource("gpu-fabric:gke:GpuCluster", "c", parent="", custom=False)
+    return {"stack": "s", "resources": [cluster, *resources], "outputs": {}}
+
+
+NETWORK = "gcp:compute/network:Network"
+SUBNET = "gcp:compute/subnetwork:Subnetwork"
+OLD_NET = f"urn:pulumi:s::p::gpu-fabric:gke:GpuCluster${NETWORK}::net"
+OLD_SUB = f"urn:pulumi:s::p::gpu-fabric:gke:GpuCluster${SUBNET}::sub"
+LAYER = "urn:pulumi:s::p::gpu-fabric:gke:GpuCluster$gpu-fabric:index:GkeCloud::c"
+NEW_NET = f"urn:pulumi:s::p::gpu-fabric:index:GkeCloud${NETWORK}::net"
+
+
+def _before(mtu: int = 8244) -> dict:
+    """A GPU VPC and its subnet, children of GpuCluster."""
+    return _plan(
+        _resource(f"gpu-fabric:gke:GpuCluster${NETWORK}", "net", inputs={"mtu": mtu}),
+        _resource(
+            f"gpu-fabric:gke:GpuCluster${SUBNET}",
+            "sub",
+            inputs={"network": "net-id", "ipCidrRange": "10.1.0.0/24"},
+            property_dependencies={"network": [OLD_NET]},
+        ),
+    )
+
+
+def _after(mtu: int = 8244, aliases: bool = True) -> dict:
+    """The same two under the cloud layer (a new component), with aliases to their old URNs."""
+    return _plan(
+        _resource("gpu-fabric:gke:GpuCluster$gpu-fabric:index:GkeCloud", "c", custom=False),
+        _resource(
+            f"gpu-fabric:index:GkeCloud${NETWORK}",
+            "net",
+            parent=LAYER,
+            inputs={"mtu": mtu},
+            aliases=[OLD_NET] if aliases else [],
+        ),
+        _resource(
+            f"gpu-fabric:index:GkeCloud${SUBNET}",
+            "sub",
+            parent=LAYER,
+            inputs={"network": "net-id", "ipCidrRange": "10.1.0.0/24"},
+            property_dependencies={"network": [NEW_NET]},
+            aliases=[OLD_SUB] if aliases else [],
+        ),
+    )
+
+
+def test_a_resource_moved_with_an_alias_is_not_removed_and_added():
+    result = diff.diff_plans(_before(), _after(), RULES)
+    assert [(c.name, c.action, c.custom) for c in result.changes] == [
+        ("c", "create", False),
+        ("net", "move", True),
+        ("sub", "move", True),
+    ]
+    assert change_of(result, "net").moved_from == OLD_NET
+    report = diff.render_stack(result, RULES)
+    assert report.startswith("## Stack `s`: 0 to replace, 0 to update, 0 to add, 0 to remove\n")
+    assert (
+        "2 resources moved under a new parent (aliases carry their state; nothing is replaced): "
+        "under `c` (`gpu-fabric:index:GkeCloud`): `net`, `sub`." in report
+    )
+    assert "CAUTION" not in report and "### Add" not in report and "### Remove" not in report
+
+
+def test_a_moved_resource_with_a_replace_forcing_change_is_still_replaced():
+    result = diff.diff_plans(_before(), _after(mtu=8896), RULES)
+    network = change_of(result, "net")
+    assert (network.action, network.reason, network.moved_from) == (
+        "replace",
+        "forced by `mtu`",
+        OLD_NET,
+    )
+    assert [(f.path, f.before, f.after) for f in network.fields] == [("mtu", 8244, 8896)]
+    # The subnet follows through its new URN's dependency on the network's new URN.
+    subnet = change_of(result, "sub")
+    assert (subnet.action, subnet.reason) == ("replace", "`network` comes from net (replaced)")
+    report = diff.render_stack(result, RULES)
+    assert report.startswith("## Stack `s`: 2 to replace, 0 to update, 0 to add, 0 to remove\n")
+    assert "> [!CAUTION]" in report
+    assert "`net` (also replaced), `sub` (also replaced)" in report
+    assert "nothing is replaced" not in report
+
+
+def test_a_component_added_or_removed_is_not_counted_as_a_resource():
+    pool = _resource("gpu-fabric:gke:GpuCluster$gpu-fabric:gke:GpuNodePool", "pool", custom=False)
+    node_pool = _resource(
+        "gpu-fabric:gke:GpuNodePool$gcp:container/nodePool:NodePool",
+        "pool",
+        parent="urn:pulumi:s::p::gpu-fabric:gke:GpuCluster$gpu-fabric:gke:GpuNodePool::pool",
+    )
+    added = diff.diff_plans(_plan(), _plan(pool, node_pool), RULES)
+    assert sorted((c.name, c.custom) for c in added.of_action("create")) == [
+        ("pool", False),
+        ("pool", True),
+    ]
+    report = diff.render_stack(added, RULES)
+    assert report.startswith("## Stack `s`: 0 to replace, 0 to update, 1 to add, 0 to remove\n")
+    assert (
+        "1 component added (groupings only: nothing is created in a cloud or cluster): "
+        "`pool` (`gpu-fabric:gke:GpuNodePool`)." in report
+    )
+    assert "### Add\n\n- `pool` (`gcp:container/nodePool:NodePool`)\n" in report
+    assert "- `pool` (`gpu-fabric:gke:GpuNodePool`)" not in report
+
+    removed = diff.render_stack(diff.diff_plans(_plan(pool), _plan(), RULES), RULES)
+    assert removed.startswith("## Stack `s`: 0 to replace, 0 to update, 0 to add, 0 to remove\n")
+    assert (
+        "1 component removed (groupings only: nothing is deleted in a cloud or cluster)" in removed
+    )
+    assert "### Remove" not in removed
+
+
+def test_a_plan_file_without_aliases():
+    """Plan files written before aliases were recorded have no "aliases" key."""
+    old = _before()
+    for resource in old["resources"]:
+        del resource["aliases"]
+    moved = diff.diff_plans(old, _after(), RULES)
+    assert {c.name: c.action for c in moved.changes} == {
+        "net": "move",
+        "sub": "move",
+        "c": "create",
+    }
+    # With neither side saying where a resource came from, a new URN is a new resource.
+    new = _after(aliases=False)
+    for resource in new["resources"]:
+        del resource["aliases"]
+    unmatched = diff.diff_plans(old, new, RULES)
+    assert sorted((c.urn, c.action) for c in unmatched.of_action("delete")) == [
+        (OLD_NET, "delete"),
+        (OLD_SUB, "delete"),
+    ]
+    assert "2 to add, 2 to remove" in diff.render_stack(unmatched, RULES)
+
+
+def test_a_moved_provider_does_not_replace_what_it_manages():
+    old_provider = "urn:pulumi:s::p::gpu-fabric:gke:GpuCluster$pulumi:providers:kubernetes::k8s"
+    fabric = "urn:pulumi:s::p::gpu-fabric:gke:GpuCluster$gpu-fabric:index:GkeFabric::c"
+    new_provider = "urn:pulumi:s::p::gpu-fabric:index:GkeFabric$pulumi:providers:kubernetes::k8s"
+    config_map = "gpu-fabric:gke:GpuCluster$kubernetes:core/v1:ConfigMap"
+    map_inputs = {"metadata": {"name": "m", "namespace": "kube-system"}}
+
+    def provider(qualified_type: str, cluster: str, **options) -> dict:
+        return _resource(qualified_type, "k8s", inputs={"clusterIdentifier": cluster}, **options)
+
+    def plan(provider_type: str, provider_urn: str, cluster: str = "a", **options) -> dict:
+        return _plan(
+            provider(provider_type, cluster, **options),
+            _resource(config_map, "m", inputs=map_inputs, provider=provider_urn),
+        )
+
+    old = plan("gpu-fabric:gke:GpuCluster$pulumi:providers:kubernetes", old_provider)
+    moved_type = "gpu-fabric:index:GkeFabric$pulumi:providers:kubernetes"
+    new = plan(moved_type, new_provider, parent=fabric, aliases=[old_provider])
+    result = diff.diff_plans(old, new, RULES)
+    assert [(c.name, c.action) for c in result.changes] == [("k8s", "move")]
+
+    # A moved provider that is replaced still takes what it manages with it.
+    replaced = diff.diff_plans(
+        old, plan(moved_type, new_provider, "b", parent=fabric, aliases=[old_provider]), RULES
+    )
+    assert (change_of(replaced, "m").action, change_of(replaced, "m").reason) == (
+        "replace",
+        "its provider k8s is replaced",
+    )
+    # A new provider in place of the old one (no alias) is another provider.
+    other = diff.diff_plans(old, plan(moved_type, new_provider, parent=fabric), RULES)
+    assert {c.name: c.action for c in other.changes if c.custom} == {
+        "k8s": "create",
+        "m": "replace",
+    }
+    assert change_of(other, "m").reason == (
+        f"its provider changes from `{old_provider}` to `{new_provider}`"
+    )
+
+
+def test_a_resource_renamed_through_an_alias_is_reported_as_renamed():
+    old = _plan(_resource(f"gpu-fabric:gke:GpuCluster${NETWORK}", "net", inputs={"mtu": 8244}))
+    new = _plan(
+        _resource(
+            f"gpu-fabric:gke:GpuCluster${NETWORK}",
+            "net-1",
+            inputs={"mtu": 8244},
+            aliases=[OLD_NET],
+        )
+    )
+    result = diff.diff_plans(old, new, RULES)
+    assert [(c.name, c.action) for c in result.changes] == [("net-1", "move")]
+    report = diff.render_stack(result, RULES)
+    assert "1 resource moved or renamed" in report
+    assert f"renamed or retyped: `net` (`{NETWORK}`) as `net-1` (`{NETWORK}`)." in report

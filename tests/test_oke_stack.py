@@ -12,8 +12,8 @@ import yaml
 
 from components.oke import claims
 from components.oke.config import ClaimShape
-from offline.engine import MOCK_OKE_CA, Plan, manifest, run
-from tests.conftest import DELETE, OKE_EXISTING_VCN, run_stack
+from offline.engine import MOCK_OKE_CA, Plan, manifest
+from tests.conftest import DELETE, OKE_EXISTING_VCN, kubernetes_provider, run_stack
 from tests.seed import seed_file, seed_objects
 
 STACK = "oke-dranet"
@@ -32,7 +32,7 @@ SHAPE = "BM.GPU.B4.8"
 
 @pytest.fixture(scope="module")
 def oke_plan() -> Plan:
-    return run(STACK)
+    return run_stack(stack=STACK)  # the cloud stack and its fabric stack
 
 
 class NcclPlans:
@@ -196,7 +196,7 @@ def test_system_pool_is_small_managed_and_vcn_native(oke_plan):
 
 
 def test_kubernetes_provider_uses_the_oke_kubeconfig_and_cluster_identifier(oke_plan):
-    (provider,) = oke_plan.of_type("pulumi:providers:kubernetes")
+    provider = kubernetes_provider(oke_plan)
     assert provider.inputs["clusterIdentifier"] == "ocid1.cluster.oc1.us-ashburn-1.mockokedranet"
     assert "kubeconfig" in provider.secret_inputs
     kubeconfig = yaml.safe_load(provider.inputs["kubeconfig"])
@@ -448,7 +448,7 @@ def _shape():
 def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(
     oke_plan, nccl_plans
 ):
-    (provider,) = oke_plan.of_type("pulumi:providers:kubernetes")
+    provider = kubernetes_provider(oke_plan)
     for resource in oke_plan.kubernetes_objects() + oke_plan.helm_releases():
         assert resource.provider_urn == provider.urn, resource.name
     for obj in map(manifest, oke_plan.kubernetes_objects()):

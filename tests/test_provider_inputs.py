@@ -53,14 +53,14 @@ VARIANTS = {
         "gpu-fabric:oke.cni": "FLANNEL_OVERLAY",
         "gpu-fabric:oke.publicEndpoint": True,
         "gpu-fabric:network": {
-            "existing": {k: v for k, v in OKE_EXISTING_VCN.items() if "pods" not in k}
+            "existing": {k: v for k, v in OKE_EXISTING_VCN.items() if "pods" not in k},
+            "apiAllowedCidrs": ["198.51.100.0/24"],
         },
     },
     "ack-lingjun": {},
     "ack-lingjun options": {
         "gpu-fabric:rdma": {"nonHostNetwork": True, "addonVersion": "1.1.0"},
         "gpu-fabric:lingjun.computingNetwork": "ipv6",
-        "gpu-fabric:ack.publicEndpoint": True,
         "gpu-fabric:benchmarkJob": True,
         "gpu-fabric:images": {"benchmark": "example.com/hps:1"},
     },

@@ -11,6 +11,7 @@ import yaml
 from kubernetes.client import ApiClient
 
 import verify.__main__ as verify_cli
+import verify.gke as verify_gke
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import (
@@ -209,7 +210,7 @@ def client_for(objects: dict) -> tuple[ApiClient, RecordedCluster]:
 
 def test_read_snapshot_through_the_kubernetes_client(expected):
     api_client, cluster = client_for(recorded())
-    snapshot = verify_cli.read_gke_snapshot(expected, api_client)
+    snapshot = verify_gke.read_snapshot(expected, api_client)
     assert check(expected, snapshot) == []
     assert snapshot.daemon_set["status"]["numberReady"] == 2
     assert (
@@ -223,7 +224,7 @@ def test_read_snapshot_treats_a_404_daemon_set_as_missing(expected):
     objects = recorded()
     objects["daemonset"] = None
     api_client, _ = client_for(objects)
-    snapshot = verify_cli.read_gke_snapshot(expected, api_client)
+    snapshot = verify_gke.read_snapshot(expected, api_client)
     assert snapshot.daemon_set is None
     assert check(expected, snapshot) == ["DaemonSet kube-system/nccl-rdma-installer: missing"]
 

@@ -8,7 +8,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-import verify.__main__ as verify_cli
+import verify.ack as verify_ack
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
@@ -125,7 +125,7 @@ def ack_client(objects: dict):
 
 def test_read_snapshot_through_the_kubernetes_client(expected):
     api_client, cluster = ack_client(recorded())
-    snapshot = verify_cli.read_ack_snapshot(expected, api_client)
+    snapshot = verify_ack.read_snapshot(expected, api_client)
     assert check(expected, snapshot) == []
     assert len(snapshot.nodes) == 5 and len(snapshot.pods) == 2
     # The pods are listed by the DaemonSet's own selector, not by assumed labels.
@@ -136,7 +136,7 @@ def test_a_missing_daemon_set_is_a_404_and_lists_no_pods(expected):
     objects = recorded()
     objects["daemonset"] = None
     api_client, cluster = ack_client(objects)
-    snapshot = verify_cli.read_ack_snapshot(expected, api_client)
+    snapshot = verify_ack.read_snapshot(expected, api_client)
     assert snapshot.daemon_set is None and snapshot.pods == []
     assert f"DaemonSet {DS}: missing" in check(expected, snapshot)
 

@@ -8,7 +8,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-import verify.__main__ as verify_cli
+import verify.oke as verify_oke
 from components.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
@@ -196,7 +196,7 @@ def oke_client(objects: dict):
 
 def test_read_snapshot_through_the_kubernetes_client(expected):
     api_client, cluster = oke_client(recorded())
-    snapshot = verify_cli.read_oke_snapshot(expected, api_client)
+    snapshot = verify_oke.read_snapshot(expected, api_client)
     assert check(expected, snapshot) == []
     assert len(snapshot.resource_slices) == 4
     assert any("labelSelector=app%3Ddranet" in r for r in cluster.requests)

@@ -14,7 +14,7 @@ from typing import Any
 
 from components.ack.config import AckLingjunConfig
 from components.catalog import catalog
-from verify.rollout import daemon_set_problems
+from verify.rollout import daemon_set_problems, read_or_none
 
 
 @dataclass(frozen=True)
@@ -98,3 +98,28 @@ def check(expected: Expected, snapshot: Snapshot) -> list[str]:
             if _quantity((status.get(part) or {}).get(expected.resource)) <= 0:
                 problems.append(f"Node {name}: no {expected.resource} in its {part}")
     return problems
+
+
+def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
+    """Fetch the objects `check` needs: the DaemonSet's pods through its own selector."""
+    from kubernetes import client
+
+    plain = api_client.sanitize_for_serialization
+    core = client.CoreV1Api(api_client)
+    daemon_set = read_or_none(
+        lambda: plain(
+            client.AppsV1Api(api_client).read_namespaced_daemon_set(
+                expected.daemon_set, expected.namespace
+            )
+        )
+    )
+    pods: list[dict] = []
+    selector = ((daemon_set or {}).get("spec") or {}).get("selector", {}).get("matchLabels")
+    if selector:
+        pods = plain(
+            core.list_namespaced_pod(
+                expected.namespace,
+                label_selector=",".join(f"{k}={v}" for k, v in selector.items()),
+            )
+        )["items"]
+    return Snapshot(nodes=plain(core.list_node())["items"], daemon_set=daemon_set, pods=pods)

@@ -15,7 +15,7 @@ from components.gke.config import GkeStackConfig
 from components.gke.fabric import installer_file
 from components.gke.gpu_cluster import gpu_networks
 from components.gke.nccl_installer import installer_manifest
-from verify.rollout import daemon_set_problems
+from verify.rollout import daemon_set_and_pods, daemon_set_problems
 
 GROUP = "networking.gke.io"
 
@@ -138,3 +138,26 @@ def check(expected: Expected, snapshot: Snapshot) -> list[str]:
         expected.installer_namespace, expected.installer_name, snapshot.daemon_set, snapshot.pods
     )
     return problems
+
+
+def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
+    """Fetch the objects `check` needs; absent ones come back empty or None."""
+    from kubernetes import client
+
+    custom = client.CustomObjectsApi(api_client)
+
+    def cluster_objects(plural: str) -> list[dict]:
+        return custom.list_cluster_custom_object(GROUP, "v1", plural)["items"]
+
+    daemon_set, pods = daemon_set_and_pods(
+        api_client,
+        expected.installer_namespace,
+        expected.installer_name,
+        expected.installer_selector,
+    )
+    return Snapshot(
+        param_sets=cluster_objects("gkenetworkparamsets"),
+        networks=cluster_objects("networks"),
+        daemon_set=daemon_set,
+        pods=pods,
+    )

@@ -21,7 +21,7 @@ from components.oke.claims import (
 )
 from components.oke.config import OkeDranetConfig
 from components.oke.dranet import namespace_manifest, tools_config_map
-from verify.rollout import daemon_set_problems
+from verify.rollout import daemon_set_and_pods, daemon_set_problems, read_or_none
 
 
 @dataclass(frozen=True)
@@ -208,3 +208,32 @@ def check(expected: Expected, snapshot: Snapshot) -> list[str]:
             if data.get(key) != text:
                 problems.append(f"ConfigMap {name}: {key} differs from the stack's")
     return problems
+
+
+def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
+    """Fetch the objects `check` needs; absent ones come back empty or None."""
+    from kubernetes import client
+
+    plain = api_client.sanitize_for_serialization
+    core, dra = client.CoreV1Api(api_client), client.ResourceV1Api(api_client)
+    snapshot = Snapshot(
+        device_classes=plain(dra.list_device_class())["items"],
+        nodes=plain(core.list_node())["items"],
+        resource_slices=plain(dra.list_resource_slice())["items"],
+        namespace=read_or_none(
+            lambda: plain(core.read_namespace(expected.namespace["metadata"]["name"]))
+        ),
+        config_map=read_or_none(
+            lambda: plain(
+                core.read_namespaced_config_map(
+                    expected.tools["metadata"]["name"], expected.tools["metadata"]["namespace"]
+                )
+            )
+        ),
+    )
+    for ds in expected.daemon_sets:
+        key = f"{ds.namespace}/{ds.name}"
+        snapshot.daemon_sets[key], snapshot.pods[key] = daemon_set_and_pods(
+            api_client, ds.namespace, ds.name, ds.selector
+        )
+    return snapshot

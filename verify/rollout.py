@@ -60,3 +60,28 @@ def daemon_set_problems(
                     f"Pod {namespace}/{pod_name}: container {container['name']} {waiting['reason']}"
                 )
     return problems
+
+
+def read_or_none(read, *args) -> Any:
+    """`read(*args)` as a plain dict, or None where the object does not exist."""
+    from kubernetes.client.exceptions import ApiException
+
+    try:
+        return read(*args)
+    except ApiException as err:
+        if err.status != 404:
+            raise
+        return None
+
+
+def daemon_set_and_pods(api_client: Any, namespace: str, name: str, selector: dict) -> tuple:
+    from kubernetes import client
+
+    plain = api_client.sanitize_for_serialization
+    daemon_set = read_or_none(
+        lambda: plain(client.AppsV1Api(api_client).read_namespaced_daemon_set(name, namespace))
+    )
+    pods = client.CoreV1Api(api_client).list_namespaced_pod(
+        namespace, label_selector=",".join(f"{k}={v}" for k, v in selector.items())
+    )
+    return daemon_set, plain(pods)["items"]

@@ -12,7 +12,8 @@ import itertools
 import re
 
 from ..catalog import catalog
-from ..problems import Problem
+from ..config_base import Layers
+from ..problems import Problem, private_endpoint_fix
 from ..problems import key as _key
 from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork, ack_version_tuple, version_tuple
 
@@ -26,6 +27,7 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += _version_checks(cfg)
     problems += _rdma_checks(cfg)
     problems += _network_checks(cfg)
+    problems += _reachability(cfg)
     if cfg.images.benchmark and not cfg.benchmark_job:
         problems.append(
             Problem(
@@ -209,4 +211,28 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
                 "pick a range outside it, e.g. 192.168.0.0/16",
             )
         )
+    return problems
+
+
+def _reachability(cfg: AckLingjunConfig) -> list[Problem]:
+    """A stack that applies the fabric layer must reach the API endpoint from where it runs.
+
+    The API server's internet SLB has no access control list that this stack can set (the
+    provider's `ManagedKubernetes` exposes none), so a public endpoint is not offered.
+    """
+    problems = []
+    if cfg.ack.public_endpoint:
+        problems.append(
+            Problem(
+                _key("ack.publicEndpoint"),
+                True,
+                "the API server's internet SLB would have no access control list (this stack "
+                "cannot set one), open to any address; keep it private and split the layers "
+                '(README, "Split deployment")',
+            )
+        )
+    existing = cfg.network.existing
+    if cfg.layers is Layers.ALL and not (existing is not None and existing.deploy_path):
+        fix = private_endpoint_fix("VPC", "(none on ACK: a public endpoint has no allow-list)")
+        problems.append(Problem(_key("layers"), cfg.layers.value, fix))
     return problems

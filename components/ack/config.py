@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
-from ..config_base import NAMESPACE, Cidr, ConfigModel, ImageRef, NodeCount, Platform
+from ..config_base import Cidr, ConfigModel, ImageRef, NodeCount, StackModel
 
 REGION_KEY = "alicloud:region"
 
@@ -133,6 +133,11 @@ class ExistingVpc(ConfigModel):
     vpc_cidr: Cidr = Field(description="The VPC's range.")
     node_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Node vSwitches.")
     pod_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Terway pod vSwitches.")
+    deploy_path: str | None = Field(
+        None,
+        description="How the host that runs `pulumi up` reaches the intranet API endpoint (a VPN "
+        "gateway, Express Connect, CEN): with it, one stack may apply both layers.",
+    )
 
 
 class AckNetworkConfig(ConfigModel):
@@ -214,10 +219,10 @@ class AckImagesConfig(ConfigModel):
     benchmark: ImageRef | None = Field(None, description="Image of the seed's benchmark Job.")
 
 
-class AckLingjunConfig(ConfigModel):
+class AckLingjunConfig(StackModel):
     """ack-lingjun: ACK Pro with a Lingjun node pool and the RDMA Device Plugin (seed 004)."""
 
-    platform: Literal[Platform.ACK_LINGJUN] = Field(description="`ack-lingjun`.")
+    platform: Literal["ack-lingjun"] = Field(description="`ack-lingjun`.")
     alicloud_region: str = Field(alias=REGION_KEY, description="e.g. cn-wulanchabu.")
     network: AckNetworkConfig = Field(default_factory=AckNetworkConfig)
     ack: AckClusterConfig
@@ -266,9 +271,4 @@ class AckLingjunConfig(ConfigModel):
 
     @property
     def warnings(self) -> list[str]:
-        if self.ack.public_endpoint:
-            return [
-                f"{NAMESPACE}:ack.publicEndpoint: the API server gets an internet SLB with no "
-                "access control list; prefer reaching it from the VPC (warning, not fatal)"
-            ]
         return []

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pulumi
 import pulumi_kubernetes as k8s
 
+from ..layers import LayeredCluster
 from .cloud import AckCloud, AckCloudArgs
 from .config import AckLingjunConfig
 from .fabric import AckFabric, AckFabricArgs
@@ -69,17 +69,23 @@ def fabric_args(
     return args
 
 
-class GpuCluster(pulumi.ComponentResource):
-    """Both layers in one stack: `AckCloud`, then `AckFabric` on the new cluster's provider."""
+class GpuCluster(LayeredCluster):
+    """ACK's layers in one stack: `AckCloud`, then `AckFabric` on the new cluster's provider."""
 
-    cloud: AckCloud
-    fabric: AckFabric
+    TOKEN = "gpu-fabric:ack:GpuCluster"
+    CLOUD_OUTPUTS = {
+        "clusterName": "cluster_name",
+        "clusterId": "cluster_id",
+        "kubeconfig": "kubeconfig",
+        "vpcId": "vpc_id",
+        "lingjunNodePoolId": "lingjun_node_pool_id",
+        "rdmaAddon": "rdma_addon",
+        "rdmaNonHostNetwork": "rdma_non_host_network",
+    }
+    FABRIC_OUTPUTS = {"benchmarkJob": "benchmark_job"}
 
-    def __init__(
-        self, name: str, cfg: AckLingjunConfig, opts: pulumi.ResourceOptions | None = None
-    ):
-        super().__init__("gpu-fabric:ack:GpuCluster", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        self.cloud = AckCloud(name, cloud_args(cfg), child)
-        self.fabric = AckFabric(name, fabric_args(cfg, self.cloud.kubernetes_provider), child)
-        self.register_outputs({})
+    def cloud_layer(self, name, cfg, opts):
+        return AckCloud(name, cloud_args(cfg), opts)
+
+    def fabric_layer(self, name, cfg, provider, cloud_outputs, opts):
+        return AckFabric(name, fabric_args(cfg, provider, cloud_outputs), opts)

@@ -44,12 +44,12 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
             )
         ]
     problems: list[Problem] = []
-    if machine.platform != cfg.platform.value:
+    if machine.platform != cfg.platform:
         problems.append(
             Problem(
                 _key("gpuPool.machineType"),
                 cfg.gpu_pool.machine_type,
-                f"belongs to platform {machine.platform!r}, not {cfg.platform.value!r}; "
+                f"belongs to platform {machine.platform!r}, not {cfg.platform!r}; "
                 "change gpu-fabric:platform or the machine type",
             )
         )

@@ -198,6 +198,8 @@ class GkeCloud(pulumi.ComponentResource):
     """E-mail of the nodes' least-privilege service account."""
     gpu_node_pools: pulumi.Output[list[str]]
     """The GPU node pools' names, in the order given."""
+    gpu_node_pool: pulumi.Output[str]
+    """The first GPU node pool's name."""
     gpu_networks: pulumi.Output[list[str]]
     """The GPU VPCs' names, in NIC order."""
     gpu_subnets: pulumi.Output[list[str]]
@@ -258,6 +260,7 @@ class GkeCloud(pulumi.ComponentResource):
         self.kubeconfig = self._cluster.kubeconfig
         self.node_service_account = self._cluster.node_service_account
         self.gpu_node_pools = pulumi.Output.all(*[p.node_pool_name for p in pools])
+        self.gpu_node_pool = pools[0].node_pool_name
         self.gpu_networks = pulumi.Output.all(*[v.network_name for v in vpcs])
         self.gpu_subnets = pulumi.Output.all(*[subnet for _, subnet in nics])
         self.nic_networks = pulumi.Output.all(*[network for network, _ in nics])
@@ -269,6 +272,7 @@ class GkeCloud(pulumi.ComponentResource):
                 "kubeconfig": self.kubeconfig,
                 "node_service_account": self.node_service_account,
                 "gpu_node_pools": self.gpu_node_pools,
+                "gpu_node_pool": self.gpu_node_pool,
                 "gpu_networks": self.gpu_networks,
                 "gpu_subnets": self.gpu_subnets,
                 "nic_networks": self.nic_networks,

@@ -22,9 +22,9 @@ from ..config_base import (
     ConfigModel,
     ImageRef,
     NodeCount,
-    Platform,
     SourceRange,
     SourceRanges,
+    StackModel,
 )
 
 GCP_PROJECT_KEY = "gcp:project"
@@ -363,7 +363,7 @@ class NicGroupPlan:
     object_names: list[str]
 
 
-class GkeStackConfig(ConfigModel):
+class GkeStackConfig(StackModel):
     """What every GKE stack has, validated; each GKE platform adds its own keys."""
 
     project: GcpProjectId = Field(alias=GCP_PROJECT_KEY, description="GCP project ID.")
@@ -497,7 +497,7 @@ class GkeStackConfig(ConfigModel):
 class GkeA3HighConfig(GkeStackConfig):
     """gke-a3-high: a3-highgpu-8g with GPUDirect-TCPX (seed 000)."""
 
-    platform: Literal[Platform.GKE_A3_HIGH] = Field(description="`gke-a3-high`.")
+    platform: Literal["gke-a3-high"] = Field(description="`gke-a3-high`.")
     images: A3HighImagesConfig = Field(default_factory=A3HighImagesConfig)
     smoke_test: bool = Field(False, description="The two-pod TCPX test workload.")
 
@@ -519,7 +519,7 @@ class GkeA3HighConfig(GkeStackConfig):
 class GkeA3MegaConfig(GkeStackConfig):
     """gke-a3-mega: a3-megagpu-8g (8x H100 Mega) with GPUDirect-TCPXO over 8 GPU NICs."""
 
-    platform: Literal[Platform.GKE_A3_MEGA] = Field(description="`gke-a3-mega`.")
+    platform: Literal["gke-a3-mega"] = Field(description="`gke-a3-mega`.")
     images: A3MegaImagesConfig = Field(default_factory=A3MegaImagesConfig)
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
@@ -542,7 +542,7 @@ class GkeA3MegaConfig(GkeStackConfig):
 class GkeA4xConfig(GkeStackConfig):
     """gke-a4x: a4x-highgpu-4g (GB200) with GPUDirect-RDMA over gIB (seed 003)."""
 
-    platform: Literal[Platform.GKE_A4X] = Field(description="`gke-a4x`.")
+    platform: Literal["gke-a4x"] = Field(description="`gke-a4x`.")
     images: A4xImagesConfig = Field(default_factory=A4xImagesConfig)
     storage_class: StorageClassConfig | None = Field(
         None, description="Hyperdisk StorageClass (created by default)."
@@ -585,9 +585,7 @@ class GkeRdmaConfig(GkeStackConfig):
     never in keys (FAMILIES.md: "Same network shape as A3 Ultra").
     """
 
-    platform: Literal[Platform.GKE_A3_ULTRA, Platform.GKE_A4] = Field(
-        description="`gke-a3-ultra` or `gke-a4`."
-    )
+    platform: Literal["gke-a3-ultra", "gke-a4"] = Field(description="`gke-a3-ultra` or `gke-a4`.")
     images: RdmaImagesConfig = Field(default_factory=RdmaImagesConfig)
 
     @property

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pulumi
 import pulumi_kubernetes as k8s
 
+from ..layers import LayeredCluster
 from .cloud import GkeCloud, GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
 from .config import (
     DriverInstall,
@@ -168,21 +168,27 @@ def _installer_image(cfg: GkeStackConfig) -> str:
     return cfg.gib_installer_image  # type: ignore[attr-defined]  (the gIB configs)
 
 
-class GpuCluster(pulumi.ComponentResource):
-    """Both layers in one stack: `GkeCloud`, then `GkeFabric` on the new cluster's provider."""
+class GpuCluster(LayeredCluster):
+    """GKE's layers in one stack: `GkeCloud`, then `GkeFabric` on the new cluster's provider."""
 
-    cloud: GkeCloud
-    fabric: GkeFabric
+    TOKEN = "gpu-fabric:gke:GpuCluster"
+    CLOUD_OUTPUTS = {
+        "clusterName": "cluster_name",
+        "clusterId": "cluster_id",
+        "clusterEndpoint": "endpoint",
+        "kubeconfig": "kubeconfig",
+        "nodeServiceAccount": "node_service_account",
+        "gpuNodePool": "gpu_node_pool",
+        "gpuNodePools": "gpu_node_pools",
+        "gpuNetworks": "gpu_networks",
+        "gpuSubnets": "gpu_subnets",
+        "nicNetworks": "nic_networks",
+    }
+    FABRIC_OUTPUTS = {"networkObjects": "network_objects"}
+    FABRIC_NEEDS = ("kubeconfig", "cluster_id", "nic_networks", "gpu_subnets", "gpu_node_pools")
 
-    def __init__(self, name: str, cfg: GkeStackConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-fabric:gke:GpuCluster", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        self.cloud = GkeCloud(name, cloud_args(cfg), child)
-        outputs = {
-            key: getattr(self.cloud, key)
-            for key in ("kubeconfig", "cluster_id", "nic_networks", "gpu_subnets", "gpu_node_pools")
-        }
-        self.fabric = GkeFabric(
-            name, fabric_args(cfg, self.cloud.kubernetes_provider, outputs), child
-        )
-        self.register_outputs({})
+    def cloud_layer(self, name, cfg, opts):
+        return GkeCloud(name, cloud_args(cfg), opts)
+
+    def fabric_layer(self, name, cfg, provider, cloud_outputs, opts):
+        return GkeFabric(name, fabric_args(cfg, provider, cloud_outputs), opts)

@@ -12,7 +12,8 @@ import math
 import re
 
 from ..catalog import catalog
-from ..problems import Problem
+from ..config_base import Layers
+from ..problems import Problem, private_endpoint_fix
 from ..problems import key as _key
 from .claim_plan import plan_claim
 from .config import REGION_KEY, Cni, OkeDranetConfig, kubernetes_version_tuple
@@ -31,16 +32,14 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     problems = _region_checks(cfg)
     problems += _version_checks(cfg)
     shape = catalog().oci_shapes.get(cfg.gpu_nodes.shape)
-    if shape is None or shape.platform != cfg.platform.value:
-        known = ", ".join(
-            n for n, s in catalog().oci_shapes.items() if s.platform == cfg.platform.value
-        )
+    if shape is None or shape.platform != cfg.platform:
+        known = ", ".join(n for n, s in catalog().oci_shapes.items() if s.platform == cfg.platform)
         return [
             *problems,
             Problem(
                 _key("gpuNodes.shape"),
                 cfg.gpu_nodes.shape,
-                f"not a GPU shape of the catalog for {cfg.platform.value}; use one of: {known}",
+                f"not a GPU shape of the catalog for {cfg.platform}; use one of: {known}",
             ),
         ]
     problems += _network_checks(cfg)
@@ -160,6 +159,7 @@ def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
             )
         )
 
+    problems += _reachability(cfg)
     if cfg.oke.public_endpoint and existing is None:
         problems.append(
             Problem(
@@ -381,3 +381,29 @@ def _capacity_checks(cfg: OkeDranetConfig) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _reachability(cfg: OkeDranetConfig) -> list[Problem]:
+    """A stack that applies the fabric layer must reach the API endpoint from where it runs."""
+    existing, net = cfg.network.existing, cfg.network
+    problems = []
+    if cfg.oke.public_endpoint and existing is not None and not net.api_allowed_cidrs:
+        problems.append(
+            Problem(
+                _key("network.apiAllowedCidrs"),
+                [],
+                "a public API endpoint needs an allow-list: list the ranges that deploy and "
+                "operate the cluster (no /0), or keep the endpoint private",
+            )
+        )
+    if cfg.layers is not Layers.ALL:
+        return problems
+    public = cfg.oke.public_endpoint and bool(net.api_allowed_cidrs)
+    if existing is not None and (public or existing.deploy_path):
+        return problems
+    fix = private_endpoint_fix(
+        "VCN",
+        "an existing VCN with a public API subnet, oke.publicEndpoint: true and "
+        "network.apiAllowedCidrs listing the runner's range",
+    )
+    return [*problems, Problem(_key("layers"), cfg.layers.value, fix)]

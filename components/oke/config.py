@@ -19,8 +19,8 @@ from ..config_base import (
     ConfigModel,
     ImageRef,
     NodeCount,
-    Platform,
     SourceRanges,
+    StackModel,
     VersionText,
 )
 
@@ -122,6 +122,11 @@ class ExistingVcn(ConfigModel):
     pods_subnet_id: SubnetId | None = Field(None, description="Pod subnet (VCN-native CNI).")
     pods_subnet_cidr: Cidr | None = Field(None, description="That subnet's range.")
     load_balancer_subnet_id: SubnetId = Field(description="Subnet of service load balancers.")
+    deploy_path: str | None = Field(
+        None,
+        description="How the host that runs `pulumi up` reaches the private API endpoint (a VPN, "
+        "FastConnect, a peered VCN): with it, one stack may apply both layers.",
+    )
 
 
 class OkeNetworkConfig(ConfigModel):
@@ -265,10 +270,10 @@ class ClaimShape(ConfigModel):
     )
 
 
-class OkeDranetConfig(ConfigModel):
+class OkeDranetConfig(StackModel):
     """oke-dranet: OKE with BM.GPU.B4.8 RDMA nodes, DRANET and the NVIDIA DRA GPU driver."""
 
-    platform: Literal[Platform.OKE_DRANET] = Field(description="`oke-dranet`.")
+    platform: Literal["oke-dranet"] = Field(description="`oke-dranet`.")
     tenancy_ocid: TenancyId = Field(alias=TENANCY_KEY, description="The tenancy.")
     oci_region: str = Field(alias=REGION_KEY, description="e.g. us-ashburn-1.")
     compartment_id: CompartmentId = Field(description="Compartment of every resource.")

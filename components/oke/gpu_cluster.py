@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pulumi
 import pulumi_kubernetes as k8s
 
+from ..layers import LayeredCluster
 from .cloud import OkeCloud, OkeCloudArgs
 from .config import Cni, OkeDranetConfig
 from .fabric import OkeFabric, OkeFabricArgs
@@ -107,18 +107,24 @@ def fabric_args(
     return args
 
 
-class GpuCluster(pulumi.ComponentResource):
-    """Both layers in one stack: `OkeCloud`, then `OkeFabric` on the new cluster's provider."""
+class GpuCluster(LayeredCluster):
+    """OKE's layers in one stack: `OkeCloud`, then `OkeFabric` on the new cluster's provider."""
 
-    cloud: OkeCloud
-    fabric: OkeFabric
+    TOKEN = "gpu-fabric:oke:GpuCluster"
+    CLOUD_OUTPUTS = {
+        "clusterName": "cluster_name",
+        "clusterId": "cluster_id",
+        "apiServerHost": "api_server_host",
+        "kubeconfig": "kubeconfig",
+        "vcnId": "vcn_id",
+        "loadBalancerNsgId": "load_balancer_nsg_id",
+        "computeClusterId": "compute_cluster_id",
+        "gpuNodes": "gpu_nodes",
+    }
+    FABRIC_OUTPUTS = {"claimTemplates": "claim_templates"}
 
-    def __init__(self, name: str, cfg: OkeDranetConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("gpu-fabric:oke:GpuCluster", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        self.cloud = OkeCloud(name, cloud_args(cfg), child)
-        outputs = {"kubeconfig": self.cloud.kubeconfig, "cluster_id": self.cloud.cluster_id}
-        self.fabric = OkeFabric(
-            name, fabric_args(cfg, self.cloud.kubernetes_provider, outputs), child
-        )
-        self.register_outputs({})
+    def cloud_layer(self, name, cfg, opts):
+        return OkeCloud(name, cloud_args(cfg), opts)
+
+    def fabric_layer(self, name, cfg, provider, cloud_outputs, opts):
+        return OkeFabric(name, fabric_args(cfg, provider, cloud_outputs), opts)

@@ -1,0 +1,150 @@
+"""Stack files as Pulumi reads them: `stacks/Pulumi.<stack>.yaml` into the config a program gets.
+
+Shared by the offline plan and `make verify` (which reads the stack's config without the CLI).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .problems import NO_VALUE, ConfigError, Problem
+
+ROOT = Path(__file__).resolve().parents[1]
+STACKS_DIR = ROOT / yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
+SECRET_PLACEHOLDER = "[secret]"
+"""What an encrypted (`secure:`) value reads as offline, where it cannot be decrypted."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """YAML as Pulumi reads a stack file: keys are text and written once (PyYAML lets the last one
+    win silently), dates stay text, and anchors/aliases and tags are not used to build values."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, (str, int, float, bool)):
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping",
+                    node.start_mark,
+                    "a key must be text, not a list or mapping",
+                    key_node.start_mark,
+                )
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping",
+                    node.start_mark,
+                    f"the key {key!r} is written twice (first on line {seen[key] + 1}); keep one",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_undefined(self, node):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"the tag {node.tag} is not a stack-file value", node.start_mark
+        )
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.events.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                "anchors and aliases (*name) are not stack-file values",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
+# Dates and binary stay what they are written as: text (a stack file holds text, numbers, booleans).
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+for _tag in (
+    "tag:yaml.org,2002:binary",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:set",
+    "tag:yaml.org,2002:omap",
+    "tag:yaml.org,2002:pairs",
+):
+    _StrictLoader.add_constructor(_tag, _StrictLoader.construct_undefined)
+
+
+def _file_problem(path: Path, message: str, line: int | None = None) -> ConfigError:
+    where = f"{path}:{line}" if line else str(path)
+    return ConfigError(path.stem.removeprefix("Pulumi."), [Problem(where, NO_VALUE, message)])
+
+
+def read_stack_file(path: Path) -> dict[str, Any]:
+    """The stack file's `config:` mapping; a file that is not one is a ConfigError with its line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _file_problem(path, "is not UTF-8 text; a stack file is YAML") from None
+    try:
+        document = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = mark.line + 1 if mark else None
+        raise _file_problem(path, f"not valid YAML: {err.problem or err}", line) from None
+    except yaml.YAMLError as err:
+        raise _file_problem(path, f"not valid YAML: {err}") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise _file_problem(
+            path, f"must be a mapping with a `config:` key, not a {type(document).__name__}"
+        )
+    config = document.get("config")
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise _file_problem(
+            path, f"`config:` must be a mapping of keys to values, not a {type(config).__name__}"
+        )
+    return config
+
+
+def stack_config(stack: str) -> dict[str, str]:
+    """The stack file's `config:` as Pulumi hands it to a program: objects as JSON text."""
+    return stack_config_and_secrets(stack)[0]
+
+
+def stack_config_and_secrets(stack: str) -> tuple[dict[str, str], list[str]]:
+    """The stack file's config as Pulumi hands it to a program, and its secret keys."""
+    path = STACKS_DIR / f"Pulumi.{stack}.yaml"
+    if not path.exists():
+        known = sorted(
+            p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
+        )
+        raise FileNotFoundError(f"no stack file {path}; known stacks: {', '.join(known)}")
+    values = read_stack_file(path)
+    problems = [
+        Problem(str(key), None, "is null; give it a value or remove the key")
+        for key, value in values.items()
+        if value is None
+    ]
+    if problems:
+        raise ConfigError(stack, problems)
+    secret = sorted(str(k) for k, v in values.items() if _is_secure(v))
+    return {str(key): _config_text(value) for key, value in values.items()}, secret
+
+
+def _is_secure(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"secure"}
+
+
+def _config_text(value: Any) -> str:
+    if _is_secure(value):
+        # Encrypted values need the stack's secrets provider; offline they stand for themselves,
+        # and their keys are secret keys, as under the CLI.
+        return SECRET_PLACEHOLDER
+    if isinstance(value, (dict, list, bool, int, float)):
+        return json.dumps(value)
+    return str(value)

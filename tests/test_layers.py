@@ -1,0 +1,92 @@
+"""Two layers per platform: a cloud stack and a fabric stack, and what one stack may not apply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components.problems import ConfigError
+from components.stack_config import parse_pulumi_config
+from offline import engine
+from tests.conftest import encode, parse_stack, problems
+
+FIXTURES = Path(__file__).parent / "fixtures" / "stacks"
+CLOUD_TYPES = ("oci:", "alicloud:", "gcp:")
+
+
+@pytest.mark.parametrize("stack", ["oke-dranet", "ack-lingjun"])
+def test_the_committed_one_stack_file_of_fc7b61d_is_refused_with_the_fix(stack):
+    values = yaml.safe_load((FIXTURES / f"Pulumi.{stack}.fc7b61d.yaml").read_text())["config"]
+    with pytest.raises(ConfigError) as err:
+        parse_pulumi_config(encode(values), stack, stacks_dir=None)
+    (problem,) = err.value.problems
+    assert problem.key == "gpu-fabric:layers"
+    assert "split the layers" in problem.message and "cloudStack" in problem.message
+
+
+@pytest.mark.parametrize("stack", ["oke-dranet", "ack-lingjun"])
+def test_a_cloud_stack_has_no_kubernetes_object_and_its_fabric_stack_no_cloud_resource(stack):
+    cloud = engine.run(stack)
+    assert cloud.kubernetes_objects() == [] and cloud.helm_releases() == []
+    fabric = engine.run(f"{stack}-fabric")
+    assert not [r.type for r in fabric.resources if r.type.startswith(CLOUD_TYPES)]
+    assert fabric.kubernetes_objects() or fabric.helm_releases() or stack == "ack-lingjun"
+    (provider,) = fabric.of_type("pulumi:providers:kubernetes")
+    # Its provider is built from the cloud stack's outputs, read through a StackReference.
+    assert provider.inputs["clusterIdentifier"] == cloud.outputs["clusterId"]
+    assert "kubeconfig" in provider.secret_inputs
+
+
+def test_the_fabric_stacks_carry_their_cloud_stacks_platform_config():
+    for stack in ("oke-dranet", "ack-lingjun"):
+        cloud, fabric = engine.stack_config(stack), engine.stack_config(f"{stack}-fabric")
+        layer_keys = {"gpu-fabric:layers", "gpu-fabric:cloudStack"}
+        assert {k: v for k, v in fabric.items() if k not in layer_keys} == {
+            k: v for k, v in cloud.items() if k not in layer_keys
+        }
+
+
+def test_a_fabric_stack_needs_its_cloud_stack():
+    (problem,) = problems({"gpu-fabric:layers": "fabric"}, stack="a3-prod")
+    assert problem.key == "gpu-fabric:cloudStack" and "required" in problem.message
+
+
+def test_a_cloud_stack_reference_needs_a_fabric_stack():
+    (problem,) = problems({"gpu-fabric:cloudStack": "org/gpu-fabric/x"}, stack="a3-prod")
+    assert problem.key == "gpu-fabric:cloudStack" and "has no effect" in problem.message
+
+
+def test_a_malformed_cloud_stack_reference_is_refused():
+    changes = {"gpu-fabric:layers": "fabric", "gpu-fabric:cloudStack": "org/stack"}
+    (problem,) = problems(changes, stack="a3-prod")
+    assert problem.key == "gpu-fabric:cloudStack"
+
+
+def test_an_existing_vcn_with_a_stated_path_may_run_both_layers():
+    from tests.conftest import OKE_EXISTING_VCN
+
+    existing = {**OKE_EXISTING_VCN, "deployPath": "site-to-site VPN from the CI runners"}
+    changes = {"gpu-fabric:layers": "all", "gpu-fabric:network": {"existing": existing}}
+    assert parse_stack(changes, stack="oke-dranet").layers.value == "all"
+    del existing["deployPath"]
+    (problem,) = problems(changes, stack="oke-dranet")
+    assert problem.key == "gpu-fabric:layers"
+
+
+def test_an_oke_public_endpoint_needs_an_allow_list():
+    from tests.conftest import OKE_EXISTING_VCN
+
+    changes = {
+        "gpu-fabric:layers": "all",
+        "gpu-fabric:oke.publicEndpoint": True,
+        "gpu-fabric:network": {"existing": OKE_EXISTING_VCN},
+    }
+    keys = [p.key for p in problems(changes, stack="oke-dranet")]
+    assert "gpu-fabric:network.apiAllowedCidrs" in keys
+    changes["gpu-fabric:network"] = {
+        "existing": OKE_EXISTING_VCN,
+        "apiAllowedCidrs": ["198.51.100.0/24"],
+    }
+    assert parse_stack(changes, stack="oke-dranet").oke.public_endpoint
