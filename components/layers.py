@@ -40,6 +40,23 @@ def child_options(
     )
 
 
+def whole_numbers(value: Any) -> Any:
+    """`value` with every whole-number float turned back into an int, in nested dicts and lists.
+
+    A component hosted by the component package (`provider.py`) gets numbers from other languages
+    as floats (2.0): the pinned SDK's input mapping converts them and then keeps the float (an
+    incomplete upstream fix, pulumi/pulumi#21944). Counts must be ints: `range(2.0)` raises, and
+    `str(2.0)` would write "2.0" into a node label or an ACK pool size.
+    """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    return value
+
+
 def after(value: pulumi.Input[Any], *waits: pulumi.Input[Any]) -> pulumi.Output[Any]:
     """`value`, resolved only once every `waits` is: a resource that takes it waits for theirs.
 

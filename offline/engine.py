@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import runpy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -506,11 +507,13 @@ def run(
     config: dict[str, str] | None = None,
     secret_keys: list[str] | None = None,
     cloud_outputs: dict[str, Any] | None = None,
+    program: Callable[[], Any] | None = None,
 ) -> Plan:
     """Run `__main__.py` for `stack` under mocks. `config` replaces the stack file's values.
 
     A fabric stack's StackReference reads `cloud_outputs`, or the outputs of the referenced stack's
-    own offline plan (planned first, from its stack file).
+    own offline plan (planned first, from its stack file). `program` runs instead of
+    `__main__.py` (a component built on its own, as another language's program would).
 
     Raises whatever the program raises (a ConfigError for bad config), after the engine settles.
     """
@@ -537,7 +540,8 @@ def run(
     )
     set_all_config(values, secret_keys or [])
     try:
-        _sync_await(run_pulumi_func(lambda: runpy.run_path(str(PROGRAM), run_name="__main__")))
+        main = program or (lambda: runpy.run_path(str(PROGRAM), run_name="__main__"))
+        _sync_await(run_pulumi_func(main))
     except Exception:
         _settle()
         raise

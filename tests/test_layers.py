@@ -90,3 +90,43 @@ def test_an_oke_public_endpoint_needs_an_allow_list():
         "apiAllowedCidrs": ["198.51.100.0/24"],
     }
     assert parse_stack(changes, stack="oke-dranet").oke.public_endpoint
+
+
+def test_a_hosted_layer_takes_counts_that_arrive_as_floats():
+    """Other languages' numbers reach a hosted component as floats (2.0); counts stay counts."""
+    import pulumi_kubernetes as k8s
+
+    from components.ack.cloud import AckCloud
+    from components.ack.gpu_cluster import cloud_args as ack_cloud_args
+    from components.oke.cloud import OkeCloud
+    from components.oke.fabric import OkeFabric
+    from components.oke.gpu_cluster import cloud_args, fabric_args
+    from tests.conftest import parse_stack
+
+    def floats(value):
+        if isinstance(value, bool) or not isinstance(value, (int, dict, list)):
+            return value
+        if isinstance(value, int):
+            return float(value)
+        if isinstance(value, dict):
+            return {k: floats(v) for k, v in value.items()}
+        return [floats(v) for v in value]
+
+    oke, ack = parse_stack({}, stack="oke-dranet"), parse_stack({}, stack="ack-lingjun")
+
+    def program():
+        OkeCloud("hosted", floats(cloud_args(oke)))
+        provider = k8s.Provider("hosted-k8s", kubeconfig="{}")
+        outputs = {"kubeconfig": "{}", "cluster_id": "ocid1.cluster.oc1..x"}
+        OkeFabric(
+            "hosted", {**floats(fabric_args(oke, None, outputs)), "kubernetes_provider": provider}
+        )
+        AckCloud("hosted-ack", floats(ack_cloud_args(ack)))
+
+    plan = engine.run("oke-dranet", engine.stack_config("oke-dranet"), program=program)
+    instances = plan.of_type("oci:Core/instance:Instance")
+    assert len(instances) == oke.gpu_nodes.count
+    assert "31.0" not in str([i.inputs for i in instances])
+    pools = plan.of_type("alicloud:cs/nodePool:NodePool")
+    sizes = sorted(p.inputs["desiredSize"] for p in pools if "desiredSize" in p.inputs)
+    assert sizes and all(size.isdigit() for size in sizes), sizes

@@ -7,14 +7,12 @@ add-on for the cluster and the system pool (ACK runs add-on installs on nodes); 
 the add-on (a documented prerequisite) and, through it, the cluster.
 """
 
-from __future__ import annotations
-
 from typing import NotRequired, TypedDict
 
 import pulumi
 
 from ..catalog import catalog
-from ..layers import child_options, layer_token
+from ..layers import child_options, layer_token, whole_numbers
 from .cluster import AckCluster, AckClusterArgs, SystemPoolArgs
 from .lingjun import LingjunPool, LingjunPoolArgs
 from .network import AckNetwork, AckNetworkArgs, ExistingAckNetworkArgs, VswitchArgs
@@ -150,6 +148,7 @@ class AckCloud(pulumi.ComponentResource):
         self, name: str, args: AckCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__(layer_token(AckCloud), name, None, opts)
+        args = whole_numbers(args)
         child = child_options(self, opts)
         facts, system = catalog().ack, args["system_pool"]
         net = AckNetwork(f"{name}-network", _network_args(args), child)

@@ -5,14 +5,12 @@ for the provider only: its pods stay Pending until a Lingjun node advertises `rd
 `pulumi up` does not wait for the Job (skipAwait).
 """
 
-from __future__ import annotations
-
 from typing import NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..layers import child_options, layer_token
+from ..layers import child_options, layer_token, whole_numbers
 from .rdma_pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs
 
 
@@ -37,6 +35,7 @@ class AckFabric(pulumi.ComponentResource):
         self, name: str, args: AckFabricArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__(layer_token(AckFabric), name, None, opts)
+        args = whole_numbers(args)
         job = ""
         if "benchmark_image" in args:
             benchmark = Benchmark(

@@ -5,14 +5,12 @@ waits for its primary network only; each GPU node pool waits for the cluster, th
 it attaches and the node account's role grants.
 """
 
-from __future__ import annotations
-
 from typing import NotRequired, TypedDict
 
 import pulumi
 
 from ..catalog import catalog
-from ..layers import child_options, layer_token
+from ..layers import child_options, layer_token, whole_numbers
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
 from .gcp_network import (
     ExistingPrimaryNetwork,
@@ -211,6 +209,7 @@ class GkeCloud(pulumi.ComponentResource):
         self, name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__(layer_token(GkeCloud), name, None, opts)
+        args = whole_numbers(args)
         child = child_options(self, opts)
         region = args["region"]
 

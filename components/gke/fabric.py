@@ -6,8 +6,6 @@ device injector and the StorageClass wait for the provider only; the optional TC
 for the installer, the Network objects and the GPU node pools it is given.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
@@ -15,7 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import Machine, catalog
-from ..layers import child_options, layer_token
+from ..layers import child_options, layer_token, whole_numbers
 from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
 from .nccl_installer import (
     GIB_INSTALLERS,
@@ -108,6 +106,7 @@ class GkeFabric(pulumi.ComponentResource):
         self, name: str, args: GkeFabricArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__(layer_token(GkeFabric), name, None, opts)
+        args = whole_numbers(args)
         machine = catalog().machines[args["machine_type"]]
         on_cluster = child_options(self, opts, [args["kubernetes_provider"]])
 

@@ -9,13 +9,11 @@ What waits for what (everything else runs in parallel):
   its cloud-init) and the join policy (it cannot join before the policy lets it).
 """
 
-from __future__ import annotations
-
 from typing import NotRequired, TypedDict
 
 import pulumi
 
-from ..layers import child_options, layer_token
+from ..layers import child_options, layer_token, whole_numbers
 from .cluster import OkeCluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .network import ExistingOkeNetworkArgs, Nsg, OkeNetwork, OkeNetworkArgs
 from .rdma_nodes import RdmaNodes, RdmaNodesArgs
@@ -180,6 +178,7 @@ class OkeCloud(pulumi.ComponentResource):
         self, name: str, args: OkeCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__(layer_token(OkeCloud), name, None, opts)
+        args = whole_numbers(args)
         child = child_options(self, opts)
         nodes, system = args["gpu_nodes"], args["system_pool"]
         net = OkeNetwork(f"{name}-network", _network_args(args), child)

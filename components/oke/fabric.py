@@ -6,15 +6,13 @@ not there yet; the claim templates wait for the namespace they live in; the opti
 for the MPIJob CRD (a gate) and the claim templates they use.
 """
 
-from __future__ import annotations
-
 from typing import NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
-from ..layers import child_options, layer_token
+from ..layers import child_options, layer_token, whole_numbers
 from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
 from .dranet import Chart, DraDrivers, DraDriversArgs
@@ -84,6 +82,7 @@ class OkeFabric(pulumi.ComponentResource):
         self, name: str, args: OkeFabricArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__(layer_token(OkeFabric), name, None, opts)
+        args = whole_numbers(args)
         on_cluster = child_options(self, opts, [args["kubernetes_provider"]])
         charts, shape_name = catalog().oke, args["gpu_shape"]
         shape = catalog().oci_shapes[shape_name]

@@ -1,0 +1,38 @@
+"""The gpu-fabric component package: the six layer components, hosted for `pulumi package add`.
+
+`pulumi package add <path or git URL>` launches this file as a provider plugin (PulumiPlugin.yaml,
+`main: provider.py`); the Pulumi SDK infers the package schema from the components' type
+annotations, and the CLI generates a typed SDK from it in the consumer's language
+(docs/component-package.md). It is not `__main__.py`: that is the Pulumi program (`pulumi up`).
+
+Importing this module starts nothing: only running it as a script serves the components.
+"""
+
+from pulumi.provider.experimental import component_provider_host
+
+from components.ack.cloud import AckCloud
+from components.ack.fabric import AckFabric
+from components.gke.cloud import GkeCloud
+from components.gke.fabric import GkeFabric
+from components.oke.cloud import OkeCloud
+from components.oke.fabric import OkeFabric
+
+NAME = "gpu-fabric"
+"""The package name: the first part of every component's type token (`components/layers.py`)."""
+
+VERSION = "0.1.0"
+"""The package (schema and SDK) version. The repository had no version before the package; bump it
+with each release tag that consumers pin (`pulumi package add <git URL>@v<VERSION>`)."""
+
+COMPONENTS = [GkeCloud, GkeFabric, OkeCloud, OkeFabric, AckCloud, AckFabric]
+"""The hosted components, each under `gpu-fabric:index:<class name>`: each platform's cloud
+layer and its in-cluster fabric layer."""
+
+
+def main() -> None:
+    """Serve the components to the Pulumi engine (blocks until the engine shuts the plugin down)."""
+    component_provider_host(components=COMPONENTS, name=NAME, version=VERSION)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,482 @@
+"""The component package's schema (provider.py): what `pulumi package add` turns into typed SDKs.
+
+The schema is built in-process the way `component_provider_host` builds it (the SDK's `Analyzer`,
+then `generate_schema`), without starting a server. The expected surfaces below are exact: a
+renamed, added, removed or retyped field of a hosted component or of one of its args types fails
+here, since it changes every generated SDK.
+
+Notation of a property's type: `string`, `integer`, `number`, `boolean`; `Name` for the package's
+own type `gpu-fabric:index:Name`; `[T]` an array of T; `{T}` a map of string to T;
+`kubernetes:Provider` the Kubernetes provider resource. `Input<T>` marks an input that takes
+Outputs (the others are plain values in the SDKs); a trailing `!` marks a required property.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import importlib.resources
+import inspect
+import json
+import re
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+from pulumi.provider.experimental import host
+from pulumi.provider.experimental.analyzer import Analyzer
+from pulumi.provider.experimental.schema import generate_schema
+
+import provider
+from components.layers import layer_token
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL_REF = f"#/types/{provider.NAME}:index:"
+# The Analyzer refers to a provider resource as `.../schema.json#/resources/pulumi:providers:<pkg>`
+# (SDK codegen accepts it, with a deprecation warning for `#/provider`): accept both spellings.
+KUBERNETES_PROVIDER_REF = re.compile(
+    r"/kubernetes/v(?P<version>[^/]+)/schema\.json#/(resources/pulumi:providers:kubernetes|provider)"
+)
+
+COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
+    "GkeCloud": {
+        "inputs": {
+            "clusterName": "string!",
+            "project": "string!",
+            "region": "string!",
+            "version": "string!",
+            "gpuNetworks": "[GkeGpuNetwork]!",
+            "gpuPools": "[GkeGpuPool]!",
+            "primaryNetwork": "GkePrimaryNetwork",
+            "existingNetwork": "GkeExistingNetwork",
+            "deletionProtection": "boolean!",
+            "privateNodes": "boolean!",
+            "masterAuthorizedNetworks": "[GkeAuthorizedNetwork]",
+            "systemMachineType": "string!",
+            "systemNodeCount": "integer!",
+            "maxPodsPerNode": "integer",
+        },
+        "outputs": {
+            "clusterName": "string!",
+            "clusterId": "string!",
+            "endpoint": "string!",
+            "kubeconfig": "string!",
+            "nodeServiceAccount": "string!",
+            "gpuNodePools": "[string]!",
+            "gpuNodePool": "string!",
+            "gpuNetworks": "[string]!",
+            "gpuSubnets": "[string]!",
+            "nicNetworks": "[string]!",
+        },
+    },
+    "GkeFabric": {
+        "inputs": {
+            "kubernetesProvider": "Input<kubernetes:Provider>!",
+            "kubeconfig": "Input<string>!",
+            "clusterId": "Input<string>!",
+            "machineType": "string!",
+            "networkObjectNames": "[string]!",
+            "nicNetworks": "Input<[string]>!",
+            "gpuSubnets": "Input<[string]>!",
+            "installer": "GkeInstaller",
+            "nriDeviceInjectorImage": "string",
+            "smokeTest": "GkeSmokeTest",
+            "gpuNodePools": "Input<[string]>",
+            "hyperdiskStorageClass": "GkeStorageClass",
+            "trainingRuntimeImage": "string",
+        },
+        "outputs": {
+            "networkObjects": "[string]!",
+            "installer": "string!",
+        },
+    },
+    "OkeCloud": {
+        "inputs": {
+            "tenancyId": "string!",
+            "compartmentId": "string!",
+            "clusterName": "string!",
+            "kubernetesVersion": "string!",
+            "vcn": "OkeVcn",
+            "existingVcn": "OkeExistingVcn",
+            "apiAllowedCidrs": "[string]!",
+            "sshAllowedCidrs": "[string]!",
+            "cni": "string!",
+            "podsCidr": "string",
+            "servicesCidr": "string!",
+            "publicEndpoint": "boolean!",
+            "deletionProtection": "boolean!",
+            "maxPodsPerNode": "integer!",
+            "systemPool": "OkeSystemPool!",
+            "gpuNodes": "OkeGpuNodes!",
+        },
+        "outputs": {
+            "clusterName": "string!",
+            "clusterId": "string!",
+            "apiServerHost": "string!",
+            "kubeconfig": "string!",
+            "vcnId": "string!",
+            "loadBalancerNsgId": "string!",
+            "computeClusterId": "string!",
+            "gpuNodes": "[string]!",
+        },
+    },
+    "OkeFabric": {
+        "inputs": {
+            "kubernetesProvider": "Input<kubernetes:Provider>!",
+            "kubeconfig": "Input<string>!",
+            "clusterId": "Input<string>!",
+            "gpuShape": "string!",
+            "dranetVersion": "string!",
+            "dranetImageTag": "string!",
+            "dranetChildCidr": "string",
+            "draGpuDriverVersion": "string!",
+            "claims": "[OkeClaim]!",
+            "ncclTests": "OkeNcclTests",
+        },
+        "outputs": {
+            "namespace": "string!",
+            "claimTemplates": "[string]!",
+        },
+    },
+    "AckCloud": {
+        "inputs": {
+            "clusterName": "string!",
+            "kubernetesVersion": "string!",
+            "vpc": "AckVpc",
+            "existingVpc": "AckExistingVpc",
+            "serviceCidr": "string!",
+            "ipStack": "string!",
+            "proxyMode": "string!",
+            "publicEndpoint": "boolean!",
+            "deletionProtection": "boolean!",
+            "systemPool": "AckSystemPool!",
+            "lingjun": "AckLingjun!",
+            "rdmaAddonVersion": "string!",
+            "nonHostNetwork": "boolean!",
+            "nonHostNetworkKey": "string!",
+        },
+        "outputs": {
+            "clusterName": "string!",
+            "clusterId": "string!",
+            "kubeconfig": "string!",
+            "vpcId": "string!",
+            "lingjunNodePoolId": "string!",
+            "rdmaAddon": "string!",
+            "rdmaNonHostNetwork": "boolean!",
+        },
+    },
+    "AckFabric": {
+        "inputs": {
+            "kubernetesProvider": "Input<kubernetes:Provider>!",
+            "nonHostNetwork": "boolean!",
+            "benchmarkImage": "string",
+        },
+        "outputs": {
+            "benchmarkJob": "string!",
+        },
+    },
+}
+
+# The args types the components' inputs name (their fields are plain values in the SDKs).
+TYPE_SURFACES: dict[str, dict[str, str]] = {
+    "GkeGpuNetwork": {
+        "networkName": "string!",
+        "subnets": "[GkeSubnet]!",
+        "mtu": "integer!",
+        "networkProfile": "string",
+        "firewallName": "string",
+        "firewallSourceRanges": "[string]",
+    },
+    "GkeSubnet": {"name": "string!", "cidr": "string!"},
+    "GkeGpuPool": {
+        "name": "string!",
+        "zone": "string!",
+        "machineType": "string!",
+        "nodeCount": "integer!",
+        "gpuDriverVersion": "string!",
+        "localSsdCount": "integer!",
+        "bootDiskType": "string!",
+        "bootDiskSizeGb": "integer!",
+        "labels": "{string}",
+        "compactPlacementName": "string",
+        "reservation": "string",
+        "reservationProject": "string",
+    },
+    "GkePrimaryNetwork": {
+        "subnetCidr": "string!",
+        "podsCidr": "string!",
+        "servicesCidr": "string!",
+        "cloudNat": "boolean!",
+    },
+    "GkeExistingNetwork": {
+        "network": "string!",
+        "subnetwork": "string!",
+        "podsRangeName": "string!",
+        "servicesRangeName": "string!",
+    },
+    "GkeAuthorizedNetwork": {"cidrBlock": "string!", "displayName": "string"},
+    "GkeInstaller": {"image": "string!", "pauseImage": "string!", "awaitRollout": "boolean!"},
+    "GkeSmokeTest": {"testImage": "string!", "daemonImage": "string!"},
+    "GkeStorageClass": {"name": "string!", "isDefault": "boolean!"},
+    "OkeVcn": {
+        "vcnCidr": "string!",
+        "apiSubnetCidr": "string!",
+        "loadBalancerSubnetCidr": "string!",
+        "workersSubnetCidr": "string!",
+        "podsSubnetCidr": "string",
+    },
+    "OkeExistingVcn": {
+        "vcnId": "string!",
+        "vcnCidr": "string!",
+        "apiSubnetId": "string!",
+        "loadBalancerSubnetId": "string!",
+        "workersSubnetId": "string!",
+        "podsSubnetId": "string",
+    },
+    "OkeSystemPool": {
+        "shape": "string!",
+        "ocpus": "integer!",
+        "memoryGbs": "integer!",
+        "nodeCount": "integer!",
+        "imageId": "string!",
+    },
+    "OkeGpuNodes": {
+        "shape": "string!",
+        "count": "integer!",
+        "availabilityDomain": "string!",
+        "imageId": "string!",
+        "bootVolumeSizeGbs": "integer!",
+        "sshPublicKey": "string",
+        "joinTagNamespace": "string",
+        "joinTagKey": "string",
+    },
+    "OkeClaim": {
+        "name": "string!",
+        "gpus": "integer!",
+        "rails": "integer!",
+        "aligned": "boolean",
+        "roots": "integer",
+    },
+    "OkeNcclTests": {"claims": "[string]!", "image": "string!", "workers": "integer!"},
+    "AckVpc": {
+        "vpcCidr": "string!",
+        "nodeVswitches": "[AckVswitch]!",
+        "podVswitches": "[AckVswitch]!",
+    },
+    "AckVswitch": {"zoneId": "string!", "cidr": "string!"},
+    "AckExistingVpc": {
+        "vpcId": "string!",
+        "nodeVswitchIds": "[string]!",
+        "podVswitchIds": "[string]!",
+    },
+    "AckSystemPool": {
+        "instanceTypes": "[string]!",
+        "nodeCount": "integer!",
+        "keyName": "string!",
+        "systemDiskCategory": "string!",
+        "systemDiskSize": "integer!",
+    },
+    "AckLingjun": {"poolName": "string!", "clusterId": "string!", "groupId": "string!"},
+}
+
+BY_NAME = {component.__name__: component for component in provider.COMPONENTS}
+
+
+def token(name: str) -> str:
+    return f"{provider.NAME}:index:{name}"
+
+
+def _kind(prop: dict[str, Any]) -> str:
+    """A property's type in the notation above, without `Input<>` or `!`."""
+    ref = prop.get("$ref")
+    if ref is not None:
+        if ref.startswith(LOCAL_REF):
+            return ref.removeprefix(LOCAL_REF)
+        if KUBERNETES_PROVIDER_REF.fullmatch(ref):
+            return "kubernetes:Provider"
+        return ref
+    if prop.get("type") == "array":
+        return f"[{_kind(prop['items'])}]"
+    if prop.get("type") == "object" and "additionalProperties" in prop:
+        return "{" + _kind(prop["additionalProperties"]) + "}"
+    return prop["type"]
+
+
+def surface(
+    properties: dict[str, dict[str, Any]], required: list[str], *, inputs: bool
+) -> dict[str, str]:
+    """Each property's type in the notation above."""
+    out = {}
+    for name, prop in properties.items():
+        kind = _kind(prop)
+        if inputs and not prop.get("plain"):
+            kind = f"Input<{kind}>"
+        out[name] = kind + ("!" if name in required else "")
+    return out
+
+
+def _component_modules() -> list[Any]:
+    names = sorted({component.__module__ for component in provider.COMPONENTS})
+    return [sys.modules[name] for name in names]
+
+
+def _source(module: Any) -> str:
+    return str(Path(module.__file__).resolve().relative_to(ROOT))
+
+
+@functools.cache
+def _analysis() -> tuple[dict[str, Any], Any]:
+    """The package schema as `component_provider_host` builds it, and the analysis behind it."""
+    result = Analyzer(provider.NAME).analyze(provider.COMPONENTS)
+    dependencies = sorted(result["dependencies"], key=lambda d: f"{d.name}{d.version}")
+    spec = generate_schema(
+        provider.NAME,
+        provider.VERSION,
+        None,
+        result["component_definitions"],
+        result["type_definitions"],
+        dependencies,
+    )
+    # The host serves the schema as JSON: it must serialize.
+    return json.loads(json.dumps(spec.to_json())), result
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict[str, Any]:
+    try:
+        return _analysis()[0]
+    except Exception as e:  # any analyzer error fails every schema test, with its cause
+        pytest.fail(
+            f"the Pulumi SDK's Analyzer rejects the hosted components: {type(e).__name__}: {e}\n"
+            "(see test_component_annotations_are_evaluated; unions are unsupported, "
+            "every public class annotation of a component is an output, and type names must be "
+            "unique across modules)",
+            pytrace=False,
+        )
+
+
+def test_importing_the_entry_point_starts_no_server():
+    assert host.is_hosting is False
+    assert provider.__name__ != "__main__"
+
+
+def test_hosts_exactly_the_six_layers():
+    assert [c.__name__ for c in provider.COMPONENTS] == list(COMPONENT_SURFACES)
+    assert all(issubclass(c, pulumi.ComponentResource) for c in provider.COMPONENTS)
+    assert provider.NAME == "gpu-fabric"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", provider.VERSION)
+
+
+@pytest.mark.parametrize("name", list(COMPONENT_SURFACES))
+def test_each_component_registers_the_token_it_is_served_under(name):
+    """The host constructs `gpu-fabric:index:<Class>` with the class of that name; the class must
+    register itself under the same token, or the engine would see another resource type."""
+    component = BY_NAME[name]
+    assert layer_token(component) == token(name)
+    assert f"layer_token({name})" in inspect.getsource(component.__init__)
+
+
+@pytest.mark.parametrize("name", list(COMPONENT_SURFACES))
+def test_component_annotations_are_evaluated(name):
+    """The Analyzer reads annotations as they are stored (`inspect.get_annotations` without
+    `eval_str`): under `from __future__ import annotations` they are strings, and it fails on the
+    first one (`'str' object has no attribute '__mro__'` for a component's `args`)."""
+    component = BY_NAME[name]
+    annotations = inspect.get_annotations(component.__init__) | inspect.get_annotations(component)
+    strings = sorted(key for key, value in annotations.items() if isinstance(value, str))
+    assert strings == [], (
+        f"{_source(sys.modules[component.__module__])}: remove `from __future__ import "
+        f"annotations` ({name}'s annotations {strings} are strings the SDK's Analyzer cannot read)"
+    )
+
+
+def test_the_analyzer_accepts_every_component(schema):
+    assert schema["name"] == provider.NAME
+    assert schema["version"] == provider.VERSION
+    assert set(schema["resources"]) == {token(name) for name in COMPONENT_SURFACES}
+
+
+@pytest.mark.parametrize("name", list(COMPONENT_SURFACES))
+def test_component_inputs(schema, name):
+    resource = schema["resources"][token(name)]
+    assert resource["isComponent"] is True
+    got = surface(resource["inputProperties"], resource["requiredInputs"], inputs=True)
+    assert got == COMPONENT_SURFACES[name]["inputs"]
+
+
+@pytest.mark.parametrize("name", list(COMPONENT_SURFACES))
+def test_component_outputs(schema, name):
+    resource = schema["resources"][token(name)]
+    got = surface(resource["properties"], resource["required"], inputs=False)
+    assert got == COMPONENT_SURFACES[name]["outputs"]
+
+
+def test_args_types(schema):
+    assert set(schema["types"]) == {token(name) for name in TYPE_SURFACES}
+    for name, expected in TYPE_SURFACES.items():
+        spec = schema["types"][token(name)]
+        assert spec["type"] == "object", name
+        got = surface(spec["properties"], spec.get("required", []), inputs=True)
+        assert got == expected, name
+
+
+def test_every_component_type_and_property_has_a_description(schema):
+    """Docstrings become the SDKs' doc comments: every class and field needs one."""
+    missing = []
+    for tok, resource in schema["resources"].items():
+        if not resource.get("description"):
+            missing.append(tok)
+        for kind in ("inputProperties", "properties"):
+            missing += [
+                f"{tok} {kind}.{p}" for p, s in resource[kind].items() if not s.get("description")
+            ]
+    for tok, spec in schema["types"].items():
+        if not spec.get("description"):
+            missing.append(tok)
+        missing += [f"{tok}.{p}" for p, s in spec["properties"].items() if not s.get("description")]
+    assert missing == []
+
+
+def test_fabric_layers_take_the_kubernetes_provider_of_the_pinned_sdk(schema):
+    plugin = json.loads(
+        importlib.resources.files("pulumi_kubernetes").joinpath("pulumi-plugin.json").read_text()
+    )
+    assert schema["dependencies"] == [{"name": "kubernetes", "version": plugin["version"]}]
+    for name in ("GkeFabric", "OkeFabric", "AckFabric"):
+        ref = schema["resources"][token(name)]["inputProperties"]["kubernetesProvider"]["$ref"]
+        match = KUBERNETES_PROVIDER_REF.fullmatch(ref)
+        assert match is not None, ref
+        assert match["version"] == plugin["version"]
+
+
+def test_class_names_are_unique_across_platforms(schema):
+    """Every type of the package lives in one `index` module: a name must not repeat across the
+    platforms' modules, even for a class the components do not use yet."""
+    defined = [
+        (name, module.__name__)
+        for module in _component_modules()
+        for name, value in vars(module).items()
+        if inspect.isclass(value)
+        and value.__module__ == module.__name__
+        and (typing.is_typeddict(value) or issubclass(value, pulumi.ComponentResource))
+    ]
+    counts = collections.Counter(name for name, _ in defined)
+    assert [name for name, n in counts.items() if n > 1] == []
+    analysis = _analysis()[1]
+    modules = {module.__name__ for module in _component_modules()}
+    for name, definition in analysis["type_definitions"].items():
+        assert definition.module in modules, (name, definition.module)
+        assert (name, definition.module) in defined
+
+
+def test_plugin_manifest_launches_the_entry_point():
+    manifest = yaml.safe_load((ROOT / "PulumiPlugin.yaml").read_text())
+    program = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
+    assert manifest["runtime"]["name"] == "python"
+    assert manifest["main"] == Path(provider.__file__).name == "provider.py"
+    # One environment for the program and the plugin of a checkout.
+    assert manifest["runtime"]["options"] == program["runtime"]["options"]
