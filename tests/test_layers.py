@@ -130,3 +130,30 @@ def test_a_hosted_layer_takes_counts_that_arrive_as_floats():
     pools = plan.of_type("alicloud:cs/nodePool:NodePool")
     sizes = sorted(p.inputs["desiredSize"] for p in pools if "desiredSize" in p.inputs)
     assert sizes and all(size.isdigit() for size in sizes), sizes
+
+
+def _modules_after(code: str) -> set[str]:
+    import subprocess
+    import sys
+
+    script = f"import sys\n{code}\nprint('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_config_and_checks_import_no_component_module():
+    loaded = _modules_after(
+        "from components.stack_config import parse_pulumi_config\n"
+        "from components.stack_file import stack_config\n"
+        "for stack in ('a3-prod', 'oke-dranet', 'ack-lingjun'):\n"
+        "    parse_pulumi_config(stack_config(stack), stack)"
+    )
+    ours = {m for m in loaded if m.startswith("components")}
+    config_side = {"config", "checks", "claim_plan"}
+    components = {m for m in ours if m.count(".") == 2 and m.rsplit(".", 1)[1] not in config_side}
+    assert components == set()
+    assert not {m for m in loaded if m.startswith("pulumi_kubernetes")}
+
+
+def test_verify_imports_nothing_from_offline():
+    assert not {m for m in _modules_after("import verify.__main__") if m.startswith("offline")}

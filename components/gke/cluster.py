@@ -9,6 +9,8 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import yaml
 
+from .config import node_account_id
+
 OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
 # Least privilege for node VMs: Google's role for GKE node service accounts (logging, monitoring,
@@ -49,11 +51,6 @@ class ClusterArgs:
     """Per zone of the region."""
     max_pods_per_node: int | None = None
     """Default max pods per node of every pool (set at creation); None for GKE's default."""
-
-
-def node_account_id(cluster_name: str) -> str:
-    """`<cluster>-nodes`, cut to the 30 characters a service account ID may have."""
-    return f"{cluster_name[:23].rstrip('-')}-nodes"
 
 
 def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:

@@ -352,6 +352,11 @@ class StorageClassConfig(ConfigModel):
     is_default: bool = Field(False, description="Make it the cluster's default StorageClass.")
 
 
+def node_account_id(cluster_name: str) -> str:
+    """`<cluster>-nodes`, cut to the 30 characters a service account ID may have."""
+    return f"{cluster_name[:23].rstrip('-')}-nodes"
+
+
 @dataclass(frozen=True)
 class NicGroupPlan:
     """A catalog NIC group with the stack's settings applied."""
@@ -457,8 +462,6 @@ class GkeStackConfig(StackModel):
     @property
     def owned_names(self) -> dict[str, tuple[str, str]]:
         """Names that must be unique in their scope: stack key -> (scope, name)."""
-        from .cluster import node_account_id
-
         scope = f"GCP project {self.project}"
         names = {
             "gke.name": (scope, f"cluster {self.gke.name}"),
