@@ -127,6 +127,10 @@ class StackDiff:
     changes: list[ResourceChange]
     outputs: list[FieldChange]
     error: str = ""
+    moved_to: dict[str, list[str]] = field(default_factory=dict)
+    """Resources this stack's old plan held that another stack now holds: stack -> names."""
+    carried_from: dict[str, list[str]] = field(default_factory=dict)
+    """The other side of `moved_to`: resources this stack took from another: stack -> names."""
 
     def of_action(self, action: str) -> list[ResourceChange]:
         return [c for c in self.changes if c.action == action]
@@ -413,10 +417,34 @@ def _component_lines(diff: StackDiff) -> list[str]:
     return lines
 
 
+def _moved_to_lines(diff: StackDiff) -> list[str]:
+    lines = []
+    for stack, names in sorted(diff.carried_from.items()):
+        lines += [
+            f"{len(names)} resource(s) carried from stack `{stack}`, on this stack's own "
+            "Kubernetes provider (the same cluster, read through the StackReference). Where they "
+            f"never existed (a one-stack `{stack}` with a private endpoint could not apply them), "
+            "the "
+            "first `pulumi up` creates them; where their state was moved with `pulumi state "
+            "move`, run `pulumi preview` first: the provider change may replace them once. "
+            + ", ".join(f"`{n}`" for n in names),
+            "",
+        ]
+    for stack, names in sorted(diff.moved_to.items()):
+        lines += [
+            f"{len(names)} resource(s) moved to stack `{stack}` (the split deployment's fabric "
+            f"stack; not deleted: where they exist, `pulumi state move --source {diff.stack} "
+            f"--dest {stack} <urns>` carries their state before the first `pulumi up` of "
+            f"either): {', '.join(f'`{n}`' for n in names)}",
+            "",
+        ]
+    return lines
+
+
 def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
     if diff.error:
         return f"## Stack `{diff.stack}`: no diff\n\n{diff.error}\n"
-    if not diff.changes and not diff.outputs:
+    if not diff.changes and not diff.outputs and not diff.moved_to and not diff.carried_from:
         return f"## Stack `{diff.stack}`: no changes\n"
     counts = {a: len(diff.counted(a)) for a in ("replace", "update", "create", "delete")}
     lines = [
@@ -441,6 +469,7 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
             )
         lines.append("")
     lines += _moved_lines(diff)
+    lines += _moved_to_lines(diff)
     lines += _component_lines(diff)
     if replaced:
         lines += ["### Replace", ""]
@@ -514,14 +543,58 @@ def diff_dirs(
     stacks = sorted(
         {p.stem for p in [*old_dir.glob("*.json"), *new_dir.glob("*.json")]} | set(errors)
     )
+    plans = {
+        stack: [_read(d / f"{stack}.json", stack) for d in (old_dir, new_dir)]
+        for stack in stacks
+        if stack not in errors
+    }
+    moved = split_moves(plans)
+    carried: dict[str, dict[str, list[str]]] = {}
+    for cloud, fabrics in moved.items():
+        for fabric, names in fabrics.items():
+            carried.setdefault(fabric, {})[cloud] = names
     diffs = []
     for stack in stacks:
         if stack in errors:
             diffs.append(StackDiff(stack, [], [], error=f"```\n{errors[stack]}\n```"))
             continue
-        old, new = (_read(d / f"{stack}.json", stack) for d in (old_dir, new_dir))
-        diffs.append(diff_plans(old, new, rules))
+        diff = diff_plans(*plans[stack], rules)
+        diff.moved_to = moved.get(stack, {})
+        diff.carried_from = carried.get(stack, {})
+        diffs.append(diff)
     return diffs
+
+
+def split_moves(plans: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, list[str]]]:
+    """Resources a stack's split carries into its fabric stack (`cloudStack`), in place.
+
+    A resource of the old cloud stack that the new fabric stack holds (by URN or alias, once the
+    stack name is the fabric stack's) leaves the cloud stack's old plan and enters the fabric
+    stack's, so neither side reports it removed or added: `pulumi state move` carries its state
+    between the two stacks. It enters on the fabric stack's own Kubernetes provider (the report
+    says what that means). Returns, per cloud stack, the names moved per fabric stack.
+    """
+    moved: dict[str, dict[str, list[str]]] = {}
+    for fabric, (fabric_old, fabric_new) in plans.items():
+        cloud = fabric_new.get("cloudStack")
+        if not cloud or cloud not in plans:
+            continue
+        cloud_old = plans[cloud][0]
+        now = {r["urn"]: r for r in fabric_new["resources"]}
+        now |= {a: r for r in fabric_new["resources"] for a in r.get("aliases", [])}
+        prefix, renamed = f"urn:pulumi:{cloud}::", f"urn:pulumi:{fabric}::"
+        keep, carried = [], []
+        for resource in cloud_old["resources"]:
+            urn = resource["urn"].replace(prefix, renamed, 1)
+            if urn in now and resource["custom"]:
+                carried.append({**resource, "urn": urn, "provider": now[urn].get("provider", "")})
+            else:
+                keep.append(resource)
+        if carried:
+            cloud_old["resources"] = keep
+            fabric_old["resources"] = fabric_old.get("resources", []) + carried
+            moved.setdefault(cloud, {})[fabric] = sorted(r["name"] for r in carried)
+    return moved
 
 
 def _read(path: Path, stack: str) -> dict[str, Any]:

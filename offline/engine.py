@@ -106,6 +106,8 @@ class Plan:
     secret_outputs: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
     """What the program logged as warnings (`pulumi.log.warn`)."""
+    cloud_stack: str = ""
+    """The stack a fabric stack reads (`gpu-fabric:cloudStack`, by stack name), if any."""
 
     def of_type(self, type_: str) -> list[Registration]:
         return [r for r in self.resources if r.type == type_]
@@ -523,7 +525,9 @@ def run(
         values = config
     stack_outputs = _referenced_outputs(values, cloud_outputs)
     global LAST_RUN
-    plan = LAST_RUN = Plan(stack=stack)
+    plan = LAST_RUN = Plan(
+        stack=stack, cloud_stack=next((r.rsplit("/", 1)[-1] for r in stack_outputs), "")
+    )
     mocks = _CloudMocks(
         project=values.get("gcp:project", "mock-project"),
         oci_region=values.get("oci:region", "us-ashburn-1"),

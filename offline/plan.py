@@ -254,6 +254,7 @@ def write(plan: Plan, out_dir: Path = OUT_DIR) -> tuple[Path, Path]:
         json.dumps(
             {
                 "stack": plan.stack,
+                **({"cloudStack": plan.cloud_stack} if plan.cloud_stack else {}),
                 # Sorted, so the file diffs cleanly between runs (registration order is async).
                 "resources": [r.as_json() for r in sorted(plan.resources, key=lambda r: r.urn)],
                 "outputs": {

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from components.catalog import catalog
-from components.gke import gib, nccl_installer
+from components.gke import gib, nccl_installer, training_runtime
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import run_stack
@@ -243,7 +243,9 @@ def _rendered_reference(tolerations: list[dict]) -> dict:
 
 
 def test_training_runtime_matches_aicr():
-    ours = gib.training_runtime_manifest(catalog().images.training_runtime, NETWORK_NAMES, 4)
+    ours = training_runtime.training_runtime_manifest(
+        catalog().images.training_runtime, NETWORK_NAMES, 4
+    )
     reference = _rendered_reference([gib.ARM64_TOLERATION])
     del reference["metadata"]["annotations"]  # Helm hook annotations: not a Helm release here
     assert ours == reference

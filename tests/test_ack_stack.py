@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from components.ack import rdma_pods
-from components.ack.lingjun import addon_config
+from components.ack.nodes import addon_config
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import kubernetes_provider, run_stack

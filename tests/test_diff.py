@@ -506,3 +506,54 @@ def test_a_resource_renamed_through_an_alias_is_reported_as_renamed():
     report = diff.render_stack(result, RULES)
     assert "1 resource moved or renamed" in report
     assert f"renamed or retyped: `net` (`{NETWORK}`) as `net-1` (`{NETWORK}`)." in report
+
+
+def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
+    """oke-dranet as one stack before; its cloud stack and fabric stack after."""
+    from offline import engine
+    from tests.conftest import encode, stack_values, with_changes
+
+    base, head = tmp_path / "base", tmp_path / "head"
+    base.mkdir()
+    head.mkdir()
+    one = with_changes(
+        stack_values("oke-dranet"),
+        {
+            "gpu-fabric:layers": "all",
+            "gpu-fabric:network": {
+                "existing": {
+                    "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
+                    "vcnCidr": "10.140.0.0/16",
+                    "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
+                    "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
+                    "workersSubnetCidr": "10.140.64.0/19",
+                    "podsSubnetId": "ocid1.subnet.oc1.iad.aaaapods",
+                    "podsSubnetCidr": "10.140.128.0/17",
+                    "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
+                    "deployPath": "a VPN",
+                }
+            },
+        },
+    )
+    (base / "oke-dranet.json").write_text(
+        json.dumps(as_file(engine.run("oke-dranet", encode(one))))
+    )
+    split = {**one, "gpu-fabric:layers": "cloud"}
+    cloud = engine.run("oke-dranet", encode(split))
+    layers = {"gpu-fabric:layers": "fabric", "gpu-fabric:cloudStack": "oke-dranet"}
+    fabric = engine.run("oke-dranet-fabric", encode({**split, **layers}), None, cloud.outputs)
+    assert fabric.cloud_stack == "oke-dranet"
+    (head / "oke-dranet.json").write_text(json.dumps(as_file(cloud)))
+    (head / "oke-dranet-fabric.json").write_text(
+        json.dumps({**as_file(fabric), "cloudStack": fabric.cloud_stack})
+    )
+    cloud_diff, fabric_diff = diff.diff_dirs(base, head, {}, RULES)
+    assert cloud_diff.counted("delete") == [] and cloud_diff.counted("replace") == []
+    moved = cloud_diff.moved_to["oke-dranet-fabric"]
+    assert "oke-dranet-dra-dranet" in moved and "oke-dranet-claims-pair-check" in moved
+    # The fabric stack adds only what reads the cloud stack: its own Kubernetes provider.
+    assert [c.type for c in fabric_diff.counted("create")] == ["pulumi:providers:kubernetes"]
+    assert fabric_diff.counted("replace") == []
+    assert fabric_diff.carried_from == {"oke-dranet": moved}
+    assert "moved to stack `oke-dranet-fabric`" in diff.render_stack(cloud_diff, RULES)
+    assert "carried from stack `oke-dranet`" in diff.render_stack(fabric_diff, RULES)

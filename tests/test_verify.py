@@ -257,3 +257,15 @@ def test_verify_works_for_the_a3_stack_too():
     assert expected.installer_name == "nccl-tcpx-installer"
     empty = Snapshot()
     assert len(check(expected, empty)) == 9  # 4 pairs missing + the installer
+
+
+def test_a_fabric_stack_is_verified_through_its_cloud_stacks_kubeconfig(monkeypatch, capsys):
+    asked = []
+
+    def client_for(stack, kubeconfig):
+        asked.append(stack)
+        raise RuntimeError("no cluster here")
+
+    monkeypatch.setattr(verify_cli, "api_client_for", client_for)
+    assert verify_cli.main(["oke-dranet-fabric"]) == 2
+    assert asked == ["oke-dranet"]

@@ -1,7 +1,8 @@
 """`python -m verify STACK` (what `make verify STACK=...` runs): check a deployed GPU fabric.
 
 Reads the cluster with the official `kubernetes` client. The kubeconfig comes from `--kubeconfig`,
-else from the stack's `kubeconfig` output (`pulumi stack output`, when the Pulumi CLI is on PATH),
+else from the stack's `kubeconfig` output (`pulumi stack output`, when the Pulumi CLI is on PATH;
+a fabric stack's cloud stack, `gpu-fabric:cloudStack`, holds it),
 else from the current context (KUBECONFIG or ~/.kube/config). Exits 0 when the fabric is healthy,
 1 with a list of what is missing or wrong, 2 when the stack config or the cluster cannot be read.
 """
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     checks = spec_of(cfg.platform).verify_module()
     expected = checks.expected_from(cfg)
     try:
-        api_client, source = api_client_for(args.stack, args.kubeconfig)
+        # A fabric stack's cluster is its cloud stack's, whose outputs hold the kubeconfig.
+        api_client, source = api_client_for(cfg.cloud_stack or args.stack, args.kubeconfig)
         snapshot = checks.read_snapshot(expected, api_client)
     except Exception as err:  # noqa: BLE001 (any failure to reach the cluster is reported, not raised)
         print(f"error: cannot read the cluster: {err}", file=sys.stderr)

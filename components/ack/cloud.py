@@ -14,8 +14,8 @@ import pulumi
 from ..catalog import catalog
 from ..layers import child_options, layer_token, whole_numbers
 from .cluster import AckCluster, AckClusterArgs, SystemPoolArgs
-from .lingjun import LingjunPool, LingjunPoolArgs
 from .network import AckNetwork, AckNetworkArgs, ExistingAckNetworkArgs, VswitchArgs
+from .nodes import LingjunPool, LingjunPoolArgs
 
 
 class AckVswitch(TypedDict):

@@ -12,7 +12,7 @@ import pulumi
 from ..catalog import catalog
 from ..layers import child_options, layer_token, whole_numbers
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
-from .gcp_network import (
+from .network import (
     ExistingPrimaryNetwork,
     GpuVpc,
     GpuVpcArgs,
@@ -20,7 +20,7 @@ from .gcp_network import (
     PrimaryNetworkArgs,
     SubnetArgs,
 )
-from .gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
+from .nodes import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
 
 
 class GkeSubnet(TypedDict):

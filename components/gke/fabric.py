@@ -14,7 +14,6 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import Machine, catalog
 from ..layers import child_options, layer_token, whole_numbers
-from .gib import HyperdiskStorage, HyperdiskStorageArgs, TrainingRuntime, TrainingRuntimeArgs
 from .nccl_installer import (
     GIB_INSTALLERS,
     TCPX_INSTALLER,
@@ -23,8 +22,10 @@ from .nccl_installer import (
     NcclInstallerArgs,
 )
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
+from .storage import HyperdiskStorage, HyperdiskStorageArgs
 from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
 from .tcpxo import NriDeviceInjector, NriDeviceInjectorArgs
+from .training_runtime import TrainingRuntime, TrainingRuntimeArgs
 
 
 class GkeInstaller(TypedDict):

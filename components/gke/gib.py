@@ -1,20 +1,14 @@
-"""GPUDirect-RDMA (gIB) on GKE A4X: pod wiring, the Hyperdisk StorageClass, the training runtime.
+"""GPUDirect-RDMA (gIB) on GKE: the pod-spec wiring (`with_gib`) of A3 Ultra, A4 and A4X.
 
 Seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (components/gke/upstream/) are the
-source of every field here.
+source of every field here. A4X's StorageClass is `storage.py`, its runtime `training_runtime.py`.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
 
-import pulumi
-import pulumi_kubernetes as k8s
-
-from ..crd_gate import CrdGate, CrdGateArgs
-from ..k8s_objects import custom_resource
 from ..pod_spec import add_items, add_named, container_named, set_fields
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -117,149 +111,3 @@ def _gpu_request(container: dict) -> set[str]:
         for kind in ("limits", "requests")
         if GPU_RESOURCE in resources.get(kind, {})
     }
-
-
-# --- Hyperdisk StorageClass --------------------------------------------------------------------
-
-DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
-# GKE Standard's default StorageClass (pd-balanced), which a4x nodes cannot attach (seed 003).
-GKE_DEFAULT_STORAGE_CLASS = "standard-rwo"
-
-
-def hyperdisk_storage_class(name: str, is_default: bool) -> dict:
-    """A StorageClass that a4x nodes can use: Hyperdisk Balanced through the PD CSI driver."""
-    metadata: dict = {"name": name}
-    if is_default:
-        metadata["annotations"] = {DEFAULT_CLASS_ANNOTATION: "true"}
-    return {
-        "apiVersion": "storage.k8s.io/v1",
-        "kind": "StorageClass",
-        "metadata": metadata,
-        "provisioner": "pd.csi.storage.gke.io",
-        "parameters": {"type": "hyperdisk-balanced"},
-        # Zonal disks: bind where the pod lands, not where the claim happens to be made.
-        "volumeBindingMode": "WaitForFirstConsumer",
-        "allowVolumeExpansion": True,
-        "reclaimPolicy": "Delete",
-    }
-
-
-@dataclass(frozen=True)
-class HyperdiskStorageArgs:
-    name: str
-    is_default: bool = False
-
-
-class HyperdiskStorage(pulumi.ComponentResource):
-    """The Hyperdisk Balanced StorageClass; made the cluster default only when asked.
-
-    When it is the default, `standard-rwo` is patched to stop being one, so that exactly one
-    StorageClass is the default.
-    """
-
-    def __init__(
-        self, name: str, args: HyperdiskStorageArgs, opts: pulumi.ResourceOptions | None = None
-    ):
-        super().__init__("gpu-fabric:gke:HyperdiskStorage", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        manifest = hyperdisk_storage_class(args.name, args.is_default)
-        k8s.storage.v1.StorageClass(
-            name,
-            metadata=manifest["metadata"],
-            provisioner=manifest["provisioner"],
-            parameters=manifest["parameters"],
-            volume_binding_mode=manifest["volumeBindingMode"],
-            allow_volume_expansion=manifest["allowVolumeExpansion"],
-            reclaim_policy=manifest["reclaimPolicy"],
-            opts=child,
-        )
-        if args.is_default:
-            k8s.storage.v1.StorageClassPatch(
-                f"{name}-not-default-{GKE_DEFAULT_STORAGE_CLASS}",
-                metadata={
-                    "name": GKE_DEFAULT_STORAGE_CLASS,
-                    "annotations": {
-                        DEFAULT_CLASS_ANNOTATION: "false",
-                        # GKE's addon manager owns this field; take it over explicitly.
-                        "pulumi.com/patchForce": "true",
-                    },
-                },
-                opts=child,
-            )
-        self.register_outputs({})
-
-
-# --- Kubeflow Trainer runtime ------------------------------------------------------------------
-
-TRAINER_CRDS = ["clustertrainingruntimes.trainer.kubeflow.org"]
-TRAINING_RUNTIME = "torch-distributed-rdma"
-
-
-def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dict:
-    """AICR's `torch-distributed-rdma` ClusterTrainingRuntime, its pod wired by `with_gib`.
-
-    AICR ships it as a Helm hook; here it is a plain object (no hook annotations).
-    """
-    pod_template = with_gib(
-        {"metadata": {}, "spec": {"containers": [{"name": "node", "image": image}]}},
-        networks,
-        gpus,
-    )
-    return {
-        "apiVersion": "trainer.kubeflow.org/v1alpha1",
-        "kind": "ClusterTrainingRuntime",
-        "metadata": {
-            "name": TRAINING_RUNTIME,
-            "labels": {"trainer.kubeflow.org/framework": "torch"},
-        },
-        "spec": {
-            "mlPolicy": {"numNodes": 2, "torch": {}},
-            "template": {
-                "spec": {
-                    "replicatedJobs": [
-                        {
-                            "name": "node",
-                            "template": {
-                                "metadata": {
-                                    "labels": {
-                                        "trainer.kubeflow.org/trainjob-ancestor-step": "trainer"
-                                    }
-                                },
-                                "spec": {"template": pod_template},
-                            },
-                        }
-                    ]
-                }
-            },
-        },
-    }
-
-
-@dataclass(frozen=True)
-class TrainingRuntimeArgs:
-    image: str
-    networks: list[str]
-    """Network object names in NIC order (gvnic-1, rdma-0..rdma-3)."""
-    gpus: int
-    kubeconfig: pulumi.Input[str]
-    cluster_id: pulumi.Input[str]
-
-
-class TrainingRuntime(pulumi.ComponentResource):
-    """The Kubeflow Trainer runtime `torch-distributed-rdma`, created once Trainer's CRD is served.
-
-    Kubeflow Trainer itself is not installed by gpu-fabric; the gate waits for its CRD.
-    """
-
-    def __init__(
-        self, name: str, args: TrainingRuntimeArgs, opts: pulumi.ResourceOptions | None = None
-    ):
-        super().__init__("gpu-fabric:gke:TrainingRuntime", name, None, opts)
-        gate = CrdGate(
-            f"{name}-crds",
-            CrdGateArgs(TRAINER_CRDS, args.kubeconfig, args.cluster_id, timeout="30m"),
-            pulumi.ResourceOptions(parent=self),
-        )
-        manifest = training_runtime_manifest(args.image, args.networks, args.gpus)
-        custom_resource(name, manifest, pulumi.ResourceOptions(parent=self, depends_on=[gate]))
-        self.register_outputs({})

@@ -16,7 +16,7 @@ import pulumi
 from ..layers import child_options, layer_token, whole_numbers
 from .cluster import OkeCluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .network import ExistingOkeNetworkArgs, Nsg, OkeNetwork, OkeNetworkArgs
-from .rdma_nodes import RdmaNodes, RdmaNodesArgs
+from .nodes import RdmaNodes, RdmaNodesArgs
 
 
 class OkeVcn(TypedDict):
