@@ -10,12 +10,7 @@ Importing this module starts nothing: only running it as a script serves the com
 
 from pulumi.provider.experimental import component_provider_host
 
-from components.ack.cloud import AckCloud
-from components.ack.fabric import AckFabric
-from components.gke.cloud import GkeCloud
-from components.gke.fabric import GkeFabric
-from components.oke.cloud import OkeCloud
-from components.oke.fabric import OkeFabric
+from components.registry import SPECS
 
 NAME = "gpu-fabric"
 """The package name: the first part of every component's type token (`components/layers.py`)."""
@@ -24,7 +19,11 @@ VERSION = "0.1.0"
 """The package (schema and SDK) version. The repository had no version before the package; bump it
 with each release tag that consumers pin (`pulumi package add <git URL>@v<VERSION>`)."""
 
-COMPONENTS = [GkeCloud, GkeFabric, OkeCloud, OkeFabric, AckCloud, AckFabric]
+COMPONENTS = [
+    layer
+    for spec in SPECS
+    for layer in (spec.stack_module().GpuCluster.CLOUD, spec.stack_module().GpuCluster.FABRIC)
+]
 """The hosted components, each under `gpu-fabric:index:<class name>`: each platform's cloud
 layer and its in-cluster fabric layer."""
 

@@ -69,6 +69,11 @@ class StackModel(ConfigModel):
         None, description="The cloud stack a fabric stack fills (`org/project/stack`)."
     )
 
+    @property
+    def cluster_name(self) -> str:
+        """The name every resource of the stack derives from (the platform's cluster name)."""
+        raise NotImplementedError
+
 
 # Ranges no network of ours may use: what they are, for the message.
 _SPECIAL_RANGES = [

@@ -74,11 +74,15 @@ class LayeredCluster(pulumi.ComponentResource):
     - `fabric`: the fabric layer only, on the cluster of `gpu-fabric:cloudStack`, read through a
       `pulumi.StackReference`; it runs where the cluster's API endpoint can be reached.
 
-    A subclass names its token and layers; `cloud_args(cfg)` and `fabric_args(cfg, provider,
-    cloud_outputs)` turn the validated stack config into each layer's args.
+    A subclass names its token and its two layer classes; `cloud_args(cfg)` and
+    `fabric_args(cfg, provider, cloud_outputs)` turn the validated stack config into their args.
     """
 
     TOKEN: str
+    CLOUD: type[pulumi.ComponentResource]
+    """The platform's cloud layer component."""
+    FABRIC: type[pulumi.ComponentResource]
+    """The platform's fabric layer component."""
     CLOUD_OUTPUTS: dict[str, str]
     """Stack output name -> the cloud layer's output attribute."""
     FABRIC_OUTPUTS: dict[str, str]
@@ -129,7 +133,15 @@ class LayeredCluster(pulumi.ComponentResource):
         return provider, outputs
 
     def cloud_layer(self, name: str, cfg: Any, opts: pulumi.ResourceOptions) -> Any:
-        raise NotImplementedError
+        return self.CLOUD(name, self.cloud_args(cfg), opts)
 
     def fabric_layer(self, name, cfg, provider, cloud_outputs, opts) -> Any:
+        return self.FABRIC(name, self.fabric_args(cfg, provider, cloud_outputs), opts)
+
+    @staticmethod
+    def cloud_args(cfg: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def fabric_args(cfg: Any, provider: Any, cloud_outputs: dict[str, Any]) -> Any:
         raise NotImplementedError

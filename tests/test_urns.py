@@ -13,18 +13,14 @@ from pathlib import Path
 
 import pytest
 
+import provider
+from components.layers import layer_token
 from offline import engine
 from tests.conftest import run_stack
 
 FIXTURES = Path(__file__).parent / "fixtures" / "urns"
-LAYERS = {
-    "gpu-fabric:index:GkeCloud",
-    "gpu-fabric:index:GkeFabric",
-    "gpu-fabric:index:OkeCloud",
-    "gpu-fabric:index:OkeFabric",
-    "gpu-fabric:index:AckCloud",
-    "gpu-fabric:index:AckFabric",
-}
+LAYERS = {layer_token(c) for c in provider.COMPONENTS}
+"""The layer components' types: groupings added by the two-layer design, with no cloud state."""
 
 
 def _state_urn(resource: engine.Registration, old: set[str]) -> str:

@@ -265,6 +265,11 @@ class AckLingjunConfig(StackModel):
         return list(existing.pod_vswitches if existing else self.network.pod_vswitches)
 
     @property
+    def cluster_name(self) -> str:
+        """The name every resource of the stack derives from."""
+        return self.ack.name
+
+    @property
     def owned_names(self) -> dict[str, tuple[str, str]]:
         """Names that must be unique in their scope: stack key -> (scope, name)."""
         return {"ack.name": (f"region {self.alicloud_region}", f"cluster {self.ack.name}")}

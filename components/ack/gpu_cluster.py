@@ -84,8 +84,6 @@ class GpuCluster(LayeredCluster):
     }
     FABRIC_OUTPUTS = {"benchmarkJob": "benchmark_job"}
 
-    def cloud_layer(self, name, cfg, opts):
-        return AckCloud(name, cloud_args(cfg), opts)
-
-    def fabric_layer(self, name, cfg, provider, cloud_outputs, opts):
-        return AckFabric(name, fabric_args(cfg, provider, cloud_outputs), opts)
+    CLOUD, FABRIC = AckCloud, AckFabric
+    cloud_args = staticmethod(cloud_args)
+    fabric_args = staticmethod(fabric_args)

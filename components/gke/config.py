@@ -460,6 +460,11 @@ class GkeStackConfig(StackModel):
         return self.images.pause or catalog().images.pause
 
     @property
+    def cluster_name(self) -> str:
+        """The name every resource of the stack derives from."""
+        return self.gke.name
+
+    @property
     def owned_names(self) -> dict[str, tuple[str, str]]:
         """Names that must be unique in their scope: stack key -> (scope, name)."""
         scope = f"GCP project {self.project}"

@@ -187,8 +187,6 @@ class GpuCluster(LayeredCluster):
     FABRIC_OUTPUTS = {"networkObjects": "network_objects"}
     FABRIC_NEEDS = ("kubeconfig", "cluster_id", "nic_networks", "gpu_subnets", "gpu_node_pools")
 
-    def cloud_layer(self, name, cfg, opts):
-        return GkeCloud(name, cloud_args(cfg), opts)
-
-    def fabric_layer(self, name, cfg, provider, cloud_outputs, opts):
-        return GkeFabric(name, fabric_args(cfg, provider, cloud_outputs), opts)
+    CLOUD, FABRIC = GkeCloud, GkeFabric
+    cloud_args = staticmethod(cloud_args)
+    fabric_args = staticmethod(fabric_args)

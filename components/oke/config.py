@@ -343,6 +343,11 @@ class OkeDranetConfig(StackModel):
         return self.images.nccl_tests or catalog().oke.nccl_tests_image
 
     @property
+    def cluster_name(self) -> str:
+        """The name every resource of the stack derives from."""
+        return self.oke.name
+
+    @property
     def owned_names(self) -> dict[str, tuple[str, str]]:
         """Names that must be unique in their scope: stack key -> (scope, name)."""
         return {"oke.name": (f"compartment {self.compartment_id}", f"cluster {self.oke.name}")}

@@ -123,8 +123,6 @@ class GpuCluster(LayeredCluster):
     }
     FABRIC_OUTPUTS = {"claimTemplates": "claim_templates"}
 
-    def cloud_layer(self, name, cfg, opts):
-        return OkeCloud(name, cloud_args(cfg), opts)
-
-    def fabric_layer(self, name, cfg, provider, cloud_outputs, opts):
-        return OkeFabric(name, fabric_args(cfg, provider, cloud_outputs), opts)
+    CLOUD, FABRIC = OkeCloud, OkeFabric
+    cloud_args = staticmethod(cloud_args)
+    fabric_args = staticmethod(fabric_args)
