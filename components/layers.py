@@ -40,6 +40,12 @@ def child_options(
     )
 
 
+def declared_outputs(layer: pulumi.ComponentResource) -> dict[str, Any]:
+    """A layer's outputs, as its class declares them (`name: pulumi.Output[T]`), for
+    `register_outputs`: what the component package publishes and the stack exports."""
+    return {name: getattr(layer, name) for name in type(layer).__annotations__}
+
+
 def whole_numbers(value: Any) -> Any:
     """`value` with every whole-number float turned back into an int, in nested dicts and lists.
 

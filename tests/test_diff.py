@@ -511,7 +511,7 @@ def test_a_resource_renamed_through_an_alias_is_reported_as_renamed():
 def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
     """oke-dranet as one stack before; its cloud stack and fabric stack after."""
     from offline import engine
-    from tests.conftest import encode, stack_values, with_changes
+    from tests.conftest import OKE_EXISTING_VCN, encode, stack_values, with_changes
 
     base, head = tmp_path / "base", tmp_path / "head"
     base.mkdir()
@@ -520,19 +520,7 @@ def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
         stack_values("oke-dranet"),
         {
             "gpu-fabric:layers": "all",
-            "gpu-fabric:network": {
-                "existing": {
-                    "vcnId": "ocid1.vcn.oc1.iad.aaaaexisting",
-                    "vcnCidr": "10.140.0.0/16",
-                    "apiSubnetId": "ocid1.subnet.oc1.iad.aaaaapi",
-                    "workersSubnetId": "ocid1.subnet.oc1.iad.aaaaworkers",
-                    "workersSubnetCidr": "10.140.64.0/19",
-                    "podsSubnetId": "ocid1.subnet.oc1.iad.aaaapods",
-                    "podsSubnetCidr": "10.140.128.0/17",
-                    "loadBalancerSubnetId": "ocid1.subnet.oc1.iad.aaaalb",
-                    "deployPath": "a VPN",
-                }
-            },
+            "gpu-fabric:network": {"existing": {**OKE_EXISTING_VCN, "deployPath": "a VPN"}},
         },
     )
     (base / "oke-dranet.json").write_text(

@@ -12,7 +12,7 @@ from typing import NotRequired, TypedDict
 import pulumi
 
 from ..catalog import catalog
-from ..layers import child_options, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .cluster import AckCluster, AckClusterArgs, SystemPoolArgs
 from .network import AckNetwork, AckNetworkArgs, ExistingAckNetworkArgs, VswitchArgs
 from .nodes import LingjunPool, LingjunPoolArgs
@@ -200,17 +200,7 @@ class AckCloud(pulumi.ComponentResource):
         self.lingjun_node_pool_id = lingjun.pool.id
         self.rdma_addon = pulumi.Output.concat(lingjun.addon.name, " ", lingjun.addon.version)
         self.rdma_non_host_network = pulumi.Output.from_input(args["non_host_network"])
-        self.register_outputs(
-            {
-                "cluster_name": self.cluster_name,
-                "cluster_id": self.cluster_id,
-                "kubeconfig": self.kubeconfig,
-                "vpc_id": self.vpc_id,
-                "lingjun_node_pool_id": self.lingjun_node_pool_id,
-                "rdma_addon": self.rdma_addon,
-                "rdma_non_host_network": self.rdma_non_host_network,
-            }
-        )
+        self.register_outputs(declared_outputs(self))
 
     @property
     def kubernetes_provider(self):

@@ -10,7 +10,7 @@ from typing import NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..layers import child_options, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .rdma_pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs
 
 
@@ -49,4 +49,4 @@ class AckFabric(pulumi.ComponentResource):
             )
             job = benchmark.job.metadata.name
         self.benchmark_job = pulumi.Output.from_input(job)
-        self.register_outputs({"benchmark_job": self.benchmark_job})
+        self.register_outputs(declared_outputs(self))

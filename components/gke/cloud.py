@@ -10,7 +10,7 @@ from typing import NotRequired, TypedDict
 import pulumi
 
 from ..catalog import catalog
-from ..layers import child_options, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
 from .network import (
     ExistingPrimaryNetwork,
@@ -263,20 +263,7 @@ class GkeCloud(pulumi.ComponentResource):
         self.gpu_networks = pulumi.Output.all(*[v.network_name for v in vpcs])
         self.gpu_subnets = pulumi.Output.all(*[subnet for _, subnet in nics])
         self.nic_networks = pulumi.Output.all(*[network for network, _ in nics])
-        self.register_outputs(
-            {
-                "cluster_name": self.cluster_name,
-                "cluster_id": self.cluster_id,
-                "endpoint": self.endpoint,
-                "kubeconfig": self.kubeconfig,
-                "node_service_account": self.node_service_account,
-                "gpu_node_pools": self.gpu_node_pools,
-                "gpu_node_pool": self.gpu_node_pool,
-                "gpu_networks": self.gpu_networks,
-                "gpu_subnets": self.gpu_subnets,
-                "nic_networks": self.nic_networks,
-            }
-        )
+        self.register_outputs(declared_outputs(self))
 
     @property
     def kubernetes_provider(self):

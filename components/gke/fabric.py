@@ -13,7 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import Machine, catalog
-from ..layers import child_options, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .nccl_installer import (
     GIB_INSTALLERS,
     TCPX_INSTALLER,
@@ -191,6 +191,4 @@ class GkeFabric(pulumi.ComponentResource):
         self.installer = pulumi.Output.from_input(
             installer.daemon_set.metadata.name if installer else ""
         )
-        self.register_outputs(
-            {"network_objects": self.network_objects, "installer": self.installer}
-        )
+        self.register_outputs(declared_outputs(self))

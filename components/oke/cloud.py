@@ -13,7 +13,7 @@ from typing import NotRequired, TypedDict
 
 import pulumi
 
-from ..layers import child_options, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .cluster import OkeCluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .network import ExistingOkeNetworkArgs, Nsg, OkeNetwork, OkeNetworkArgs
 from .nodes import RdmaNodes, RdmaNodesArgs
@@ -252,18 +252,7 @@ class OkeCloud(pulumi.ComponentResource):
         self.load_balancer_nsg_id = net.nsg_ids[Nsg.LOAD_BALANCERS]
         self.compute_cluster_id = rdma_nodes.compute_cluster.id
         self.gpu_nodes = pulumi.Output.all(*[i.display_name for i in rdma_nodes.instances])
-        self.register_outputs(
-            {
-                "cluster_name": self.cluster_name,
-                "cluster_id": self.cluster_id,
-                "api_server_host": self.api_server_host,
-                "kubeconfig": self.kubeconfig,
-                "vcn_id": self.vcn_id,
-                "load_balancer_nsg_id": self.load_balancer_nsg_id,
-                "compute_cluster_id": self.compute_cluster_id,
-                "gpu_nodes": self.gpu_nodes,
-            }
-        )
+        self.register_outputs(declared_outputs(self))
 
     @property
     def kubernetes_provider(self):

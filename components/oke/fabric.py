@@ -12,7 +12,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
-from ..layers import child_options, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
 from .dranet import Chart, DraDrivers, DraDriversArgs
@@ -130,6 +130,4 @@ class OkeFabric(pulumi.ComponentResource):
             )
         self.namespace = namespace
         self.claim_templates = pulumi.Output.from_input([p.name for p in plans])
-        self.register_outputs(
-            {"namespace": self.namespace, "claim_templates": self.claim_templates}
-        )
+        self.register_outputs(declared_outputs(self))
