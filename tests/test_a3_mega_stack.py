@@ -13,7 +13,7 @@ from components.gke import nccl_installer, tcpxo
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack
-from tests.test_manifests import SHARED_REFERENCE, UPSTREAM, validate
+from tests.test_manifests import UPSTREAM, validate
 
 STACK = "a3-mega-prod"
 DAEMON = catalog().images.tcpxo.daemon
@@ -112,12 +112,6 @@ def test_an_external_installer_owner_leaves_out_the_device_injector_too():
     assert daemon_sets(plan) == {}
 
 
-@pytest.mark.skipif(not SHARED_REFERENCE.exists(), reason="needs ../shared/reference")
-@pytest.mark.parametrize("name", ["nccl-tcpxo-installer.yaml", "nri-device-injector.yaml"])
-def test_vendored_tcpxo_files_are_verbatim(name):
-    assert (UPSTREAM / name).read_bytes() == (SHARED_REFERENCE / "gke" / name).read_bytes()
-
-
 # --- with_tcpxo ----------------------------------------------------------------------------------
 
 
@@ -129,7 +123,7 @@ def workload() -> dict:
 
 
 def upstream_test_pod() -> dict:
-    docs = yaml.safe_load_all((SHARED_REFERENCE / "gke" / "nccl-test-tcpxo.yaml").read_text())
+    docs = yaml.safe_load_all((UPSTREAM / "nccl-test-tcpxo.yaml").read_text())
     return next(d for d in docs if d["kind"] == "Pod")
 
 
@@ -176,7 +170,6 @@ def test_with_tcpxo_adds_the_upstream_wiring():
     assert tcpxo.with_tcpxo(template, DAEMON, VPCS) == template  # wiring twice changes nothing
 
 
-@pytest.mark.skipif(not SHARED_REFERENCE.exists(), reason="needs ../shared/reference")
 def test_with_tcpxo_matches_upstreams_test_pod():
     pod = upstream_test_pod()
     wired = tcpxo.with_tcpxo(workload(), DAEMON, VPCS)

@@ -14,7 +14,7 @@ from components.ack.nodes import addon_config
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import kubernetes_provider, run_stack
-from tests.seed import SEEDS
+from tests.seed import ACK_SEED
 
 STACK = "ack-lingjun"
 VPC = "alicloud:vpc/network:Network"
@@ -24,7 +24,6 @@ NODE_POOL = "alicloud:cs/nodePool:NodePool"
 ADDON = "alicloud:cs/kubernetesAddon:KubernetesAddon"
 PROVIDER = "pulumi:providers:kubernetes"
 JOB = "kubernetes:batch/v1:Job"
-ACK_SEED = SEEDS / "004_13e7232951bf7d88.txt"
 BENCHMARK = {
     "gpu-fabric:benchmarkJob": True,
     "gpu-fabric:images": {"benchmark": "example.com/hps:1"},
@@ -238,12 +237,9 @@ def test_the_benchmark_job_waits_for_the_provider_only(benchmark_plan):
 
 
 def _seed_job() -> dict:
-    if not ACK_SEED.exists():
-        pytest.skip(f"needs the seed documents ({SEEDS})")
-    text = ACK_SEED.read_text()
-    start = text.index("apiVersion: batch/v1")
-    # The seed leaves the image out as `**` (a YAML alias sign): give it a placeholder.
-    return yaml.safe_load(text[start:].replace("image: **", "image: example.com/hps:1"))
+    text = (ACK_SEED / "hps-benchmark-job.yaml").read_text()
+    # The document leaves the image out as `**` (a YAML alias sign): give it a placeholder.
+    return yaml.safe_load(text.replace("image: **", "image: example.com/hps:1"))
 
 
 def test_benchmark_job_is_the_seeds_with_a_lingjun_selector(benchmark_plan):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 from pathlib import Path
 
 import jsonschema
@@ -18,6 +19,7 @@ from tests.conftest import run_stack
 KUBERNETES_VERSION = "1.34"
 UPSTREAM = nccl_installer.UPSTREAM
 SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+"""The project's reference desk beside the clone: only `-m reference` tests (.ci/run) read it."""
 
 
 def crd_schemas() -> dict[tuple[str, str], dict]:
@@ -132,15 +134,37 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
     assert pod["containers"][0]["name"] == "pause"
 
 
-@pytest.mark.skipif(
-    not SHARED_REFERENCE.exists(), reason="needs ../shared/reference beside the repo"
+def git_blob_id(data: bytes) -> str:
+    """What `git hash-object` prints for a file with these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+UPSTREAM_BLOBS = dict(
+    reversed(line.split()) for line in (UPSTREAM / "BLOBS").read_text().splitlines() if line
 )
+
+
+def test_every_vendored_upstream_file_has_its_upstream_blob_id():
+    vendored = {str(p.relative_to(UPSTREAM)) for p in UPSTREAM.rglob("*.yaml")}
+    assert vendored == set(UPSTREAM_BLOBS)
+
+
+@pytest.mark.parametrize("vendored", sorted(UPSTREAM_BLOBS))
+def test_vendored_upstream_files_are_verbatim(vendored):
+    assert git_blob_id((UPSTREAM / vendored).read_bytes()) == UPSTREAM_BLOBS[vendored]
+
+
+@pytest.mark.reference
 @pytest.mark.parametrize(
     "vendored, reference",
     [
         ("nccl-tcpx-installer.yaml", "gke/nccl-tcpx-installer.yaml"),
+        ("nccl-tcpxo-installer.yaml", "gke/nccl-tcpxo-installer.yaml"),
+        ("nri-device-injector.yaml", "gke/nri-device-injector.yaml"),
         ("nccl-rdma-installer-a4x.yaml", "gke/nccl-rdma-installer-a4x.yaml"),
         ("nccl-rdma-installer.yaml", "gke/nccl-rdma-installer.yaml"),
+        ("nccl-test-tcpxo.yaml", "gke/nccl-test-tcpxo.yaml"),
+        ("nccl-test-rdma.yaml", "gke/nccl-test-rdma.yaml"),
         (
             "torch-distributed-rdma-cluster-training-runtime.yaml",
             "aicr/torch-distributed-rdma-cluster-training-runtime.yaml",
@@ -152,7 +176,8 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
         ),
     ],
 )
-def test_vendored_upstream_files_are_verbatim(vendored, reference):
+def test_vendored_files_equal_the_reference_desk_copies(vendored, reference):
+    """Only in .ci/run (`-m reference`), where the project's reference desk is beside the clone."""
     assert (UPSTREAM / vendored).read_bytes() == (SHARED_REFERENCE / reference).read_bytes()
 
 

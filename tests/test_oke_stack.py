@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import copy
 import ipaddress
+from pathlib import Path
 
 import kubernetes_validate
 import pytest
@@ -377,9 +378,7 @@ def _paths(values, prefix=""):
 def chart_keys(reference: str) -> set[str]:
     """Every key path of a chart's values.yaml, with the keys it documents only in comments
     under an empty map (DRANET's `args: {}` lists `#  cloudProviderHint: ""`)."""
-    from tests.test_manifests import SHARED_REFERENCE
-
-    text = (SHARED_REFERENCE / "oke" / reference).read_text()
+    text = (Path(__file__).parent / "fixtures" / "reference" / "oke" / reference).read_text()
     keys = _paths(yaml.safe_load(text))
     lines = text.splitlines()
     for i, line in enumerate(lines):
