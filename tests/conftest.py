@@ -13,6 +13,21 @@ from components.stack_config import StackConfig, parse_pulumi_config
 from offline import engine
 
 
+def pytest_configure(config):
+    """Import the provider SDKs once and freeze them out of the garbage collector: their module
+    objects are millions of long-lived objects that every full collection would walk again
+    (the offline plans of the suite run about 2.5x faster)."""
+    import gc
+
+    import pulumi_alicloud  # noqa: F401
+    import pulumi_gcp  # noqa: F401
+    import pulumi_kubernetes  # noqa: F401
+    import pulumi_oci  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+
+
 def stack_values(stack: str = "a3-prod") -> dict[str, Any]:
     """The stack file's config, with object values decoded (so tests can edit them)."""
     decoded = {}

@@ -1,4 +1,8 @@
-"""`make bench` runs and prints its figures (one stack, one repetition, to stay fast)."""
+"""`make bench` prints its figures: the report's logic, on one stack, with the timings stubbed.
+
+The measurements themselves (fresh interpreters, repeated plans) are the benchmark: `make bench`
+runs them; here only what is computed from a plan is checked, so the suite stays fast.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import re
 from bench import plan_bench
 
 
-def test_bench_prints_the_critical_path_the_plan_ratio_and_the_growth(capsys):
-    assert plan_bench.main(["--stacks", "a3-prod", "--repeat", "1", "--growth", "1,16"]) == 0
+def test_bench_prints_the_critical_path_the_plan_ratio_and_the_growth(capsys, monkeypatch):
+    # The plan-against-import ratio is measured in fresh interpreters: a benchmark, not a test.
+    monkeypatch.setattr(plan_bench, "plan_against_import", lambda stack, repeat: (0.9, 0.6, 120))
+    assert plan_bench.main(["--stacks", "a3-prod", "--repeat", "1", "--growth", "1,4"]) == 0
     out = capsys.readouterr().out
     # GKE: primary network -> subnet -> cluster (12 min) -> GPU pool (15 min), from the data file.
     assert "critical path of `pulumi up`: 27m50s estimated wall time (4 steps;" in out
@@ -18,11 +24,12 @@ def test_bench_prints_the_critical_path_the_plan_ratio_and_the_growth(capsys):
         r"offline plan: [\d.]+ s vs bare import of the \d+ SDK modules .*-> ([\d.]+)x", out
     )
     assert ratio and float(ratio.group(1)) > 0
+    assert "-> 1.50x (goal <=" in out
     assert "plan time growth with the number of GPU node pools:" in out
-    # 16 one-node pools: 15 more pool components, node pools and placement policies than one pool
+    # 4 one-node pools: 3 more pool components, node pools and placement policies than one pool
     # (3 each), and nothing else: the pools share the VPCs, Network objects and installer.
     assert re.search(r"  1 GPU node pools: +[\d.]+ ms, 46 resources", out)
-    assert re.search(r" 16 GPU node pools: +[\d.]+ ms, 91 resources", out)
+    assert re.search(r"  4 GPU node pools: +[\d.]+ ms, 55 resources", out)
 
 
 def test_the_gpu_pool_takes_the_gpu_figure_and_components_take_none(a3_plan):

@@ -1,0 +1,129 @@
+"""The user documents: a short README that links every page of docs/, links that resolve inside the
+repository, and no internal names or paths that a user of the repository cannot follow."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCUMENTS = [README, *DOCS]
+
+FENCE = re.compile(r"^(```+|~~~+)")
+# A code span closes with a backtick run as long as the one that opens it (CommonMark).
+INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+# [text](target) and ![alt](target); the target ends at whitespace (an optional "title" follows).
+LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def _prose_lines(path: Path) -> list[str]:
+    """The file's lines outside fenced code blocks."""
+    lines, fenced = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if FENCE.match(line.strip()):
+            fenced = not fenced
+            continue
+        if not fenced:
+            lines.append(line)
+    return lines
+
+
+def _links(path: Path) -> list[str]:
+    """Every link target in the file's prose (not in code blocks or code spans); a link's text may
+    run over a line break."""
+    prose = INLINE_CODE.sub("", "\n".join(_prose_lines(path)))
+    return LINK.findall(prose)
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors: lowercase, no punctuation, spaces as hyphens, -N for repeats."""
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    for line in _prose_lines(path):
+        match = HEADING.match(line)
+        if not match:
+            continue
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", match.group(2))  # a link's text only
+        slug = re.sub(r"[^\w\- ]", "", text.replace("`", "").lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def _relative(path: Path) -> list[str]:
+    return [t for t in _links(path) if not SCHEME.match(t)]
+
+
+def test_readme_is_a_quickstart_of_at_most_300_lines():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines; move detail into docs/"
+
+
+def test_the_documents_exist():
+    assert README.exists()
+    assert {p.name for p in DOCS} >= {
+        "architecture.md",
+        "choices.md",
+        "component-package.md",
+        "config-reference.md",
+        "reviewing-changes.md",
+        "verifying.md",
+        "gke.md",
+        "oke.md",
+        "ack.md",
+    }
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+def test_every_docs_page_is_linked_from_the_readme(page):
+    linked = {
+        (README.parent / unquote(t.split("#", 1)[0])).resolve()
+        for t in _relative(README)
+        if t.split("#", 1)[0]
+    }
+    assert page.resolve() in linked, f"README.md does not link docs/{page.name}"
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves_inside_the_repository(document):
+    broken = []
+    for target in _relative(document):
+        file_part, _, anchor = target.partition("#")
+        resolved = (document.parent / unquote(file_part)).resolve() if file_part else document
+        if not resolved.is_relative_to(ROOT):
+            broken.append(f"{target}: outside the repository")
+        elif not resolved.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+            broken.append(f"{target}: no heading with anchor #{anchor} in {resolved.name}")
+    assert not broken, f"{document.relative_to(ROOT)}: {broken}"
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_path_to_the_shared_folder(document):
+    """Users do not have the folder beside the clone that the project's research notes live in."""
+    text = document.read_text(encoding="utf-8")
+    assert "../shared" not in text
+    assert not [t for t in _links(document) if "shared/" in t and not SCHEME.match(t)]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_sources_are_named_not_numbered(document):
+    """Internal source numbers ("seed 000") mean nothing to a reader: name the guide instead."""
+    text = document.read_text(encoding="utf-8")
+    assert "seed 00" not in text.lower()
+
+
+def test_the_anchor_rule_matches_github():
+    """The slug rule the link test relies on, on headings of the kind these pages have."""
+    anchors = _anchors(ROOT / "docs" / "architecture.md")
+    assert "split-deployment-private-api-endpoints" in anchors
+    assert "using-the-layers-from-other-languages-pulumi-package-add" in anchors
