@@ -123,7 +123,7 @@ def with_tcpx(pod_spec: dict, daemon_image: str) -> dict:
 def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> list[dict]:
     """Seed 000's test workload: per host a headless Service and a pod wired by `with_tcpx`.
 
-    Run the all-gather from the README once both pods are Running.
+    Run the all-gather of docs/gke.md once both pods are Running.
     """
     manifests: list[dict] = []
     for host in range(1, hosts + 1):
