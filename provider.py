@@ -10,14 +10,15 @@ Importing this module starts nothing: only running it as a script serves the com
 
 from pulumi.provider.experimental import component_provider_host
 
+from components import __version__
 from components.registry import SPECS
 
 NAME = "gpu-fabric"
 """The package name: the first part of every component's type token (`components/layers.py`)."""
 
-VERSION = "0.1.0"
-"""The package (schema and SDK) version. The repository had no version before the package; bump it
-with each release tag that consumers pin (`pulumi package add <git URL>@v<VERSION>`)."""
+VERSION = __version__
+"""The package (schema and SDK) version: the Python package's (`components/__init__.py`), tagged
+`v<VERSION>` for consumers to pin (`pulumi package add <git URL>@v<VERSION>`)."""
 
 COMPONENTS = [
     layer

@@ -28,7 +28,8 @@ class PlatformSpec:
     provider_keys: tuple[str, ...]
     """Provider keys the config reads as fields (`gcp:project`)."""
     stack: str
-    """Module with `GpuCluster` (a `LayeredCluster`): what a stack of it registers."""
+    """Module with `GpuCluster` (a `LayeredCluster`): what a stack of it registers, relative to
+    this package (`.gke.gpu_cluster`), so it imports as `components` and as `gpu_fabric`."""
     verify: str
     """Module with `expected_from(cfg)`, `read_snapshot(expected, api_client)`, `check(...)`."""
 
@@ -42,7 +43,7 @@ class PlatformSpec:
         }
 
     def stack_module(self) -> ModuleType:
-        return importlib.import_module(self.stack)
+        return importlib.import_module(self.stack, __package__)
 
     def verify_module(self) -> ModuleType:
         return importlib.import_module(self.verify)

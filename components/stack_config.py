@@ -24,6 +24,7 @@ from .config_base import NAMESPACE, ConfigModel, Layers
 from .problems import MISSING, ConfigError, Problem
 from .registry import SPECS, Platform
 from .secrets import secret_texts
+from .stack_file import STACKS_DIR
 
 MODELS: dict[Platform, type[ConfigModel]] = {
     Platform(name): model for spec in SPECS for name, model in spec.platforms.items()
@@ -41,9 +42,6 @@ PROVIDER_KEYS = {key for spec in SPECS for key in spec.provider_keys}
 """The provider keys the program reads, each under its own name (a field alias)."""
 
 _ADAPTER: TypeAdapter = TypeAdapter(StackConfig)
-_ROOT = Path(__file__).resolve().parents[1]
-STACKS_DIR = _ROOT / yaml.safe_load((_ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
-"""Where the stack files are (Pulumi.yaml's stackConfigDir)."""
 
 # What a value of the wrong type must be, in the stack file's words.
 _TYPE_FIXES = {

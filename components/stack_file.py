@@ -14,7 +14,20 @@ import yaml
 from .problems import NO_VALUE, ConfigError, Problem
 
 ROOT = Path(__file__).resolve().parents[1]
-STACKS_DIR = ROOT / yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["stackConfigDir"]
+
+
+def stacks_dir(root: Path) -> Path:
+    """The stack files' folder of the Pulumi project at `root` (its Pulumi.yaml's
+    stackConfigDir). An installed package has no project around it: the folder then does not
+    exist, and there are no other stack files to compare with."""
+    project = root / "Pulumi.yaml"
+    if not project.exists():
+        return root / "stacks"
+    return root / (yaml.safe_load(project.read_text()).get("stackConfigDir") or ".")
+
+
+STACKS_DIR = stacks_dir(ROOT)
+"""Where this project's stack files are."""
 SECRET_PLACEHOLDER = "[secret]"
 """What an encrypted (`secure:`) value reads as offline, where it cannot be decrypted."""
 

@@ -7,6 +7,6 @@ PLATFORM = PlatformSpec(
     models=(config.AckLingjunConfig,),
     rules=checks.cross_field_problems,
     provider_keys=(config.REGION_KEY,),
-    stack="components.ack.gpu_cluster",
+    stack=".ack.gpu_cluster",
     verify="verify.ack",
 )

@@ -12,6 +12,6 @@ PLATFORM = PlatformSpec(
     ),
     rules=checks.cross_field_problems,
     provider_keys=(config.GCP_PROJECT_KEY,),
-    stack="components.gke.gpu_cluster",
+    stack=".gke.gpu_cluster",
     verify="verify.gke",
 )

@@ -7,6 +7,6 @@ PLATFORM = PlatformSpec(
     models=(config.OkeDranetConfig,),
     rules=checks.cross_field_problems,
     provider_keys=(config.TENANCY_KEY, config.REGION_KEY),
-    stack="components.oke.gpu_cluster",
+    stack=".oke.gpu_cluster",
     verify="verify.oke",
 )
