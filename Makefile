@@ -37,11 +37,12 @@ diff: $(STAMP)
 	$(VENV)/bin/python -m offline.diff --out build/diff/report.md \
 		$(if $(and $(OLD),$(NEW)),$(OLD) $(NEW),--base $(BASE))
 
-# The stack's dependency graph under build/plan/: <stack>.mmd (Mermaid), .dot, and .svg when
-# Graphviz's `dot` is installed.
+# The stack's dependency graph under build/plan/, one box per component: <stack>.mmd (Mermaid),
+# .dot, and .svg and .png when Graphviz's `dot` is installed. LEVEL=resources draws every resource
+# (<stack>.resources.*).
 .PHONY: graph
 graph: $(STAMP)
-	$(VENV)/bin/python -m offline.graph $(STACK)
+	$(VENV)/bin/python -m offline.graph $(STACK) $(if $(LEVEL),--level $(LEVEL))
 
 # Estimated `pulumi up` critical path per stack, offline plan time against the bare SDK import, and
 # plan time growth (bench/plan_bench.py; a benchmark, not a test).

@@ -4,14 +4,17 @@
     python -m offline.diff --base REV             every stack, planned at REV and in this tree
 
 The report lists the resources added, removed, replaced and updated in place, with each changed
-input's value before and after. A resource whose URN changed but that carries an alias to its old
-URN (a move under a new parent) is the same resource, as it is to `pulumi up`: it is compared with
-its old self and reported as moved, not removed and added. Components (`custom: false`) own nothing
-in a cloud or cluster, so the counts of resources to add and remove leave them out and the report
-names them on a line of their own. Secret inputs never show a value: the plan files mask them and
-carry a fingerprint, so a change shows as "changed (secret)". A change to an input that forces a
-replacement (offline/replacements.yaml) is flagged loudly with what the replacement costs, and so is
-every resource replaced because something it needs is replaced.
+input's value before and after; resources with identical input changes (one MTU change on every GPU
+VPC) share one table headed with all their names. The stack outputs that change follow, an output
+of a stack that is new (or gone) reading "new" (or "removed"). A resource whose URN changed but
+that carries an alias to its old URN (a move under a new parent) is the same resource, as it is to
+`pulumi up`: it is compared with its old self and reported as moved, not removed and added.
+Components (`custom: false`) own nothing in a cloud or cluster, so the counts of resources to add
+and remove leave them out and the report names them on a line of their own. Secret inputs never
+show a value: the plan files mask them and carry a fingerprint, so a change shows as "changed
+(secret)". A change to an input that forces a replacement (offline/replacements.yaml) is flagged
+loudly with what the replacement costs, and so is every resource replaced because something it
+needs is replaced.
 
 This is the offline plan compared with the offline plan, not `pulumi preview`: it knows nothing of
 the deployed state, so drift and provider-side defaults do not show.
@@ -88,7 +91,11 @@ def _widens(before: Any, after: Any) -> bool:
         old, new = ipaddress.ip_network(before), ipaddress.ip_network(after)
     except (TypeError, ValueError):
         return False
-    return old.version == new.version and new.supernet_of(old)
+    if isinstance(old, ipaddress.IPv4Network) and isinstance(new, ipaddress.IPv4Network):
+        return new.supernet_of(old)
+    if isinstance(old, ipaddress.IPv6Network) and isinstance(new, ipaddress.IPv6Network):
+        return new.supernet_of(old)
+    return False  # one IPv4, the other IPv6
 
 
 @dataclass
@@ -354,6 +361,53 @@ def _field_table(fields: list[FieldChange]) -> list[str]:
     return lines
 
 
+def _output_table(outputs: list[FieldChange]) -> list[str]:
+    """The stack outputs that change: an output only one side has reads "new" or "removed"."""
+    lines = ["| output | before | after |", "| --- | --- | --- |"]
+    for f in outputs:
+        if f.secret and ABSENT not in (f.before, f.after):
+            before, after = "changed (secret)", ""
+        else:
+            before = "new" if f.before is ABSENT else "(secret)" if f.secret else _value(f.before)
+            after = "removed" if f.after is ABSENT else "(secret)" if f.secret else _value(f.after)
+        lines.append(f"| `{f.path}` | {before} | {after} |")
+    return lines
+
+
+def _signature(fields: list[FieldChange]) -> tuple[tuple[str, str, str, bool, str], ...]:
+    """What a field table shows: two resources with one signature have the same table."""
+
+    def shown(value: Any) -> str:
+        return "(absent)" if value is ABSENT else json.dumps(value, sort_keys=True, default=repr)
+
+    return tuple(
+        (f.path, shown(f.before), shown(f.after), f.secret, f.forces or "") for f in fields
+    )
+
+
+def _grouped(changes: list[ResourceChange], by_reason: bool = False) -> list[list[ResourceChange]]:
+    """`changes` (in order) in groups of identical field changes, each where its first one stood.
+
+    Changes without field changes are grouped by type and reason if `by_reason`, else left alone.
+    """
+    groups: dict[Any, list[ResourceChange]] = {}
+    for i, change in enumerate(changes):
+        if change.fields:
+            key: Any = ("fields", _signature(change.fields))
+        else:
+            key = ("reason", change.type, change.reason) if by_reason else ("one", i)
+        groups.setdefault(key, []).append(change)
+    return list(groups.values())
+
+
+def _names(changes: list[ResourceChange]) -> str:
+    """`a`, `b` (`type`); `c` (`other type`): names by type, types in order of appearance."""
+    by_type: dict[str, list[str]] = {}
+    for change in changes:
+        by_type.setdefault(change.type, []).append(f"`{change.name}`")
+    return "; ".join(f"{', '.join(names)} (`{type_}`)" for type_, names in by_type.items())
+
+
 def _urn_parts(urn: str) -> tuple[str, str]:
     """A URN's type (without its parents' types) and name."""
     _stack, _project, qualified, *name = urn.split("::")
@@ -473,14 +527,22 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
     lines += _component_lines(diff)
     if replaced:
         lines += ["### Replace", ""]
-        for change in sorted(replaced, key=lambda c: (rules.rank(c.type), c.name)):
-            lines.append(f"- `{change.name}` (`{change.type}`): {change.reason}")
-            if change.fields:
-                lines += ["", *_field_table(change.fields), ""]
+        in_order = sorted(replaced, key=lambda c: (rules.rank(c.type), c.name))
+        for group in _grouped(in_order, by_reason=True):
+            reasons: dict[str, list[ResourceChange]] = {}
+            for change in group:
+                reasons.setdefault(change.reason, []).append(change)
+            if len(reasons) == 1:
+                lines.append(f"- {_names(group)}: {group[0].reason}")
+            else:  # one table of the same input changes, replaced for different reasons
+                lines.append(f"- {len(group)} resources with the same input changes:")
+                lines += [f"  - {_names(c)}: {reason}" for reason, c in reasons.items()]
+            if group[0].fields:
+                lines += ["", *_field_table(group[0].fields), ""]
         lines.append("")
-    for change in diff.of_action("update"):
-        lines += [f"### Update in place: `{change.name}` (`{change.type}`)", ""]
-        lines += [*_field_table(change.fields), ""]
+    for group in _grouped(diff.of_action("update")):
+        lines += [f"### Update in place: {_names(group)}", ""]
+        lines += [*_field_table(group[0].fields), ""]
     for action, title in (("create", "Add"), ("delete", "Remove")):
         custom = [c for c in diff.of_action(action) if c.custom]
         if custom:
@@ -488,7 +550,7 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
             lines += [f"- `{c.name}` (`{c.type}`)" for c in custom]
             lines.append("")
     if diff.outputs:
-        lines += ["### Stack outputs", "", *_field_table(diff.outputs), ""]
+        lines += ["### Stack outputs", "", *_output_table(diff.outputs), ""]
     return "\n".join(lines)
 
 
@@ -558,7 +620,8 @@ def diff_dirs(
         if stack in errors:
             diffs.append(StackDiff(stack, [], [], error=f"```\n{errors[stack]}\n```"))
             continue
-        diff = diff_plans(*plans[stack], rules)
+        old, new = plans[stack]
+        diff = diff_plans(old, new, rules)
         diff.moved_to = moved.get(stack, {})
         diff.carried_from = carried.get(stack, {})
         diffs.append(diff)

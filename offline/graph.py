@@ -1,8 +1,16 @@
 """The dependency graph of a stack as a picture: `python -m offline.graph STACK` (`make graph`).
 
-Writes under build/plan/:
-- <stack>.mmd: a Mermaid flowchart (GitHub renders it), components as nested boxes;
-- <stack>.dot, and <stack>.svg when Graphviz's `dot` is on PATH (`apt-get install graphviz`).
+Two levels (`--level`):
+- components (the default): one box per component, its resources collapsed into counts ("45 NSG
+  rules"), inside frames for the stack's component (GpuCluster) and its layers (GkeCloud,
+  GkeFabric, ...). A box waits for another if any resource inside it waits for any resource inside
+  the other;
+- resources: every resource, components as nested frames (`make graph LEVEL=resources`).
+
+Writes under build/plan/ (the resource level as <stack>.resources.*):
+- <stack>.mmd: a Mermaid flowchart (GitHub renders it);
+- <stack>.dot, and <stack>.svg and <stack>.png when Graphviz's `dot` is on PATH (`apt-get install
+  graphviz`).
 
 An arrow `A --> B` means B waits for A. Only what Pulumi waits for is drawn: dependencies, property
 dependencies and the provider, with a dependency on a component standing for one on each resource
@@ -12,15 +20,22 @@ readable; `waits_for` keeps all of them.
 
 from __future__ import annotations
 
+import argparse
+import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from components.layers import TOKEN_MODULE
 from components.problems import ConfigError
 from offline.engine import Plan, Registration, run
-from offline.plan import OUT_DIR, stack_arguments
+from offline.plan import OUT_DIR
+
+LEVELS = ("components", "resources")
 
 
 def waits_for(plan: Plan) -> dict[str, set[str]]:
@@ -71,17 +86,143 @@ def _short_type(type_: str) -> str:
     return f"{parts[0]}:{parts[-1]}" if len(parts) > 2 else type_
 
 
+def _children(plan: Plan) -> dict[str, list[Registration]]:
+    children: dict[str, list[Registration]] = {}
+    for resource in plan.resources:
+        children.setdefault(resource.parent, []).append(resource)
+    return children
+
+
+# --- The component level ---
+
+
+def frames(plan: Plan) -> set[str]:
+    """The components drawn as frames around boxes at component level: the stack's own components
+    (GpuCluster, with no parent) and the layers (`gpu-fabric:index:*`), if they hold anything."""
+    known = {r.urn for r in plan.resources}
+    parents = {r.parent for r in plan.resources}
+    return {
+        r.urn
+        for r in plan.resources
+        if not r.custom
+        and r.urn in parents
+        and (r.parent not in known or r.type.startswith(TOKEN_MODULE + ":"))
+    }
+
+
+def box_of(plan: Plan) -> dict[str, str]:
+    """At component level, the box each resource is drawn in (by URN): the component just inside a
+    frame that holds it, or the resource itself if it sits in a frame directly. Frames have none."""
+    by_urn = {r.urn: r for r in plan.resources}
+    framed = frames(plan)
+    return {r.urn: _outermost(r, by_urn, framed) for r in plan.resources if r.urn not in framed}
+
+
+def _outermost(resource: Registration, by_urn: dict[str, Registration], framed: set[str]) -> str:
+    while resource.parent in by_urn and resource.parent not in framed:
+        resource = by_urn[resource.parent]
+    return resource.urn
+
+
+def component_waits(plan: Plan) -> dict[str, set[str]]:
+    """For each box of the component level, the boxes it waits for directly: those holding a
+    resource that a resource inside it waits for."""
+    box = box_of(plan)
+    edges: dict[str, set[str]] = {b: set() for b in box.values()}
+    for urn, deps in waits_for(plan).items():
+        edges[box[urn]] |= {box[d] for d in deps if d in box} - {box[urn]}
+    return edges
+
+
+_ACRONYMS = {
+    "ack", "cidr", "dns", "eip", "gke", "gpu", "iam", "ip", "lb", "nat", "nsg", "oke", "rdma",
+    "slb", "ssl", "tls", "vcn", "vm", "vpc",
+}  # fmt: skip
+
+_PROPER = {"kubernetes": "Kubernetes", "helm": "Helm"}
+
+_NOUNS = {
+    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": "NSG rule",
+    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": "NSG",
+    "gcp:serviceaccount/account:Account": "service account",
+    "kubernetes:helm.sh/v3:Release": "Helm release",
+    "command:local:Command": "local command",
+    "alicloud:cs/managedKubernetes:ManagedKubernetes": "managed Kubernetes cluster",
+}
+"""Resource types whose readable name is not their class name in words."""
+
+
+def noun(type_: str) -> str:
+    """A resource type in words: `gcp:container/nodePool:NodePool` -> `node pool`, a Kubernetes
+    kind as it is (`DaemonSet`), `pulumi:providers:kubernetes` -> `Kubernetes provider`."""
+    if type_ in _NOUNS:
+        return _NOUNS[type_]
+    if type_.startswith("pulumi:providers:"):
+        package = type_.rsplit(":", 1)[-1]
+        return f"{_PROPER.get(package, package)} provider"
+    kind = type_.rsplit(":", 1)[-1]
+    if type_.startswith("kubernetes:"):
+        return kind
+    words = re.findall(r"[A-Z]+(?=[A-Z][a-z]|\d|$)|[A-Z]?[a-z]+|\d+", kind) or [kind]
+    return " ".join(
+        w.upper() if w.lower() in _ACRONYMS else _PROPER.get(w.lower(), w.lower()) for w in words
+    )
+
+
+def plural(noun_: str) -> str:
+    """`node pool` -> `node pools`, `resource policy` -> `resource policies`, `NSG` -> `NSGs`."""
+    if re.search(r"[^aeiouAEIOU]y$", noun_):
+        return noun_[:-1] + "ies"
+    if re.search(r"(s|x|z|ch|sh)$", noun_):
+        return noun_ + "es"
+    return noun_ + "s"
+
+
+def counted(count: int, type_: str) -> str:
+    """`45 NSG rules`, `1 VCN`."""
+    return f"{count} {noun(type_) if count == 1 else plural(noun(type_))}"
+
+
+def contents(plan: Plan, urn: str) -> list[str]:
+    """What a component holds, most numerous first: `45 NSG rules`, `4 NSGs`, `1 VCN`, ..."""
+    children = _children(plan)
+    counts: Counter[str] = Counter()
+    todo = [urn]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child.custom:
+                counts[child.type] += 1
+            todo.append(child.urn)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], noun(item[0]).lower()))
+    return [counted(n, type_) for type_, n in ordered]
+
+
+def _component_type(type_: str) -> str:
+    """`gpu-fabric:oke:RdmaNodes` -> `oke:RdmaNodes`; a layer `gpu-fabric:index:GkeCloud` ->
+    `GkeCloud layer`."""
+    if type_.startswith(TOKEN_MODULE + ":"):
+        return f"{type_.rsplit(':', 1)[-1]} layer"
+    parts = type_.split(":")
+    return ":".join(parts[1:]) if len(parts) > 2 else type_
+
+
+# --- Pictures ---
+
+
 @dataclass(frozen=True)
 class _Syntax:
-    """How one picture language writes a resource, a component box and an arrow."""
+    """How one picture language writes a resource, a component box, a frame and an arrow."""
 
     header: list[str]
     footer: list[str]
     label: str  # format with name, type
+    newline: str
     node: str  # format with id, label
+    component: str  # format with id, label: a component's collapsed box
     group_open: list[str]  # format with id, label
     group_close: str
     arrow: str  # format with source, target
+    escape: Callable[[str], str]
 
 
 MERMAID = _Syntax(
@@ -91,10 +232,13 @@ MERMAID = _Syntax(
     ],
     footer=[],
     label="{name}<br/><small>{type}</small>",
+    newline="<br/>",
     node='{id}["{label}"]',
+    component='{id}["{label}"]',
     group_open=['subgraph {id}["{label}"]'],
     group_close="end",
     arrow="{source} --> {target}",
+    escape=lambda text: text.replace('"', "#quot;"),
 )
 
 DOT = _Syntax(
@@ -106,74 +250,112 @@ DOT = _Syntax(
     ],
     footer=["}"],
     label="{name}\\n{type}",
+    newline="\\n",
     node='{id} [label="{label}"];',
+    component='{id} [label="{label}", style="rounded,filled", fillcolor="#eef3fb"];',
     group_open=["subgraph cluster_{id} {{", '  label="{label}"; style="rounded,dashed";'],
     group_close="}}",
     arrow="{source} -> {target};",
+    escape=lambda text: text.replace("\\", "\\\\").replace('"', '\\"'),
 )
 
 
-def render(plan: Plan, syntax: _Syntax) -> str:
-    """The plan's resources (components as nested boxes) and its reduced waits, in `syntax`."""
-    ids = {r.urn: f"n{i}" for i, r in enumerate(sorted(plan.resources, key=lambda r: r.urn))}
-    children: dict[str, list[Registration]] = {}
-    for resource in plan.resources:
-        children.setdefault(resource.parent, []).append(resource)
+def _ids(plan: Plan) -> dict[str, str]:
+    return {r.urn: f"n{i}" for i, r in enumerate(sorted(plan.resources, key=lambda r: r.urn))}
+
+
+def _roots(plan: Plan) -> list[Registration]:
+    known = {r.urn for r in plan.resources}
+    return sorted((r for r in plan.resources if r.parent not in known), key=lambda r: r.urn)
+
+
+def render(plan: Plan, syntax: _Syntax, level: str = "components") -> str:
+    """The plan's boxes and their reduced waits in `syntax`, at `level` (components or
+    resources)."""
+    if level not in LEVELS:
+        raise ValueError(f"level {level!r}: one of {', '.join(LEVELS)}")
+    ids = _ids(plan)
+    children = _children(plan)
+    framed = frames(plan) if level == "components" else set()
     lines = [line.format(stack=plan.stack) for line in syntax.header]
+
+    def label(resource: Registration, type_: str, *more: str) -> str:
+        text = syntax.label.format(name=syntax.escape(resource.name), type=syntax.escape(type_))
+        return syntax.newline.join([text, *(syntax.escape(m) for m in more)])
 
     def box(resource: Registration, depth: int) -> None:
         pad = "  " * depth
-        label = syntax.label.format(name=resource.name, type=_short_type(resource.type))
+        urn = resource.urn
         if resource.custom:
-            lines.append(pad + syntax.node.format(id=ids[resource.urn], label=label))
+            text = label(resource, _short_type(resource.type))
+            lines.append(pad + syntax.node.format(id=ids[urn], label=text))
             return
-        lines.extend(pad + g.format(id=ids[resource.urn], label=label) for g in syntax.group_open)
-        for child in sorted(children.get(resource.urn, []), key=lambda r: r.urn):
+        if level == "components" and urn not in framed:
+            text = label(resource, _component_type(resource.type), *contents(plan, urn))
+            lines.append(pad + syntax.component.format(id=ids[urn], label=text))
+            return
+        kind = _component_type(resource.type) if framed else _short_type(resource.type)
+        stack = urn.split("::", 1)[0].removeprefix("urn:pulumi:")  # a fabric stack's, beside it
+        text = label(resource, kind + (f", stack {stack}" if stack != plan.stack else ""))
+        lines.extend(pad + g.format(id=ids[urn], label=text) for g in syntax.group_open)
+        for child in sorted(children.get(urn, []), key=lambda r: r.urn):
             box(child, depth + 1)
         lines.append(pad + syntax.group_close.format())
 
-    known = {r.urn for r in plan.resources}
-    for root in sorted((r for r in plan.resources if r.parent not in known), key=lambda r: r.urn):
+    for root in _roots(plan):
         box(root, 1)
-    for urn, deps in sorted(reduced(waits_for(plan)).items()):
+    edges = component_waits(plan) if level == "components" else waits_for(plan)
+    for urn, deps in sorted(reduced(edges).items()):
         lines += ["  " + syntax.arrow.format(source=ids[d], target=ids[urn]) for d in sorted(deps)]
     return "\n".join(lines + syntax.footer) + "\n"
 
 
-def mermaid(plan: Plan) -> str:
-    return render(plan, MERMAID)
+def mermaid(plan: Plan, level: str = "components") -> str:
+    return render(plan, MERMAID, level)
 
 
-def dot(plan: Plan) -> str:
-    return render(plan, DOT)
+def dot(plan: Plan, level: str = "components") -> str:
+    return render(plan, DOT, level)
 
 
-def write(plan: Plan, out_dir: Path = OUT_DIR) -> list[Path]:
-    """Write the Mermaid and DOT files, and the SVG when Graphviz is installed."""
+def write(plan: Plan, out_dir: Path = OUT_DIR, level: str = "components") -> list[Path]:
+    """Write the Mermaid and DOT files, and the SVG and PNG when Graphviz is installed. The
+    component level is <stack>.*, the resource level <stack>.resources.*."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    mmd, dot_file = out_dir / f"{plan.stack}.mmd", out_dir / f"{plan.stack}.dot"
-    mmd.write_text(mermaid(plan))
-    dot_file.write_text(dot(plan))
+    stem = plan.stack if level == "components" else f"{plan.stack}.resources"
+    mmd, dot_file = out_dir / f"{stem}.mmd", out_dir / f"{stem}.dot"
+    mmd.write_text(mermaid(plan, level))
+    dot_file.write_text(dot(plan, level))
     written = [mmd, dot_file]
     if shutil.which("dot"):
-        svg = out_dir / f"{plan.stack}.svg"
-        subprocess.run(["dot", "-Tsvg", str(dot_file), "-o", str(svg)], check=True)
-        written.append(svg)
+        for fmt in ("svg", "png"):
+            picture = out_dir / f"{stem}.{fmt}"
+            subprocess.run(["dot", f"-T{fmt}", str(dot_file), "-o", str(picture)], check=True)
+            written.append(picture)
     return written
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = stack_arguments(__doc__.splitlines()[0], argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stack", help="stack name, e.g. a3-prod (stacks/Pulumi.<stack>.yaml)")
+    parser.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (build/plan)")
+    parser.add_argument(
+        "--level",
+        choices=LEVELS,
+        default="components",
+        help="one box per component (default), or every resource",
+    )
+    args = parser.parse_args(argv)
     try:
         plan = run(args.stack)
     except (ConfigError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    written = write(plan, args.out)
+    written = write(plan, args.out, args.level)
     print("Wrote " + ", ".join(str(p) for p in written))
     if not shutil.which("dot"):
         print(
-            "note: no SVG: Graphviz's `dot` is not on PATH (Debian/Ubuntu: apt-get install "
+            "note: no SVG or PNG: Graphviz's `dot` is not on PATH (Debian/Ubuntu: apt-get install "
             "graphviz). The .mmd file renders on GitHub; the .dot file renders anywhere."
         )
     return 0

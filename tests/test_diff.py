@@ -113,6 +113,55 @@ def test_a_gpu_vpc_mtu_change_is_a_replacement_with_its_cost():
     assert "| `mtu` | `8244` | `8896` | **forces replacement** (`mtu`) |" in report
 
 
+def _edited(plan: dict, type_: str, edit: typing.Callable[[dict], None]) -> dict:
+    """A copy of the plan file with `edit` applied to the inputs of every resource of `type_`."""
+    plan = json.loads(json.dumps(plan))
+    for resource in plan["resources"]:
+        if resource["type"] == type_:
+            edit(resource["inputs"])
+    return plan
+
+
+def test_one_mtu_change_on_every_gpu_vpc_is_one_table(a3_file):
+    networks = [f"a3-prod-net-{n}-network" for n in range(1, 5)]
+
+    def mtu(inputs: dict) -> None:
+        if inputs.get("mtu") == 8244:  # the GPU VPCs, not the primary network
+            inputs["mtu"] = 8896
+
+    result = diff.diff_plans(a3_file, _edited(a3_file, NETWORK, mtu), RULES)
+    assert sorted(c.name for c in result.changes if c.fields) == networks
+    report = diff.render_stack(result, RULES)
+    assert report.count("| `mtu` | `8244` | `8896` | **forces replacement** (`mtu`) |") == 1
+    assert report.count("| input | before | after | |") == 1
+    names = ", ".join(f"`{n}`" for n in networks)
+    assert f"- {names} (`{NETWORK}`): forced by `mtu`\n\n| input |" in report
+    # What follows, each for its own reason, still has a line of its own (and no table).
+    assert (
+        "- `a3-prod-net-2-sub-0` (`gcp:compute/subnetwork:Subnetwork`): `network` comes from "
+        "a3-prod-net-2-network (replaced)\n" in report
+    )
+
+
+def test_identical_updates_share_one_table_and_different_ones_do_not(a3_file):
+    firewall = "gcp:compute/firewall:Firewall"
+
+    def no_icmp(inputs: dict) -> None:
+        inputs["allows"] = inputs["allows"][:2]
+        if inputs["name"] == "a3-prod-internal-4":
+            inputs["sourceRanges"] = ["192.168.4.0/23"]
+
+    result = diff.diff_plans(a3_file, _edited(a3_file, firewall, no_icmp), RULES)
+    assert {c.action for c in result.changes} == {"update"} and len(result.changes) == 4
+    report = diff.render_stack(result, RULES)
+    three = ", ".join(f"`a3-prod-net-{n}-firewall`" for n in range(1, 4))
+    assert f"### Update in place: {three} (`{firewall}`)\n" in report
+    assert f"### Update in place: `a3-prod-net-4-firewall` (`{firewall}`)\n" in report
+    assert report.count("### Update in place") == 2
+    assert report.count('| `allows[2].protocol` | `"icmp"` | (absent) |  |') == 2
+    assert report.count("`sourceRanges`") == 1
+
+
 def test_a_replace_forcing_node_pool_field_is_flagged(a3_file):
     result = diff_with(a3_file, {"gpu-fabric:gpuPool.localSsd": False})
     pool = change_of(result, "a3-prod-a3-highgpu")
@@ -186,6 +235,28 @@ def test_a_secret_change_shows_without_its_values():
     assert "| `kubeconfig` | changed (secret) | |  |" in report
     assert "hunter2" not in report and "swordfish" not in report and "[secret]" not in report
     assert diff.diff_plans(old, _provider("token: hunter2"), RULES).changes == []
+
+
+def test_the_outputs_table_names_outputs_and_says_which_are_new_or_removed(a3_file):
+    changed = json.loads(json.dumps(a3_file))
+    changed["outputs"]["clusterName"] = "a3-renamed"
+    report = diff.render_stack(diff.diff_plans(a3_file, changed, RULES), RULES)
+    assert "### Stack outputs\n\n| output | before | after |\n" in report
+    assert '| `clusterName` | `"a3-prod"` | `"a3-renamed"` |' in report
+    assert "| input |" not in report
+
+    new_stack = diff.diff_plans({"stack": "a3-prod", "resources": []}, a3_file, RULES)
+    report = diff.render_stack(new_stack, RULES)
+    assert "| `kubeconfig` | new | (secret) |" in report
+    assert '| `clusterName` | new | `"a3-prod"` |' in report
+    assert "changed (secret)" not in report and "(absent)" not in report
+
+    gone = diff.render_stack(
+        diff.diff_plans(a3_file, {"stack": "a3-prod", "resources": []}, RULES), RULES
+    )
+    assert "| `kubeconfig` | (secret) | removed |" in gone
+    assert '| `clusterName` | `"a3-prod"` | removed |' in gone
+    assert "changed (secret)" not in gone
 
 
 def test_a_plan_file_without_secret_fingerprints_compares_only_what_is_secret():
