@@ -1,16 +1,37 @@
 # gpu-fabric: `make plan STACK=a3-prod` (offline plan), `make test`, and `make verify STACK=...`
-# (check a deployed cluster). Each creates .venv first.
+# (check a deployed cluster). Each creates .venv first. `make help` lists every target.
 STACK ?= a3-prod
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: plan test lint verify clean
+.PHONY: help plan test lint verify clean
 
+help:
+	@echo "gpu-fabric targets (each creates .venv on first use):"
+	@echo "  make plan    STACK=a3-prod        offline plan of a stack under Pulumi mocks (build/plan/)"
+	@echo "  make test                          the test suite"
+	@echo "  make lint                          ruff format and lint, and the type checker"
+	@echo "  make diff    [BASE=rev | OLD=a.json NEW=b.json]"
+	@echo "                                     what a change does to every stack (build/diff/report.md)"
+	@echo "  make graph   STACK=... [LEVEL=resources]"
+	@echo "                                     the stack's dependency graph (build/plan/<stack>.mmd/.dot/.png)"
+	@echo "  make bench                         estimated pulumi up time, offline plan speed and growth"
+	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path]"
+	@echo "                                     check a deployed fabric (exit 0 healthy, 1 problems, 2 unreadable)"
+	@echo "  make clean                         remove build/ and .venv"
+	@echo "variables: STACK (default a3-prod), PYTHON (default python3), BASE, OLD, NEW, LEVEL,"
+	@echo "  KUBECONFIG_FILE"
+
+# One line per step; pip's own progress bars when a terminal is attached, its quiet mode in logs.
 $(STAMP): requirements.txt requirements-dev.txt
+	@echo "==> creating the virtual environment $(VENV) with $(PYTHON) (first run only)"
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	touch $@
+	@echo "==> installing requirements-dev.txt into $(VENV): Pulumi, the cloud SDKs and the test tools (a few minutes the first time)"
+	@if [ -t 1 ]; then quiet=; else quiet=--quiet; fi; \
+	  $(VENV)/bin/pip install $$quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+	@echo "==> $(VENV) is ready"
 
 plan: $(STAMP)
 	$(VENV)/bin/python -m offline.plan $(STACK)

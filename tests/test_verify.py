@@ -269,3 +269,26 @@ def test_a_fabric_stack_is_verified_through_its_cloud_stacks_kubeconfig(monkeypa
     monkeypatch.setattr(verify_cli, "api_client_for", client_for)
     assert verify_cli.main(["oke-dranet-fabric"]) == 2
     assert asked == ["oke-dranet"]
+
+
+def test_a_missing_kubeconfig_names_the_path_and_the_command_that_writes_one(
+    monkeypatch, capsys, tmp_path
+):
+    missing = tmp_path / "nope.yaml"
+    assert verify_cli.main(["a4x-prod", "--kubeconfig", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"no kubeconfig file at {missing}" in err
+    assert "gcloud container clusters get-credentials a4x-prod --location us-central1" in err
+    assert "make verify STACK=a4x-prod KUBECONFIG_FILE=kubeconfig.yaml" in err
+
+
+def test_without_a_kubeconfig_it_says_where_it_looked(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "config"))
+    monkeypatch.setattr(verify_cli, "_stack_kubeconfig", lambda stack: None)
+    monkeypatch.setattr(verify_cli.shutil, "which", lambda name: None)
+    assert verify_cli.main(["oke-dranet-fabric"]) == 2
+    err = capsys.readouterr().err
+    assert f"no kubeconfig file at {tmp_path / 'config'}" in err
+    assert "the Pulumi CLI is not on PATH" in err
+    assert "oci ce cluster create-kubeconfig --cluster-id $(pulumi stack output clusterId" in err
+    assert "-s oke-dranet)" in err

@@ -123,3 +123,10 @@ def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
             )
         )["items"]
     return Snapshot(nodes=plain(core.list_node())["items"], daemon_set=daemon_set, pods=pods)
+
+
+def kubeconfig_command(cfg: AckLingjunConfig, stack: str) -> str:
+    """How a user writes a kubeconfig for this stack's cluster: the stack's own output (ACK's
+    client certificate, valid 3 days), into the default path."""
+    cloud = cfg.cloud_stack or stack
+    return f"pulumi stack output kubeconfig --show-secrets -s {cloud} > ~/.kube/config"

@@ -161,3 +161,11 @@ def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
         daemon_set=daemon_set,
         pods=pods,
     )
+
+
+def kubeconfig_command(cfg: GkeStackConfig, stack: str) -> str:
+    """How a user writes a kubeconfig for this stack's cluster (GKE's documented command)."""
+    return (
+        f"gcloud container clusters get-credentials {cfg.gke.name} --location {cfg.region} "
+        f"--project {cfg.project}"
+    )

@@ -237,3 +237,14 @@ def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
             api_client, ds.namespace, ds.name, ds.selector
         )
     return snapshot
+
+
+def kubeconfig_command(cfg: OkeDranetConfig, stack: str) -> str:
+    """How a user writes a kubeconfig for this stack's cluster (OCI's documented command; the
+    endpoint is private: run it where the endpoint is reachable)."""
+    cloud = cfg.cloud_stack or stack
+    return (
+        f"oci ce cluster create-kubeconfig --cluster-id $(pulumi stack output clusterId -s {cloud})"
+        f" --file ~/.kube/config --region {cfg.oci_region} --token-version 2.0.0"
+        " --kube-endpoint PRIVATE_ENDPOINT"
+    )
