@@ -19,6 +19,7 @@ help:
 	@echo "  make bench                         estimated pulumi up time, offline plan speed and growth"
 	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path]"
 	@echo "                                     check a deployed fabric (exit 0 healthy, 1 problems, 2 unreadable)"
+	@echo "  make package-check                 pip install .[gke] into a fresh environment and import it"
 	@echo "  make clean                         remove build/ and .venv"
 	@echo "variables: STACK (default a3-prod), PYTHON (default python3), BASE, OLD, NEW, LEVEL,"
 	@echo "  KUBECONFIG_FILE"
@@ -48,6 +49,18 @@ verify: $(STAMP)
 
 clean:
 	rm -rf build $(VENV)
+
+# `pip install .` into a fresh environment, with the GKE extra only: gpu_fabric imports, and no
+# other cloud's SDK comes with it.
+.PHONY: package-check
+package-check:
+	rm -rf build/package-venv
+	$(PYTHON) -m venv build/package-venv
+	build/package-venv/bin/pip install --quiet --disable-pip-version-check ".[gke]"
+	cd build && package-venv/bin/python -c "import gpu_fabric, importlib.util as u; \
+		from gpu_fabric.gke.cloud import GkeCloud; from gpu_fabric.registry import SPECS; \
+		assert u.find_spec('pulumi_oci') is None and u.find_spec('pulumi_alicloud') is None; \
+		print('gpu_fabric', gpu_fabric.__version__, 'installed with the gke extra only')"
 
 # Review a change offline (README, "Reviewing changes"): `make diff` compares every stack's plan at
 # BASE (default HEAD, in a temporary git worktree) with this tree's; OLD=... NEW=... compares two
