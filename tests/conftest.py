@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from typing import Any
 
@@ -81,10 +82,24 @@ def encode(values: dict[str, Any]) -> dict[str, str]:
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
 
 
-def run_stack(changes: dict[str, Any] | None = None, stack: str = "a3-prod") -> engine.Plan:
+def run_stack(
+    changes: dict[str, Any] | None = None, stack: str = "a3-prod", cached: bool = True
+) -> engine.Plan:
     """Plan `stack` with `changes`. A cloud stack with a fabric stack beside it (oke-dranet and
-    oke-dranet-fabric) is planned with it, under the same changes, as one plan of both layers."""
+    oke-dranet-fabric) is planned with it, under the same changes, as one plan of both layers.
+
+    Plans are shared between the tests that ask for the same stack and changes (the suite plans
+    each only once): a test reads a plan, it never changes one. A test that patches the engine or
+    the catalog asks for a plan of its own (`cached=False`).
+    """
     values = with_changes(stack_values(stack), changes or {})
+    plan = _planned if cached else _planned.__wrapped__
+    return plan(stack, json.dumps(values, sort_keys=True))
+
+
+@functools.cache
+def _planned(stack: str, values_json: str) -> engine.Plan:
+    values = json.loads(values_json)
     fabric = f"{stack}-fabric"
     if values.get("gpu-fabric:layers") != "cloud" or fabric not in engine.stack_names():
         return engine.run(stack, encode(values))

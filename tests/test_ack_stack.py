@@ -172,9 +172,10 @@ def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
         run_stack(
             {"gpu-fabric:rdma.nonHostNetwork": True, "gpu-fabric:lingjun.computingNetwork": "ipv6"},
             stack=STACK,
+            cached=False,  # the add-on's schema is patched
         )
     # Off, an unknown key sends nothing (off is the add-on's default) instead of failing.
-    plan = run_stack({}, stack=STACK)
+    plan = run_stack({}, stack=STACK, cached=False)
     (addon,) = plan.of_type(ADDON)
     assert json.loads(addon.inputs["config"]) == {}
     # The key can be set per stack, nested keys included.
@@ -184,6 +185,7 @@ def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
             "gpu-fabric:lingjun.computingNetwork": "ipv6",
         },
         stack=STACK,
+        cached=False,
     )
     (addon,) = plan.of_type(ADDON)
     assert json.loads(addon.inputs["config"]) == {"rdmaIpv6": True}

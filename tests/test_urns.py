@@ -9,6 +9,7 @@ added to the fixture in the commit that adds it.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -46,22 +47,24 @@ def state_urns(plan: engine.Plan, stack: str) -> set[str]:
 @pytest.mark.parametrize("stack", sorted(p.stem for p in FIXTURES.glob("*.txt")))
 def test_every_old_urn_is_kept_or_aliased(stack):
     old = old_urns(stack)
+
     # A split stack is planned with its fabric stack: together they hold what it held.
-    plan = run_stack(stack=stack)
-    for r in plan.resources:
-        r.urn = r.urn.replace(f"urn:pulumi:{stack}-fabric::", f"urn:pulumi:{stack}::")
-        r.aliases = [
-            a.replace(f"urn:pulumi:{stack}-fabric::", f"urn:pulumi:{stack}::") for a in r.aliases
-        ]
-    # Both stacks of a pair have the GpuCluster component (a grouping): count it once.
-    seen: set[str] = set()
-    plan.resources = [
-        r for r in plan.resources if r.custom or not (r.urn in seen or seen.add(r.urn))
-    ]
-    kept = [_state_urn(r, old) for r in plan.resources]
+    def as_one_stack(urn: str) -> str:
+        return urn.replace(f"urn:pulumi:{stack}-fabric::", f"urn:pulumi:{stack}::")
+
+    resources, seen = [], set()
+    for r in run_stack(stack=stack).resources:
+        moved = dataclasses.replace(
+            r, urn=as_one_stack(r.urn), aliases=[as_one_stack(a) for a in r.aliases]
+        )
+        # Both stacks of a pair have the GpuCluster component (a grouping): count it once.
+        if moved.custom or moved.urn not in seen:
+            resources.append(moved)
+            seen.add(moved.urn)
+    kept = [_state_urn(r, old) for r in resources]
     assert len(kept) == len(set(kept)), "two resources claim one old URN"
     assert sorted(old - set(kept)) == [], "these resources would be deleted"
-    new = [r for r in plan.resources if _state_urn(r, old) not in old]
+    new = [r for r in resources if _state_urn(r, old) not in old]
     # A fabric stack reads its cloud stack (a StackReference is read, not registered) and builds
     # its own provider from that stack's outputs.
     reads_cloud = {"pulumi:pulumi:StackReference", "pulumi:providers:kubernetes"}
