@@ -37,6 +37,8 @@ def test_a_cloud_stack_has_no_kubernetes_object_and_its_fabric_stack_no_cloud_re
     # Its provider is built from the cloud stack's outputs, read through a StackReference.
     assert provider.inputs["clusterIdentifier"] == cloud.outputs["clusterId"]
     assert "kubeconfig" in provider.secret_inputs
+    (reference,) = provider.property_dependencies["kubeconfig"]
+    assert reference.endswith(f"$pulumi:pulumi:StackReference::{stack}-cloud-stack")
 
 
 def test_the_fabric_stacks_carry_their_cloud_stacks_platform_config():
