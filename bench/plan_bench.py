@@ -168,7 +168,9 @@ def growth(stack: str, counts: list[int], repeat: int) -> tuple[str, list[tuple[
     run(stack)  # warm: imports and first-run caches are not what grows
     rows = []
     for count in counts:
-        what, config = _scaled(values, count)
+        scaled = _scaled(values, count)
+        assert scaled is not None  # the stack scales (checked above)
+        what, config = scaled
         best, size = float("inf"), 0
         for _ in range(repeat):
             started = time.perf_counter()

@@ -10,7 +10,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -68,6 +68,15 @@ class StackModel(ConfigModel):
     cloud_stack: Annotated[str, AfterValidator(_stack_reference)] | None = Field(
         None, description="The cloud stack a fabric stack fills (`org/project/stack`)."
     )
+
+    ONLY_HERE: ClassVar[dict[str, str]]
+    """Keys of this platform alone, with why they mean nothing elsewhere (each platform sets it)."""
+    PROVIDER: ClassVar[str]
+    """The cloud provider whose config keys (`gcp:*`) a stack of this platform may set."""
+    if TYPE_CHECKING:
+        # Declared for type checkers only: a field here would be a key of every platform.
+        platform: str
+        """`gpu-fabric:platform`; each platform's model narrows it to its own names."""
 
     @property
     def cluster_name(self) -> str:

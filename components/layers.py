@@ -7,6 +7,7 @@ in two stacks (README, "Split deployment").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
@@ -85,9 +86,9 @@ class LayeredCluster(pulumi.ComponentResource):
     """
 
     TOKEN: str
-    CLOUD: type[pulumi.ComponentResource]
+    CLOUD: Callable[[str, Any, pulumi.ResourceOptions], pulumi.ComponentResource]
     """The platform's cloud layer component."""
-    FABRIC: type[pulumi.ComponentResource]
+    FABRIC: Callable[[str, Any, pulumi.ResourceOptions], pulumi.ComponentResource]
     """The platform's fabric layer component."""
     CLOUD_OUTPUTS: dict[str, str]
     """Stack output name -> the cloud layer's output attribute."""
@@ -149,5 +150,5 @@ class LayeredCluster(pulumi.ComponentResource):
         raise NotImplementedError
 
     @staticmethod
-    def fabric_args(cfg: Any, provider: Any, cloud_outputs: dict[str, Any]) -> Any:
+    def fabric_args(cfg: Any, provider: Any, cloud_outputs: dict[str, Any], /) -> Any:
         raise NotImplementedError

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, get_args
 
+from .config_base import StackModel
 from .problems import Problem
 
 
@@ -21,7 +22,7 @@ from .problems import Problem
 class PlatformSpec:
     """One platform package's parts."""
 
-    models: tuple[type, ...]
+    models: tuple[type[StackModel], ...]
     """Its stack config models; each one's `platform` field names the platforms it parses."""
     rules: Callable[[Any], list[Problem]]
     """Its cross-field rules: every problem of a parsed config."""
@@ -34,7 +35,7 @@ class PlatformSpec:
     """Module with `expected_from(cfg)`, `read_snapshot(expected, api_client)`, `check(...)`."""
 
     @property
-    def platforms(self) -> dict[str, type]:
+    def platforms(self) -> dict[str, type[StackModel]]:
         """Platform name (`gpu-fabric:platform`) -> the model that parses it."""
         return {
             getattr(value, "value", value): model

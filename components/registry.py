@@ -15,7 +15,7 @@ def spec_of(platform: str) -> PlatformSpec:
     return next(s for s in SPECS if getattr(platform, "value", platform) in s.platforms)
 
 
-Platform = Enum(  # type: ignore[misc]  (built from the specs: no hand-kept list)
+Platform = Enum(  # type: ignore[misc]  # built from the specs: no hand-kept list
     "Platform",
     {name.upper().replace("-", "_"): name for spec in SPECS for name in spec.platforms},
     type=str,

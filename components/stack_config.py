@@ -14,29 +14,34 @@ import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails
 
-from .config_base import NAMESPACE, ConfigModel, Layers
+from .config_base import NAMESPACE, ConfigModel, Layers, StackModel
 from .problems import MISSING, ConfigError, Problem
 from .registry import SPECS, Platform
 from .secrets import secret_texts
 from .stack_file import STACKS_DIR
 
-MODELS: dict[Platform, type[ConfigModel]] = {
+MODELS: dict[Platform, type[StackModel]] = {
     Platform(name): model for spec in SPECS for name, model in spec.platforms.items()
 }
 """The config model of each platform, from the platform specs."""
 CROSS_FIELD_RULES: dict[Platform, Callable[[Any], list[Problem]]] = {
     Platform(name): spec.rules for spec in SPECS for name in spec.platforms
 }
-StackConfig = Annotated[
-    Union[tuple(dict.fromkeys(MODELS.values()))],  # noqa: UP007 (built from the specs)
-    Field(discriminator="platform"),
-]
+if TYPE_CHECKING:
+    # To a type checker, any platform's model: the union below is built from the specs at import.
+    StackConfig: TypeAlias = StackModel
+else:
+    StackConfig = Annotated[
+        Union[tuple(dict.fromkeys(MODELS.values()))],  # noqa: UP007 (built from the specs)
+        Field(discriminator="platform"),
+    ]
 """Any platform's config; `cfg.platform` says which."""
 PROVIDER_KEYS = {key for spec in SPECS for key in spec.provider_keys}
 """The provider keys the program reads, each under its own name (a field alias)."""
@@ -133,7 +138,7 @@ def _unknown_key(platform: Platform, path: tuple, value: Any) -> Problem:
     return Problem(key, value, f"unknown key; {hint}remove it or use one of: {', '.join(known)}")
 
 
-def _problem_from_pydantic(error: dict) -> Problem:
+def _problem_from_pydantic(error: ErrorDetails) -> Problem:
     kind = error["type"]
     if kind == "union_tag_not_found":
         return Problem(

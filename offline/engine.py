@@ -161,7 +161,9 @@ class Plan:
 def manifest(registration: Registration) -> dict[str, Any]:
     """The Kubernetes object as sent to the engine, in `apiVersion, kind, metadata, ...` order."""
     inputs = dict(registration.inputs)
-    ordered = {key: inputs.pop(key) for key in ("apiVersion", "kind", "metadata") if key in inputs}
+    ordered: dict[str, Any] = {
+        key: inputs.pop(key) for key in ("apiVersion", "kind", "metadata") if key in inputs
+    }
     return {**ordered, **inputs}
 
 
@@ -533,7 +535,9 @@ def run(
         oci_region=values.get("oci:region", "us-ashburn-1"),
         stack_outputs=stack_outputs,
     )
-    set_root_resource(None)  # a fresh root stack per run, so runs in one process stay apart
+    # A fresh root stack per run, so runs in one process stay apart (None resets it, which the
+    # SDK's annotation, a Resource, leaves out).
+    set_root_resource(None)  # type: ignore[arg-type]
     pulumi_mocks.set_mocks(
         mocks,
         project=PROJECT,
@@ -544,7 +548,9 @@ def run(
     )
     set_all_config(values, secret_keys or [])
     try:
-        main = program or (lambda: runpy.run_path(str(PROGRAM), run_name="__main__"))
+        main: Callable[[], Any] = program or (
+            lambda: runpy.run_path(str(PROGRAM), run_name="__main__")
+        )
         _sync_await(run_pulumi_func(main))
     except Exception:
         _settle()

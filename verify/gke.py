@@ -9,7 +9,7 @@ crash-looping. The same expectations hold for every gpu-fabric platform, derived
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from components.gke.config import GkeStackConfig
 from components.gke.fabric import installer_file
@@ -147,7 +147,9 @@ def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
     custom = client.CustomObjectsApi(api_client)
 
     def cluster_objects(plural: str) -> list[dict]:
-        return custom.list_cluster_custom_object(GROUP, "v1", plural)["items"]
+        # The client types the decoded JSON as `object`: a list is a mapping with `items`.
+        listed = cast(dict[str, Any], custom.list_cluster_custom_object(GROUP, "v1", plural))
+        return listed["items"]
 
     daemon_set, pods = daemon_set_and_pods(
         api_client,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -22,7 +23,7 @@ class SystemPoolArgs:
     key_name: str
     system_disk_category: str
     system_disk_size: int
-    vswitch_ids: list[pulumi.Input[str]]
+    vswitch_ids: Sequence[pulumi.Input[str]]
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,8 @@ class AckClusterArgs:
     """The cluster's name (pass it always: the provider auto-names otherwise)."""
     cluster_spec: str
     kubernetes_version: str
-    vswitch_ids: list[pulumi.Input[str]]
-    pod_vswitch_ids: list[pulumi.Input[str]]
+    vswitch_ids: Sequence[pulumi.Input[str]]
+    pod_vswitch_ids: Sequence[pulumi.Input[str]]
     service_cidr: str
     ip_stack: str
     proxy_mode: str

@@ -36,7 +36,7 @@ class AckFabric(pulumi.ComponentResource):
     ) -> None:
         super().__init__(layer_token(AckFabric), name, None, opts)
         args = whole_numbers(args)
-        job = ""
+        job: pulumi.Input[str] = ""
         if "benchmark_image" in args:
             benchmark = Benchmark(
                 f"{name}-benchmark",

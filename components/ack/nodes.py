@@ -59,7 +59,7 @@ def addon_config(config_schema: str | None, key: str, non_host_network: bool) ->
     With it off and the key unknown, the config is empty: off is the add-on's default.
     """
     # An empty schema means the add-on version takes no configuration (provider docs).
-    schema = json.loads(config_schema) if (config_schema or "").strip() else {}
+    schema = json.loads(config_schema) if config_schema and config_schema.strip() else {}
     path = key.split(".")
     if _schema_property(schema, path) is None:
         if not non_host_network:

@@ -45,7 +45,7 @@ def _shm_volume(spec: dict, target: dict, shm_size: str | None) -> None:
     mounted = next((m for m in mounts if m.get("mountPath") == SHM_PATH), None)
     volumes = spec.setdefault("volumes", [])
     if mounted is not None:
-        volume = next((v for v in volumes if v["name"] == mounted["name"]), {})
+        volume: dict = next((v for v in volumes if v["name"] == mounted["name"]), {})
         if (volume.get("emptyDir") or {}).get("medium") != "Memory":
             raise ValueError(
                 f"container {target['name']} mounts {SHM_PATH} from {mounted['name']!r}, which is "

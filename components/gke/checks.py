@@ -16,7 +16,14 @@ from ..catalog import GkeVersion, Machine, NicGroup, catalog, minor_tuple
 from ..config_base import WIDEST_PUBLIC_SOURCE, parse_image, public_addresses
 from ..problems import MISSING, Problem
 from ..problems import key as _key
-from .config import DriverInstall, GkeA3HighConfig, GkeA3MegaConfig, GkeStackConfig
+from .config import (
+    DriverInstall,
+    GkeA3HighConfig,
+    GkeA3MegaConfig,
+    GkeA4xConfig,
+    GkeRdmaConfig,
+    GkeStackConfig,
+)
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -33,13 +40,13 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
 
 def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     """Every cross-field problem of a GKE stack with the one pool `cfg.gpu_pool`."""
-    machine = catalog().machines.get(cfg.gpu_pool.machine_type)
+    machine = catalog().machines.get(cfg.pool.machine_type)
     if machine is None:
         known = ", ".join(sorted(catalog().machines))
         return [
             Problem(
                 _key("gpuPool.machineType"),
-                cfg.gpu_pool.machine_type,
+                cfg.pool.machine_type,
                 f"unknown machine type; use one of the catalog's: {known}",
             )
         ]
@@ -48,18 +55,18 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
         problems.append(
             Problem(
                 _key("gpuPool.machineType"),
-                cfg.gpu_pool.machine_type,
+                cfg.pool.machine_type,
                 f"belongs to platform {machine.platform!r}, not {cfg.platform!r}; "
                 "change gpu-fabric:platform or the machine type",
             )
         )
-    if not cfg.gpu_pool.zone.startswith(f"{cfg.region}-") or not re.fullmatch(
-        r"[a-z]+-[a-z]+\d+-[a-z]", cfg.gpu_pool.zone
+    if not cfg.pool.zone.startswith(f"{cfg.region}-") or not re.fullmatch(
+        r"[a-z]+-[a-z]+\d+-[a-z]", cfg.pool.zone
     ):
         problems.append(
             Problem(
                 _key("gpuPool.zone"),
-                cfg.gpu_pool.zone,
+                cfg.pool.zone,
                 f"not a zone of region {cfg.region}; use e.g. {cfg.region}-a, or change "
                 f"{_key('region')}",
             )
@@ -102,7 +109,7 @@ def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 key,
                 version.text,
                 f"GKE {version.minor} is not supported by {machine.fabric} on "
-                f"{cfg.gpu_pool.machine_type} (needs {rules.min_minor} or newer); pick a newer "
+                f"{cfg.pool.machine_type} (needs {rules.min_minor} or newer); pick a newer "
                 "version",
             )
         ]
@@ -119,13 +126,13 @@ def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     if (
         rules.unsupported_from_minor
         and minor_tuple(version.minor) >= minor_tuple(rules.unsupported_from_minor)
-        and not cfg.gpu_pool.allow_unsupported_gke_version
+        and not cfg.pool.allow_unsupported_gke_version
     ):
         return [
             Problem(
                 key,
                 version.text,
-                f"{cfg.gpu_pool.machine_type} is not supported on GKE "
+                f"{cfg.pool.machine_type} is not supported on GKE "
                 f"{rules.unsupported_from_minor} or newer: {rules.unsupported_reason}. Pick an "
                 "older minor, or set "
                 f"{_key('gpuPool.allowUnsupportedGkeVersion')}: true to accept the risk",
@@ -143,7 +150,7 @@ def _nic_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 Problem(
                     _key(f"network.nics.{name}"),
                     value.model_dump(by_alias=True, exclude_none=True),
-                    f"{cfg.gpu_pool.machine_type} has no NIC group {name!r}; use one of: "
+                    f"{cfg.pool.machine_type} has no NIC group {name!r}; use one of: "
                     f"{', '.join(known)}",
                 )
             )
@@ -157,7 +164,7 @@ def _nic_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 Problem(
                     _key(f"{base}.subnets"),
                     plan.subnets,
-                    f"{cfg.gpu_pool.machine_type} has {group.count} {group.name} NIC(s); give "
+                    f"{cfg.pool.machine_type} has {group.count} {group.name} NIC(s); give "
                     f"exactly {group.count} range(s)",
                 )
             )
@@ -255,7 +262,7 @@ def _range_checks(cfg: GkeStackConfig) -> list[Problem]:
 
 
 def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    pool = cfg.gpu_pool
+    pool = cfg.pool
     problems: list[Problem] = []
     if pool.fast_socket:
         problems.append(
@@ -361,11 +368,11 @@ GKE_STORAGE_CLASSES = {"standard", "standard-rwo", "premium-rwo", "standard-rwx"
 def _name_checks(cfg: GkeStackConfig) -> list[Problem]:
     """Names that collide with what the stack or GKE already owns."""
     problems = []
-    if cfg.gpu_pool.name == SYSTEM_POOL_NAME:
+    if cfg.pool.name == SYSTEM_POOL_NAME:
         problems.append(
             Problem(
                 _key("gpuPool.name"),
-                cfg.gpu_pool.name,
+                cfg.pool.name,
                 "the stack's CPU system pool is called 'system'; give the GPU pool another name",
             )
         )
@@ -386,7 +393,7 @@ def _name_checks(cfg: GkeStackConfig) -> list[Problem]:
 def _placement_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     """Machines that only come as reserved, compactly placed capacity (A4X: FACTS.md)."""
     problems = []
-    pool = cfg.gpu_pool
+    pool = cfg.pool
     if "workload_policy" in machine.placement and not pool.compact_placement:
         problems.append(
             Problem(
@@ -471,7 +478,7 @@ def _authorized_network_checks(cfg: GkeStackConfig) -> list[Problem]:
 
 def placement_size_problems(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     """A pool under a compact placement that holds a bounded number of nodes (A4X `1x72`: 18)."""
-    pool, limit = cfg.gpu_pool, machine.max_nodes_per_placement
+    pool, limit = cfg.pool, machine.max_nodes_per_placement
     if not pool.compact_placement or limit is None or pool.node_count <= limit:
         return []
     topology = machine.placement.get("workload_policy", {}).get("accelerator_topology", "")
@@ -523,8 +530,7 @@ def refused_nic_group_problems(cfg: GkeStackConfig, machine: Machine) -> list[Pr
         Problem(
             _key(f"network.nics.{name}"),
             value.model_dump(by_alias=True, exclude_none=True),
-            f"refused on {cfg.gpu_pool.machine_type}: {machine.refused_nic_groups[name]}; "
-            "remove it",
+            f"refused on {cfg.pool.machine_type}: {machine.refused_nic_groups[name]}; remove it",
         )
         for name, value in cfg.network.nics.items()
         if name in machine.refused_nic_groups
@@ -649,6 +655,7 @@ def _gib_image_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     given = getattr(getattr(cfg.images, "gib", None), "installer", None)
     if given is None:
         return []
+    assert isinstance(cfg, GkeA4xConfig | GkeRdmaConfig)  # the configs with `images.gib`
     return pinned_image_problems(
         _key("images.gib.installer"),
         given,
@@ -691,7 +698,7 @@ def _mtu_checks(cfg: GkeStackConfig) -> list[Problem]:
         Problem(
             _key(f"network.nics.{plan.group.name}.mtu"),
             plan.mtu,
-            f"the {plan.group.name} NICs of {cfg.gpu_pool.machine_type} work with MTU "
+            f"the {plan.group.name} NICs of {cfg.pool.machine_type} work with MTU "
             f"{' or '.join(map(str, plan.group.allowed_mtus))} only; use that, or remove the key",
         )
         for plan in cfg.nic_groups

@@ -18,7 +18,10 @@ OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 # recommended pairing.
 NODE_SERVICE_ACCOUNT_ROLES = ["roles/container.defaultNodeServiceAccount"]
 
-SHIELDED_INSTANCE = {"enable_secure_boot": True, "enable_integrity_monitoring": True}
+SHIELDED_INSTANCE: gcp.container.ClusterNodeConfigShieldedInstanceConfigArgsDict = {
+    "enable_secure_boot": True,
+    "enable_integrity_monitoring": True,
+}
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Protocol
 
 from pydantic import AfterValidator, Field
 
@@ -345,6 +345,13 @@ class RdmaImagesConfig(ConfigModel):
     pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
 
 
+class PlatformImages(Protocol):
+    """What the `images` section of every GKE platform has (each platform's own model)."""
+
+    @property
+    def pause(self) -> str | None: ...
+
+
 class StorageClassConfig(ConfigModel):
     """The Hyperdisk StorageClass of platforms whose nodes cannot attach Persistent Disk."""
 
@@ -380,6 +387,9 @@ class GkeStackConfig(StackModel):
         None, description="Several GPU node pools of one machine type, instead of `gpuPool`."
     )
     installer: InstallerConfig = Field(default_factory=InstallerConfig)
+    if TYPE_CHECKING:
+        # Declared for type checkers only: each platform's model has its own section.
+        images: PlatformImages
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
     PROVIDER: ClassVar[str] = "gcp"

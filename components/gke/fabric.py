@@ -6,6 +6,7 @@ device injector and the StorageClass wait for the provider only; the optional TC
 for the installer, the Network objects and the GPU node pools it is given.
 """
 
+from operator import itemgetter
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
@@ -121,8 +122,8 @@ class GkeFabric(pulumi.ComponentResource):
                 networks=[
                     DeviceNetwork(
                         object_name,
-                        nic_networks.apply(lambda n, i=i: n[i]),
-                        gpu_subnets.apply(lambda s, i=i: s[i]),
+                        nic_networks.apply(itemgetter(i)),
+                        gpu_subnets.apply(itemgetter(i)),
                         mode,
                     )
                     for i, (object_name, mode) in enumerate(zip(names, modes, strict=True))

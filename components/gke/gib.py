@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import Any
 
 from ..pod_spec import add_items, add_named, container_named, set_fields
 
@@ -25,7 +26,7 @@ GIB_VOLUMES = [
     {"name": "nvidia-host", "hostPath": {"path": NVIDIA_HOST}},
     {"name": "gib-host", "hostPath": {"path": GIB_HOST}},
 ]
-GIB_MOUNTS = [
+GIB_MOUNTS: list[dict[str, Any]] = [
     {"name": "dshm", "mountPath": "/dev/shm"},
     {"name": "nvidia-host", "mountPath": NVIDIA_HOST, "readOnly": True},
     {"name": "gib-host", "mountPath": GIB_HOST, "readOnly": True},

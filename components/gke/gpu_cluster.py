@@ -18,6 +18,7 @@ from .config import (
     GkeA3HighConfig,
     GkeA3MegaConfig,
     GkeA4xConfig,
+    GkeRdmaConfig,
     GkeStackConfig,
     GpuPoolConfig,
     InstallerOwner,
@@ -165,7 +166,8 @@ def _installer_image(cfg: GkeStackConfig) -> str:
         return cfg.tcpx_images.installer
     if isinstance(cfg, GkeA3MegaConfig):
         return cfg.tcpxo_images.installer
-    return cfg.gib_installer_image  # type: ignore[attr-defined]  (the gIB configs)
+    assert isinstance(cfg, GkeA4xConfig | GkeRdmaConfig)  # the gIB configs
+    return cfg.gib_installer_image
 
 
 class GpuCluster(LayeredCluster):

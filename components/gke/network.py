@@ -9,7 +9,7 @@ import pulumi_gcp as gcp
 
 # Seed 000: `--rules=tcp:0-65535,udp:0-65535,icmp`, the internal rule of every GPU VPC that may
 # have one.
-GPU_VPC_ALLOWS = [
+GPU_VPC_ALLOWS: list[gcp.compute.FirewallAllowArgsDict] = [
     {"protocol": "tcp", "ports": ["0-65535"]},
     {"protocol": "udp", "ports": ["0-65535"]},
     {"protocol": "icmp"},

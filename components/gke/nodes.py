@@ -91,7 +91,7 @@ class GpuNodePool(pulumi.ComponentResource):
     ):
         super().__init__("gpu-fabric:gke:GpuNodePool", name, None, opts)
 
-        placement = None
+        placement: gcp.container.NodePoolPlacementPolicyArgsDict | None = None
         self.placement_policy = None
         if args.placement:
             policy = gcp.compute.ResourcePolicy(
@@ -105,7 +105,7 @@ class GpuNodePool(pulumi.ComponentResource):
             placement = {"type": "COMPACT", "policy_name": policy.name}
             self.placement_policy = policy.name
 
-        node_config: dict = {
+        node_config: gcp.container.NodePoolNodeConfigArgsDict = {
             "machine_type": args.machine_type,
             "image_type": "COS_CONTAINERD",  # gVNIC and multi-networking need COS
             "gvnic": {"enabled": True},

@@ -196,7 +196,10 @@ class TcpxSmokeTest(pulumi.ComponentResource):
         # Children do not inherit a component's depends_on, so each pod and service gets it.
         child = pulumi.ResourceOptions(parent=self, depends_on=args.depends_on)
         for manifest in smoke_test_manifests(args.test_image, args.daemon_image):
-            metadata = {**manifest["metadata"], "namespace": args.namespace}
+            metadata: k8s.meta.v1.ObjectMetaArgsDict = {
+                **manifest["metadata"],
+                "namespace": args.namespace,
+            }
             resource = k8s.core.v1.Service if manifest["kind"] == "Service" else k8s.core.v1.Pod
             resource(
                 f"{name}-{manifest['metadata']['name']}",

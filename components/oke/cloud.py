@@ -124,8 +124,17 @@ class OkeCloudArgs(TypedDict):
     """The RDMA GPU nodes."""
 
 
+class _NetworkCommon(TypedDict):
+    """What both kinds of network args take from the cloud args."""
+
+    compartment_id: str
+    name: str
+    api_allowed_cidrs: list[str]
+    ssh_allowed_cidrs: list[str]
+
+
 def _network_args(args: OkeCloudArgs) -> OkeNetworkArgs | ExistingOkeNetworkArgs:
-    common = {
+    common: _NetworkCommon = {
         "compartment_id": args["compartment_id"],
         "name": args["cluster_name"],
         "api_allowed_cidrs": args["api_allowed_cidrs"],

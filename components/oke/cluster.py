@@ -79,7 +79,9 @@ class OkeCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: OkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:oke:Cluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        network_config = {"services_cidr": args.services_cidr}
+        network_config: oci.containerengine.ClusterOptionsKubernetesNetworkConfigArgsDict = {
+            "services_cidr": args.services_cidr
+        }
         if args.pods_cidr:
             network_config["pods_cidr"] = args.pods_cidr
         self.cluster = oci.containerengine.Cluster(
@@ -109,9 +111,10 @@ class OkeCluster(pulumi.ComponentResource):
                 token_version="2.0.0",
             ).content
         )
-        # "10.140.0.2:6443" -> "10.140.0.2" (terraform-oci-oke splits it the same way).
+        # "10.140.0.2:6443" -> "10.140.0.2" (terraform-oci-oke splits it the same way). The SDK
+        # types every endpoint as optional; an OKE cluster in a VCN always has the private one.
         self.api_server_host = self.cluster.endpoints.apply(
-            lambda endpoints: endpoints[0].private_endpoint.rsplit(":", 1)[0]
+            lambda endpoints: endpoints[0].private_endpoint.rsplit(":", 1)[0]  # type: ignore[union-attr]
         )
         self.provider = k8s.Provider(
             f"{name}-k8s",
@@ -124,16 +127,17 @@ class OkeCluster(pulumi.ComponentResource):
 
     def _system_pool(self, name: str, args: SystemPoolArgs) -> oci.containerengine.NodePool:
         """The managed CPU pool for system components (CoreDNS, the DRA controllers)."""
-        placement = {
+        placement: oci.containerengine.NodePoolNodeConfigDetailsPlacementConfigArgsDict = {
             "availability_domain": args.availability_domain,
             "subnet_id": args.workers_subnet_id,
         }
-        details: dict = {
+        details: oci.containerengine.NodePoolNodeConfigDetailsArgsDict = {
             "size": args.node_count,
             "placement_configs": [placement],
             "nsg_ids": [args.workers_nsg_id],
         }
         if args.pods_subnet_id is not None:
+            assert args.pods_nsg_id is not None  # VCN-native pod networking has both
             details["node_pool_pod_network_option_details"] = {
                 "cni_type": "OCI_VCN_IP_NATIVE",
                 "pod_subnet_ids": [args.pods_subnet_id],

@@ -13,7 +13,7 @@ import pulumi_kubernetes as k8s
 from ..layers import LayeredCluster
 from .cloud import OkeCloud, OkeCloudArgs
 from .config import Cni, OkeDranetConfig
-from .fabric import OkeFabric, OkeFabricArgs
+from .fabric import OkeClaim, OkeFabric, OkeFabricArgs
 
 
 def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
@@ -91,7 +91,7 @@ def fabric_args(
         "dranet_image_tag": cfg.dranet_image_tag,
         "dra_gpu_driver_version": cfg.dra_gpu_driver_version,
         "claims": [
-            {"name": c.name, "gpus": c.gpus, "rails": c.rails, "aligned": c.aligned}
+            OkeClaim(name=c.name, gpus=c.gpus, rails=c.rails, aligned=c.aligned)
             | ({"roots": c.roots} if c.roots is not None else {})
             for c in cfg.claims
         ],

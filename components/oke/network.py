@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypedDict
 
 import pulumi
 import pulumi_oci as oci
@@ -22,13 +23,23 @@ TCP, UDP, ICMP, ALL = "6", "17", "1", "all"
 KUBE_API, OKE_CONTROL, KUBELET = (6443, 6443), (12250, 12250), (10250, 10250)
 NODE_PORTS, HEALTH_CHECK, SSH = (30000, 32767), (10256, 10256), (22, 22)
 # ICMP type 3 code 4, "fragmentation needed": path MTU discovery (every OKE rule set).
-PATH_DISCOVERY = {"type": 3, "code": 4}
+PATH_DISCOVERY: oci.core.NetworkSecurityGroupSecurityRuleIcmpOptionsArgsDict = {
+    "type": 3,
+    "code": 4,
+}
 # The region's "All <region> Services In Oracle Services Network" (terraform-oci-vcn's filter).
-ALL_SERVICES_FILTER = {
+ALL_SERVICES_FILTER: oci.core.GetServicesFilterArgsDict = {
     "name": "name",
     "values": ["All .* Services In Oracle Services Network"],
     "regex": True,
 }
+
+
+class _InVcn(TypedDict):
+    """The arguments every resource in the VCN shares."""
+
+    compartment_id: pulumi.Input[str]
+    vcn_id: pulumi.Input[str]
 
 
 class Nsg(str, Enum):
@@ -219,7 +230,7 @@ class OkeNetwork(pulumi.ComponentResource):
             egress_security_rules=[],
             opts=child,
         )
-        in_vcn = {"compartment_id": args.compartment_id, "vcn_id": vcn.id}
+        in_vcn: _InVcn = {"compartment_id": args.compartment_id, "vcn_id": vcn.id}
         nat = oci.core.NatGateway(
             f"{name}-nat", display_name=f"{args.name}-nat", opts=child, **in_vcn
         )
@@ -317,7 +328,7 @@ def _all_services() -> pulumi.Output:
     return oci.core.get_services_output(filters=[ALL_SERVICES_FILTER]).services[0]
 
 
-def _ports(rule: Rule) -> dict | None:
+def _ports(rule: Rule) -> oci.core.NetworkSecurityGroupSecurityRuleTcpOptionsArgsDict | None:
     if rule.ports is None:
         return None
     return {"destination_port_range": {"min": rule.ports[0], "max": rule.ports[1]}}

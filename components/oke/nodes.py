@@ -165,6 +165,7 @@ class RdmaNodes(pulumi.ComponentResource):
             "oke-initial-node-labels": ",".join(f"{k}={v}" for k, v in NODE_LABELS.items()),
         }
         if args.pods_subnet_id is not None:
+            assert args.pods_nsg_id is not None  # VCN-native pod networking has both
             metadata |= {
                 "oke-native-pod-networking": "true",
                 "oke-max-pods": str(args.max_pods_per_node),
@@ -179,6 +180,13 @@ class RdmaNodes(pulumi.ComponentResource):
         joinable = pulumi.ResourceOptions(
             parent=self, depends_on=[join, *args.depends_on], ignore_changes=["metadata"]
         )
+        vnic: oci.core.InstanceCreateVnicDetailsArgsDict = {
+            "subnet_id": args.workers_subnet_id,
+            "nsg_ids": [args.workers_nsg_id],
+            # The SDK types it as text (the Terraform schema's); the provider takes the bool.
+            "assign_public_ip": False,  # type: ignore[typeddict-item]
+            "assign_private_dns_record": True,
+        }
         self.instances = [
             oci.core.Instance(
                 f"{name}-{index}",
@@ -192,12 +200,7 @@ class RdmaNodes(pulumi.ComponentResource):
                     "source_id": args.image_id,
                     "boot_volume_size_in_gbs": str(args.boot_volume_size_gbs),
                 },
-                create_vnic_details={
-                    "subnet_id": args.workers_subnet_id,
-                    "nsg_ids": [args.workers_nsg_id],
-                    "assign_public_ip": False,
-                    "assign_private_dns_record": True,
-                },
+                create_vnic_details=vnic,
                 agent_config={
                     "are_all_plugins_disabled": False,
                     "is_management_disabled": False,
