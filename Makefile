@@ -19,6 +19,8 @@ help:
 	@echo "  make bench                         estimated pulumi up time, offline plan speed and growth"
 	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path]"
 	@echo "                                     check a deployed fabric (exit 0 healthy, 1 problems, 2 unreadable)"
+	@echo "  make nccl-judge LOG=path [STACK=... | MIN_BUSBW=GB/s SIZE=bytes] [PLOT=out.png]"
+	@echo "                                     judge a saved nccl-tests log (exit 0 meets, 1 below or wrong, 2 unreadable)"
 	@echo "  make package-check                 pip install .[gke] into a fresh environment and import it"
 	@echo "  make clean                         remove build/ and .venv"
 	@echo "variables: STACK (default a3-prod), PYTHON (default python3), BASE, OLD, NEW, LEVEL,"
@@ -43,6 +45,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 verify: $(STAMP)
 	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE))
@@ -83,3 +86,17 @@ graph: $(STAMP)
 .PHONY: bench
 bench: $(STAMP)
 	$(VENV)/bin/python -m bench.plan_bench
+
+# Judge a saved nccl-tests log offline (verify/nccl_judge.py): against the catalog's threshold for
+# STACK's fabric (given on the command line; the default STACK is not used), or MIN_BUSBW (GB/s) at
+# SIZE (bytes, or 512M). COLLECTIVE= names the collective of a log that does not, NODES= and
+# GPUS_PER_NODE= override what the log says, ALLOW_UNCHECKED=1 accepts a run with -c 0.
+.PHONY: nccl-judge
+NCCL_JUDGE_ARGS = $(if $(filter command line environment,$(origin STACK)),--stack $(STACK)) \
+	$(if $(MIN_BUSBW),--min-busbw $(MIN_BUSBW)) $(if $(SIZE),--size $(SIZE)) \
+	$(if $(COLLECTIVE),--collective $(COLLECTIVE)) $(if $(NODES),--nodes $(NODES)) \
+	$(if $(GPUS_PER_NODE),--gpus-per-node $(GPUS_PER_NODE)) $(if $(PLOT),--plot $(PLOT)) \
+	$(if $(ALLOW_UNCHECKED),--allow-unchecked)
+nccl-judge: $(STAMP)
+	$(if $(LOG),,$(error LOG=path is required: make nccl-judge LOG=saved.log STACK=a3-prod))
+	$(VENV)/bin/python -m verify.nccl_judge "$(LOG)" $(strip $(NCCL_JUDGE_ARGS))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -310,6 +311,63 @@ class AckCatalog(_Data):
     lingjun_nodes: LingjunNodes
 
 
+class NcclThreshold(_Data):
+    """The bus bandwidth an nccl-tests run must reach on one fabric (`make nccl-judge STACK=...`).
+
+    A run passes when its busbw at `size`, out-of-place and in-place, is at least `min_busbw`.
+    """
+
+    fabric: str
+    """`Machine.fabric` on GKE, the OCI shape's `platform` on OKE, `ack-lingjun` on ACK."""
+    machine: str | None = None
+    """The GKE machine type or OCI shape; None where the catalog has no machine for the fabric."""
+    collective: str
+    """The nccl-tests collective, without `_perf`: `all_gather`, `all_reduce`, ..."""
+    nodes: int
+    gpus_per_node: int
+    """GPUs (nccl-tests ranks) per node in the run."""
+    size: int
+    """The judged message size in bytes, nccl-tests' `size` column."""
+    busbw: float
+    """The expected bus bandwidth at `size`, GB/s."""
+    tolerance_pct: float
+    """How far below `busbw` a run may be and still pass, in percent."""
+    source: str
+    """Where `busbw` comes from."""
+    estimate: bool = False
+    """`busbw` is derived, not published."""
+    estimate_reason: str | None = None
+    """Why it is an estimate and how it was derived (required with `estimate`)."""
+
+    @model_validator(mode="after")
+    def _sane(self) -> NcclThreshold:
+        if self.estimate != (self.estimate_reason is not None):
+            raise ValueError(
+                f"nccl threshold {self.key}: an estimate needs estimate_reason (why and how it "
+                "was derived), and a published figure has none"
+            )
+        if not 0 <= self.tolerance_pct < 100 or self.busbw <= 0 or self.size <= 0:
+            raise ValueError(
+                f"nccl threshold {self.key}: busbw and size must be positive and "
+                "tolerance_pct in [0, 100)"
+            )
+        return self
+
+    @property
+    def key(self) -> str:
+        """`fabric/machine collective NODESxGPUS`, how messages name the entry."""
+        return (
+            f"{self.fabric}/{self.machine or '-'} {self.collective} "
+            f"{self.nodes}x{self.gpus_per_node}"
+        )
+
+    @property
+    def min_busbw(self) -> float:
+        """`busbw` less the tolerance, rounded half up to 0.01 GB/s (what nccl-tests prints)."""
+        exact = Decimal(str(self.busbw)) * (100 - Decimal(str(self.tolerance_pct))) / 100
+        return float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
 class Catalog(_Data):
     machines: dict[str, Machine]
     """GKE machine types."""
@@ -317,6 +375,8 @@ class Catalog(_Data):
     images: Images
     oke: OkeCatalog
     ack: AckCatalog
+    nccl_thresholds: list[NcclThreshold] = []
+    """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
 
 
 @functools.cache

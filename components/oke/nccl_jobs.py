@@ -9,6 +9,7 @@ for its CRD (a CRD gate).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pulumi
@@ -148,7 +149,7 @@ class NcclJobsArgs:
     namespace: pulumi.Input[str]
     kubeconfig: pulumi.Input[str]
     cluster_id: pulumi.Input[str]
-    claim_templates: dict[str, pulumi.Resource]
+    claim_templates: Mapping[str, pulumi.Resource]
     """Claim template resources by claim name: each job waits for its own."""
 
 
