@@ -39,8 +39,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 plan: $(STAMP)
 	$(VENV)/bin/python -m offline.plan $(STACK)
 
+# One worker per core (pytest-xdist): each worker shares the plans its tests ask for.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n auto
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
