@@ -129,6 +129,8 @@ class GkeVersionRules(_Data):
     """First GKE minor on which the machine type is not supported."""
     unsupported_reason: str | None = None
     """Why `unsupported_from_minor` is a limit, with its source."""
+    default_driver_from: str | None = None
+    """First GKE version whose `DEFAULT` GPU driver serves the GPUs; older ones need `LATEST`."""
 
     @model_validator(mode="after")
     def _floors_parse(self) -> GkeVersionRules:
@@ -136,6 +138,8 @@ class GkeVersionRules(_Data):
             for minor, floor in floors.items():
                 if GkeVersion(floor).minor != minor:
                     raise ValueError(f"patch floor {floor} is filed under minor {minor}")
+        if self.default_driver_from is not None:
+            GkeVersion(self.default_driver_from)
         return self
 
     def floor_for(self, minor: str) -> GkeVersion | None:
@@ -277,6 +281,30 @@ class OkeCatalog(_Data):
     nccl_tests_image: str
 
 
+class AddonConfigKey(_Data):
+    """One key of an add-on's config schema, as recorded."""
+
+    type: str
+    """Its JSON-schema type: `boolean`, `string`, ..."""
+    verified: bool
+    """False when the key is a guess (UNVERIFIED) rather than read from Alibaba's docs or schema."""
+    source: str
+    """Where the key comes from."""
+
+
+class AddonConfigSchema(_Data):
+    """An add-on's config schema (`cs.get_kubernetes_addon_metadata(...).config_schema`) as
+    recorded, so that a stack's keys are checked at preview, before the cluster exists."""
+
+    versions: str
+    """The add-on versions it was recorded for."""
+    source: str
+    recorded: str
+    """When (ISO date)."""
+    keys: dict[str, AddonConfigKey]
+    """By key; a dotted key is a nested property."""
+
+
 class RdmaDevicePlugin(_Data):
     """The ACK add-on `ack-rdma-device-plugin` (seed 004)."""
 
@@ -287,6 +315,8 @@ class RdmaDevicePlugin(_Data):
     """First version with RDMA for non-hostNetwork pods."""
     non_host_network_key: str
     """JSON key of that switch in the add-on config (UNVERIFIED: not published)."""
+    config_schema: AddonConfigSchema
+    """The add-on's config keys as recorded (preview checks the switch's key against them)."""
     daemon_set: str
     namespace: str
     resource: str

@@ -126,6 +126,9 @@ class ResourceChange:
     """The old URN, if the resource has a new one and an alias to the old (any action)."""
     parent: str = ""
     """The parent's URN (of a moved resource: the parent it moved under)."""
+    delete_first: bool = False
+    """The resource has `deleteBeforeReplace` (a fixed cloud name): a replacement deletes it
+    before creating it again, so it is gone meanwhile (a node pool's nodes are drained)."""
 
 
 @dataclass
@@ -173,12 +176,19 @@ def _under(path: str, prefix: str) -> bool:
 def field_changes(
     old: dict[str, Any], new: dict[str, Any], rules: ReplaceRules
 ) -> list[FieldChange]:
-    """The input changes of one resource (plan-file form: secrets masked, with digests)."""
+    """The input changes of one resource (plan-file form: secrets masked, with digests).
+
+    Inputs under the new resource's `ignoreChanges` are left out: Pulumi keeps the old value
+    there, so a change to them neither updates nor replaces anything.
+    """
+    ignored = [re.sub(r"\[\d+\]", "", p) for p in new.get("ignoreChanges", [])]
     secret_paths = sorted(set(old.get("secretInputs", [])) | set(new.get("secretInputs", [])))
     # Plan files written before secrets had fingerprints can only say which inputs are secret.
     comparable = "secretDigests" in old and "secretDigests" in new
     changes = []
     for path in secret_paths:
+        if any(_under(re.sub(r"\[\d+\]", "", path), i) for i in ignored):
+            continue
         was = path in old.get("secretInputs", [])
         now = path in new.get("secretInputs", [])
         digest_before = old.get("secretDigests", {}).get(path)
@@ -189,6 +199,8 @@ def field_changes(
     before, after = leaves(old["inputs"]), leaves(new["inputs"])
     for path in sorted(set(before) | set(after)):
         if any(_under(path, s) for s in secret_paths):
+            continue
+        if any(_under(re.sub(r"\[\d+\]", "", path), i) for i in ignored):
             continue
         value_before, value_after = before.get(path, ABSENT), after.get(path, ABSENT)
         if value_before != value_after:
@@ -264,6 +276,7 @@ def _change(
         custom=resource.get("custom", True),
         moved_from=moved_from,
         parent=resource.get("parent", ""),
+        delete_first=bool(resource.get("deleteBeforeReplace", False)),
     )
 
 
@@ -326,6 +339,15 @@ def _nodes(resource: dict[str, Any]) -> int | None:
     inputs = resource.get("inputs", {})
     count = inputs.get("nodeCount", (inputs.get("nodeConfigDetails") or {}).get("size"))
     return count if isinstance(count, int) else None
+
+
+def _why(change: ResourceChange) -> str:
+    """Why a resource is replaced, and, with `deleteBeforeReplace`, that it is deleted first."""
+    if not change.delete_first:
+        return change.reason
+    if change.nodes is not None:
+        return f"{change.reason}; deleted first: drains {change.nodes} nodes"
+    return f"{change.reason}; deleted first"
 
 
 def _output_changes(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
@@ -395,7 +417,7 @@ def _grouped(changes: list[ResourceChange], by_reason: bool = False) -> list[lis
         if change.fields:
             key: Any = ("fields", _signature(change.fields))
         else:
-            key = ("reason", change.type, change.reason) if by_reason else ("one", i)
+            key = ("reason", change.type, _why(change)) if by_reason else ("one", i)
         groups.setdefault(key, []).append(change)
     return list(groups.values())
 
@@ -531,9 +553,9 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
         for group in _grouped(in_order, by_reason=True):
             reasons: dict[str, list[ResourceChange]] = {}
             for change in group:
-                reasons.setdefault(change.reason, []).append(change)
+                reasons.setdefault(_why(change), []).append(change)
             if len(reasons) == 1:
-                lines.append(f"- {_names(group)}: {group[0].reason}")
+                lines.append(f"- {_names(group)}: {_why(group[0])}")
             else:  # one table of the same input changes, replaced for different reasons
                 lines.append(f"- {len(group)} resources with the same input changes:")
                 lines += [f"  - {_names(c)}: {reason}" for reason, c in reasons.items()]

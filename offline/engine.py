@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import itertools
 import json
 import logging
 import runpy
@@ -306,9 +307,17 @@ def mock_oke_kubeconfig(cluster_id: str, endpoint: str) -> str:
     )
 
 
-def mock_ack_kubeconfig(cluster_id: str) -> str:
-    """The shape of the kubeconfig ACK's cluster credential returns: a client certificate."""
-    data = base64.b64encode(f"mock-{cluster_id}".encode()).decode()
+_ACK_TEMPORARY_CREDENTIALS = itertools.count(1)
+
+
+def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
+    """The shape of the kubeconfig ACK's cluster credential returns: a client certificate.
+
+    A temporary credential (`temporaryDurationMinutes`) is a new certificate on every call (as ACK
+    issues it; issue 14, item 16); the user's default one is the same on every call until renewed
+    (Alibaba, DescribeClusterUserKubeconfig)."""
+    serial = f"-temporary-{next(_ACK_TEMPORARY_CREDENTIALS)}" if temporary else ""
+    data = base64.b64encode(f"mock-{cluster_id}{serial}".encode()).decode()
     return yaml.safe_dump(
         {
             "apiVersion": "v1",
@@ -442,7 +451,8 @@ class _CloudMocks(pulumi_mocks.Mocks):
             return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
         if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
             cluster_id = args.args["clusterId"]
-            return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id)}
+            temporary = args.args.get("temporaryDurationMinutes") is not None
+            return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id, temporary)}
         if args.token == "alicloud:cs/getKubernetesAddonMetadata:getKubernetesAddonMetadata":
             from components.catalog import catalog
 

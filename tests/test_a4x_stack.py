@@ -346,11 +346,15 @@ def test_with_gib_refuses_to_overwrite(change, message):
         gib.with_gib(template, NETWORK_NAMES, 4)
 
 
-def test_with_gib_targets_a_named_container():
+def test_with_gib_wires_the_first_container_only():
     template = trainer_template()
-    template["spec"]["containers"].insert(0, {"name": "sidecar", "image": "s"})
+    template["spec"]["containers"].append({"name": "sidecar", "image": "s"})
     wired = gib.with_gib(template, NETWORK_NAMES, 4, container="trainer")
-    sidecar, trainer = wired["spec"]["containers"]
+    trainer, sidecar = wired["spec"]["containers"]
     assert "resources" not in sidecar and trainer["resources"]["limits"] == {"nvidia.com/gpu": "4"}
+    # Only the pod's first container gets the RDMA devices: another one is refused.
+    template["spec"]["containers"].reverse()
+    with pytest.raises(ValueError, match="not the pod's first container"):
+        gib.with_gib(template, NETWORK_NAMES, 4, container="trainer")
     with pytest.raises(ValueError, match="no container named"):
         gib.with_gib(template, NETWORK_NAMES, 4, container="nope")

@@ -11,6 +11,7 @@ import yaml
 
 from components.ack import rdma_pods
 from components.ack.nodes import addon_config
+from components.catalog import AddonConfigKey, catalog
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import kubernetes_provider, run_stack
@@ -178,7 +179,8 @@ def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
     plan = run_stack({}, stack=STACK, cached=False)
     (addon,) = plan.of_type(ADDON)
     assert json.loads(addon.inputs["config"]) == {}
-    # The key can be set per stack, nested keys included.
+    # The key can be set per stack, once the catalog records it (preview checks it there).
+    monkeypatch.setattr("components.ack.checks.catalog", lambda: catalog_recording("rdmaIpv6"))
     plan = run_stack(
         {
             "gpu-fabric:rdma": {"nonHostNetwork": True, "nonHostNetworkKey": "rdmaIpv6"},
@@ -189,6 +191,17 @@ def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
     )
     (addon,) = plan.of_type(ADDON)
     assert json.loads(addon.inputs["config"]) == {"rdmaIpv6": True}
+
+
+def catalog_recording(key: str):
+    """The catalog, its recorded RDMA add-on schema with one more boolean key."""
+    real = catalog()
+    plugin = real.ack.rdma_device_plugin
+    schema = plugin.config_schema
+    keys = {**schema.keys, key: AddonConfigKey(type="boolean", verified=False, source="a test")}
+    plugin = plugin.model_copy(update={"config_schema": schema.model_copy(update={"keys": keys})})
+    ack = real.ack.model_copy(update={"rdma_device_plugin": plugin})
+    return real.model_copy(update={"ack": ack})
 
 
 def test_addon_config_reads_nested_keys_and_empty_schemas():
@@ -257,14 +270,13 @@ def test_benchmark_job_is_the_seeds_with_a_lingjun_selector(benchmark_plan):
     assert sorted(ours_c["securityContext"]["capabilities"]["add"]) == sorted(
         seed_c["securityContext"]["capabilities"]["add"]
     )
-    for key in ("volumes", "hostNetwork", "restartPolicy"):
+    # The seed tolerates every taint (`tolerations: [{operator: Exists}]`), and so does ours.
+    for key in ("volumes", "hostNetwork", "restartPolicy", "tolerations"):
         assert ours_spec[key] == seed_spec[key], key
+    assert seed_spec["tolerations"] == [{"operator": "Exists"}]
     assert ours["spec"]["parallelism"] == seed["spec"]["parallelism"]
-    # Where the seed tolerates everything, gpu-fabric tolerates the Lingjun taint and selects
-    # the Lingjun label.
-    assert ours_spec["tolerations"] == [
-        {"key": "node-role.alibabacloud.com/lingjun", "operator": "Exists", "effect": "NoSchedule"}
-    ]
+    # The one addition: the Lingjun label's node selector keeps it on Lingjun nodes.
+    assert set(ours_spec) - set(seed_spec) == {"nodeSelector"}
     assert ours_spec["nodeSelector"] == {"alibabacloud.com/lingjun-worker": "true"}
     assert ours["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
 

@@ -97,6 +97,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
     "OkeCloud": {
         "inputs": {
             "tenancyId": "string!",
+            "homeRegion": "string",
             "compartmentId": "string!",
             "clusterName": "string!",
             "kubernetesVersion": "string!",
@@ -130,6 +131,8 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "kubeconfig": "Input<string>!",
             "clusterId": "Input<string>!",
             "gpuShape": "string!",
+            "gpuNodes": "Input<[string]>",
+            "gpuNodeCount": "integer",
             "dranetVersion": "string!",
             "dranetImageTag": "string!",
             "dranetChildCidr": "string",
@@ -205,6 +208,8 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "compactPlacementName": "string",
         "reservation": "string",
         "reservationProject": "string",
+        "maxSurge": "integer",
+        "maxUnavailable": "integer",
     },
     "GkePrimaryNetwork": {
         "subnetCidr": "string!",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from components.catalog import catalog
 from components.problems import ConfigError
 from tests.conftest import (
     assert_registers_nothing,
@@ -31,6 +32,30 @@ def test_committed_stack_is_valid():
     assert cfg.rdma_addon_version == "1.1.5"
     assert cfg.lingjun.computing_network.value == "ipv4"
     assert cfg.rdma.non_host_network is False
+
+
+@pytest.mark.parametrize(
+    "group_id",
+    [
+        "i120021051733814190732",  # eflo-controller / eflo.NodeGroupAttachment examples
+        "ng-ec3c96ff0aa1",  # CS CreateClusterNodePool eflo_node_group.group_id example
+        "120021051733814190732",  # digits only (issue 14; UNVERIFIED)
+    ],
+)
+def test_lingjun_group_ids_in_each_form_the_apis_write_are_accepted(group_id):
+    cfg = parse_stack({"gpu-fabric:lingjun.groupId": group_id}, stack=STACK)
+    assert cfg.lingjun.group_id == group_id
+
+
+def test_the_catalogs_switch_key_is_a_boolean_of_its_recorded_schema_with_source_and_date():
+    plugin = catalog().ack.rdma_device_plugin
+    schema = plugin.config_schema
+    assert schema.source and schema.recorded and schema.versions
+    key = schema.keys[plugin.non_host_network_key]
+    assert key.type == "boolean"
+    assert not key.verified and "UNVERIFIED" in key.source  # until someone reads the live schema
+    cfg = parse_stack(IPV6_NON_HOST, stack=STACK)
+    assert cfg.non_host_network_key == plugin.non_host_network_key
 
 
 def test_non_host_network_on_ipv6_with_a_new_enough_add_on_is_accepted():
@@ -139,11 +164,11 @@ RULES = {
         "c8d1f0e2a",
         "not a Lingjun (eflo) id",
     ),
-    "a Lingjun group id of the wrong shape": (
+    "a Lingjun group id too short for any documented form": (
         {"gpu-fabric:lingjun.groupId": "ng-1234"},
         "gpu-fabric:lingjun.groupId",
         "ng-1234",
-        "not a Lingjun (eflo) id",
+        "not a Lingjun (eflo) node group id",
     ),
     "a computing network that is neither": (
         {"gpu-fabric:lingjun.computingNetwork": "IPv6"},
@@ -181,6 +206,36 @@ RULES = {
         "gpu-fabric:ack.name",
         "ACK_Lingjun",
         "lowercase letters, digits and hyphens",
+    ),
+    "a Lingjun node group id of none of the documented forms": (
+        {"gpu-fabric:lingjun.groupId": "group-1"},
+        "gpu-fabric:lingjun.groupId",
+        "group-1",
+        "not a Lingjun (eflo) node group id",
+    ),
+    "a Lingjun node group id in capitals": (
+        {"gpu-fabric:lingjun.groupId": "NG-EC3C96FF0AA1"},
+        "gpu-fabric:lingjun.groupId",
+        "NG-EC3C96FF0AA1",
+        "`ng-` and lowercase letters or digits",
+    ),
+    "the Lingjun cluster's id as its node group id": (
+        {"gpu-fabric:lingjun.groupId": "i118191731740041623425"},
+        "gpu-fabric:lingjun.groupId",
+        "i118191731740041623425",
+        "is the Lingjun cluster's id (gpu-fabric:lingjun.clusterId), not one of its node groups",
+    ),
+    "a switch key the recorded add-on schema lacks": (
+        {**IPV6_NON_HOST, "gpu-fabric:rdma.nonHostNetworkKey": "rdmaIpv6"},
+        "gpu-fabric:rdma.nonHostNetworkKey",
+        "rdmaIpv6",
+        "is not a key of ack-rdma-device-plugin's config schema as recorded in the catalog",
+    ),
+    "a switch key that is not a boolean in the recorded schema": (
+        {**IPV6_NON_HOST, "gpu-fabric:rdma.nonHostNetworkKey": "customResourceName"},
+        "gpu-fabric:rdma.nonHostNetworkKey",
+        "customResourceName",
+        "is a string key, not a boolean, of ack-rdma-device-plugin's config schema",
     ),
     "a GKE key on an ACK stack": (
         {"gpu-fabric:gke": {"name": "x"}},

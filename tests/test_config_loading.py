@@ -664,25 +664,31 @@ def test_a_copied_stack_file_that_keeps_another_stacks_names_is_refused(tmp_path
     assert parse_pulumi_config(renamed, "a3-staging", stacks_dir=tmp_path).gke.name == "a3-staging"
 
 
-def test_service_accounts_that_collide_when_truncated_are_refused(tmp_path):
+def test_service_accounts_that_would_collide_when_truncated_get_a_hash(tmp_path):
+    from components.gke.config import node_account_id
     from components.stack_config import parse_pulumi_config
     from offline.engine import STACKS_DIR
 
     (tmp_path / "Pulumi.a3-prod.yaml").write_text((STACKS_DIR / "Pulumi.a3-prod.yaml").read_text())
-    # Both names cut to the same 23 characters: "a3-prod-cluster-eu-west".
+    # Plain truncation cut both names to the same 23 characters ("a3-prod-cluster-eu-west"); a
+    # cut name now ends with a hash of the whole name, so the two accounts differ.
     first = with_changes(
         stack_values("a3-prod"),
         {"gpu-fabric:gke.name": "a3-prod-cluster-eu-west-1", "gpu-fabric:network.prefix": "x1"},
     )
     (tmp_path / "Pulumi.first.yaml").write_text(yaml.safe_dump({"config": first}))
-    second = encode(
-        with_changes(
-            stack_values("a3-prod"),
-            {"gpu-fabric:gke.name": "a3-prod-cluster-eu-west-2", "gpu-fabric:network.prefix": "x2"},
-        )
+    second = with_changes(
+        stack_values("a3-prod"),
+        {"gpu-fabric:gke.name": "a3-prod-cluster-eu-west-2", "gpu-fabric:network.prefix": "x2"},
+    )
+    parse_pulumi_config(encode(second), "second", stacks_dir=tmp_path)
+    ids = {node_account_id(n) for n in ("a3-prod-cluster-eu-west-1", "a3-prod-cluster-eu-west-2")}
+    assert len(ids) == 2 and all(len(i) <= 30 for i in ids)
+    # One account ID in two stacks of a project is still refused.
+    same = encode(
+        {**second, "gpu-fabric:network.prefix": "x3", "gpu-fabric:gke": first["gpu-fabric:gke"]}
     )
     with pytest.raises(ConfigError) as err:
-        parse_pulumi_config(second, "second", stacks_dir=tmp_path)
-    (problem,) = err.value.problems
-    assert problem.key == "gpu-fabric:gke.name (node service account)"
-    assert "service account a3-prod-cluster-eu-west-nodes" in problem.message
+        parse_pulumi_config(same, "second", stacks_dir=tmp_path)
+    (problem,) = [p for p in err.value.problems if "node service account" in p.key]
+    assert f"service account {node_account_id('a3-prod-cluster-eu-west-1')}" in problem.message

@@ -36,6 +36,18 @@ RULES = {
         "v1.33.1",
         "pick v1.34.x or newer",
     ),
+    "tenancy root compartment without a join tag": (
+        {"gpu-fabric:compartmentId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy"},
+        "gpu-fabric:gpuNodes.joinTag",
+        None,
+        "every instance of the root compartment may join",
+    ),
+    "home region that is not a region": (
+        {"gpu-fabric:oke.homeRegion": "Ashburn"},
+        "gpu-fabric:oke.homeRegion",
+        "Ashburn",
+        "the tenancy's home region",
+    ),
     "Kubernetes version without the v": (
         {"gpu-fabric:oke.kubernetesVersion": "1.36.1"},
         "gpu-fabric:oke.kubernetesVersion",

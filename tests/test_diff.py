@@ -135,11 +135,12 @@ def test_one_mtu_change_on_every_gpu_vpc_is_one_table(a3_file):
     assert report.count("| `mtu` | `8244` | `8896` | **forces replacement** (`mtu`) |") == 1
     assert report.count("| input | before | after | |") == 1
     names = ", ".join(f"`{n}`" for n in networks)
-    assert f"- {names} (`{NETWORK}`): forced by `mtu`\n\n| input |" in report
+    # The VPCs have fixed names: deleteBeforeReplace, so the report says they go first.
+    assert f"- {names} (`{NETWORK}`): forced by `mtu`; deleted first\n\n| input |" in report
     # What follows, each for its own reason, still has a line of its own (and no table).
     assert (
         "- `a3-prod-net-2-sub-0` (`gcp:compute/subnetwork:Subnetwork`): `network` comes from "
-        "a3-prod-net-2-network (replaced)\n" in report
+        "a3-prod-net-2-network (replaced); deleted first\n" in report
     )
 
 
@@ -616,3 +617,14 @@ def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
     assert fabric_diff.carried_from == {"oke-dranet": moved}
     assert "moved to stack `oke-dranet-fabric`" in diff.render_stack(cloud_diff, RULES)
     assert "carried from stack `oke-dranet`" in diff.render_stack(fabric_diff, RULES)
+
+
+def test_a_change_under_ignore_changes_is_no_change():
+    """OKE's GPU instances ignore their metadata: a new cloud-init reaches new nodes only."""
+    old = _resource("oci:Core/instance:Instance", "gpu-0", inputs={"metadata": {"user_data": "a"}})
+    new = {**old, "inputs": {"metadata": {"user_data": "b"}}, "ignoreChanges": ["metadata"]}
+    result = diff.diff_plans({"resources": [old]}, {"resources": [new]}, RULES)
+    assert result.changes == []
+    shown = {**new, "ignoreChanges": []}
+    (change,) = diff.diff_plans({"resources": [old]}, {"resources": [shown]}, RULES).changes
+    assert change.fields[0].path == "metadata.user_data"

@@ -129,6 +129,48 @@ def test_with_gib_wires_eight_rdma_nics_from_the_catalog_on_amd64():
     validate({**pod, "spec": spec})
 
 
+def test_with_gib_on_amd64_mounts_and_sources_as_upstream_nccl_test_rdma():
+    """upstream/nccl-test-rdma.yaml: /usr/local/nvidia and /usr/local/gib from the host's
+    /home/kubernetes/bin, LD_LIBRARY_PATH /usr/local/nvidia/lib64, set_nccl_env.sh sourced."""
+    upstream = [
+        d
+        for d in yaml.safe_load_all((UPSTREAM / "nccl-test-rdma.yaml").read_text())
+        if d["kind"] == "Pod"
+    ][0]
+    (up,) = upstream["spec"]["containers"]
+    script = {
+        "name": "nccl",
+        "image": "i",
+        "command": ["/bin/bash", "-c"],
+        "args": ["sleep infinity\n"],
+    }
+    template = gib.with_gib(
+        {"metadata": {}, "spec": {"containers": [script]}},
+        [f"rdma-{i}" for i in range(8)],
+        8,
+        arch="amd64",
+    )
+    (container,) = template["spec"]["containers"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert mounts == {m["name"]: m["mountPath"] for m in up["volumeMounts"]}
+    hosts = {v["name"]: v.get("hostPath") for v in template["spec"]["volumes"]}
+    assert hosts == {v["name"]: v.get("hostPath") for v in upstream["spec"]["volumes"]}
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["LD_LIBRARY_PATH"] == "/usr/local/nvidia/lib64" == up["env"][0]["value"]
+    assert container["args"] == ["source /usr/local/gib/scripts/set_nccl_env.sh\nsleep infinity\n"]
+    assert "source /usr/local/gib/scripts/set_nccl_env.sh" in up["args"][0]
+    # Idempotent; and a container without a shell script runs as it is.
+    again = gib.with_gib(template, [f"rdma-{i}" for i in range(8)], 8, arch="amd64")
+    assert again == template
+    plain = gib.with_gib(
+        {"metadata": {}, "spec": {"containers": [{"name": "n", "image": "i"}]}},
+        ["rdma-0"],
+        8,
+        arch="amd64",
+    )
+    assert "args" not in plain["spec"]["containers"][0]
+
+
 # --- config rules of the two platforms ----------------------------------------------------------
 
 

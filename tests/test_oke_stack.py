@@ -212,11 +212,36 @@ def test_nodes_join_through_a_dynamic_group_allowed_only_this_cluster(oke_plan):
         "ALL {instance.compartment.id = 'ocid1.compartment.oc1..aaaaaaaaexamplecompartment'}"
     )
     (policy,) = oke_plan.of_type("oci:Identity/policy:Policy")
-    assert policy.inputs["statements"] == [
+    assert policy.inputs["statements"][0] == (
         "Allow dynamic-group oke-dranet-rdma-nodes to {CLUSTER_JOIN} in compartment id "
         "ocid1.compartment.oc1..aaaaaaaaexamplecompartment where target.cluster.id = "
         "'ocid1.cluster.oc1.us-ashburn-1.mockokedranet'"
+    )
+
+
+def test_nodes_may_publish_health_metrics_and_attach_pod_vnics(oke_plan):
+    # oci-hpc-oke's node grants (terraform/iam.tf), with VCN-native pod networking.
+    (policy,) = oke_plan.of_type("oci:Identity/policy:Policy")
+    scope = "compartment id ocid1.compartment.oc1..aaaaaaaaexamplecompartment"
+    group = "Allow dynamic-group oke-dranet-rdma-nodes to"
+    metrics = "target.metrics.namespace"
+    assert policy.inputs["statements"][1:] == [
+        f"{group} use metrics in {scope} where {metrics}='gpu_infrastructure_health'",
+        f"{group} use metrics in {scope} where {metrics}='rdma_infrastructure_health'",
+        f"{group} use vnics in {scope}",
+        f"{group} use subnets in {scope}",
+        f"{group} use network-security-groups in {scope}",
     ]
+
+
+def test_flannel_nodes_get_no_pod_network_grants():
+    plan = run_stack(
+        {"gpu-fabric:oke.cni": "FLANNEL_OVERLAY", "gpu-fabric:network.podsSubnetCidr": DELETE},
+        stack=STACK,
+    )
+    (policy,) = plan.of_type("oci:Identity/policy:Policy")
+    assert [s for s in policy.inputs["statements"] if "vnics" in s or "subnets" in s] == []
+    assert len(policy.inputs["statements"]) == 3
 
 
 def test_a_join_tag_narrows_the_dynamic_group_to_the_gpu_nodes():
@@ -260,12 +285,17 @@ def test_gpu_nodes_ignore_later_metadata_changes(oke_plan):
 
 def test_a_policy_at_the_root_compartment_names_the_tenancy():
     plan = run_stack(
-        {"gpu-fabric:compartmentId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy"}, stack=STACK
+        {
+            "gpu-fabric:compartmentId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy",
+            "gpu-fabric:gpuNodes.joinTag": {"namespace": "gpu-fabric", "key": "cluster"},
+        },
+        stack=STACK,
     )
     (policy,) = plan.of_type("oci:Identity/policy:Policy")
     assert (
         " to {CLUSTER_JOIN} in tenancy where target.cluster.id = " in policy.inputs["statements"][0]
     )
+    assert all(" in tenancy" in s for s in policy.inputs["statements"])
 
 
 def test_the_join_script_passes_shellcheck():
@@ -310,6 +340,7 @@ def test_cloud_init_prepares_rdma_and_cri_o_before_the_join(oke_plan):
         "nvidia.com/gpu.deploy.device-plugin=false",
         "nvidia.com/gpu.present=true",
     ]
+    assert join[3:] == ["nvidia.com/gpu=present:NoSchedule", "v1.36.1"]
     script = files["/usr/local/sbin/gpu-fabric-join.sh"]["content"]
     # The shared netns mode is set, and checked, before the node bootstraps.
     assert script.index("rdma system set netns shared") < script.index("oke bootstrap")

@@ -28,6 +28,18 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += _rdma_checks(cfg)
     problems += _network_checks(cfg)
     problems += _reachability(cfg)
+    if cfg.lingjun.group_id == cfg.lingjun.cluster_id:
+        # Both ids have the same `i`+digits shape (FACTS 1.15), so a copy-paste slip parses; the
+        # pool would bind no group. A group is one of the cluster's node groups, never the cluster.
+        problems.append(
+            Problem(
+                _key("lingjun.groupId"),
+                cfg.lingjun.group_id,
+                "is the Lingjun cluster's id (gpu-fabric:lingjun.clusterId), not one of its node "
+                "groups; copy the node group's id from the Lingjun console (Node Groups) or "
+                "`aliyun eflo-controller ListNodeGroups`",
+            )
+        )
     if cfg.images.benchmark and not cfg.benchmark_job:
         problems.append(
             Problem(
@@ -108,6 +120,25 @@ def _rdma_checks(cfg: AckLingjunConfig) -> list[Problem]:
                 "(the switch would not take effect, seed 004); remove nonHostNetwork and run RDMA "
                 "pods with hostNetwork, or bind a Lingjun cluster created with IPv6 (ticket to the "
                 "Lingjun team) and set computingNetwork: ipv6",
+            )
+        )
+    # The switch's key, checked at preview against the add-on's config schema as recorded in the
+    # catalog (ack.rdma_device_plugin.config_schema, with its source and date; issue 14, item 17),
+    # not only at deploy time against the live schema (nodes.addon_config).
+    key, recorded = cfg.non_host_network_key, plugin.config_schema
+    known = recorded.keys.get(key)
+    if known is None or known.type != "boolean":
+        booleans = sorted(k for k, v in recorded.keys.items() if v.type == "boolean")
+        what = "is not a key" if known is None else f"is a {known.type} key, not a boolean,"
+        problems.append(
+            Problem(
+                _key("rdma.nonHostNetworkKey"),
+                key,
+                f"{what} of {plugin.name}'s config schema as recorded in the catalog "
+                f"(ack.rdma_device_plugin.config_schema, versions {recorded.versions}, recorded "
+                f"{recorded.recorded}); its boolean keys: {', '.join(booleans) or '(none)'}. Use "
+                "one of them, or, if the add-on's live schema (cs.get_kubernetes_addon_metadata) "
+                "has this key, record it in the catalog with its source and date",
             )
         )
     version = cfg.rdma_addon_version

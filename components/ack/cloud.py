@@ -105,8 +105,8 @@ class AckCloudArgs(TypedDict):
     non_host_network: bool
     """RDMA for pods off the host network (add-on switch)."""
     non_host_network_key: str
-    """The add-on config key of that switch (UNVERIFIED in the catalog; checked against the
-    add-on's schema at deploy time)."""
+    """The add-on config key of that switch (UNVERIFIED in the catalog; checked at preview
+    against the catalog's recorded schema, at deploy time against the add-on's own)."""
 
 
 def _network_args(args: AckCloudArgs) -> AckNetworkArgs | ExistingAckNetworkArgs:

@@ -9,10 +9,14 @@ import pulumi
 import pulumi_alicloud.cs as cs
 import pulumi_kubernetes as k8s
 
-# The longest credential ACK issues (get_cluster_credential: 15 to 4320 minutes). Short-lived on
-# purpose: without it ACK returns a long-lived client certificate, which would then sit in the
-# stack state; every `pulumi up` fetches a fresh one.
-CREDENTIAL_MINUTES = 4320
+# The kubeconfig is ACK's default (not temporary) user credential. A temporary one
+# (`temporary_duration_minutes`, 15 to 4320) is a fresh client certificate on every call, so
+# every preview showed a provider change and a destroy more than 3 days after the last `up` failed
+# with an expired certificate (issue 14, item 16). Without the argument ACK returns the user's
+# kubeconfig, valid 3 years and the same on every call until it is renewed or revoked (Alibaba,
+# DescribeClusterUserKubeconfig: "the default validity period of a kubeconfig file is 3 years";
+# renewal and revocation: docs/ack.md, "Kubeconfig rotation"). pulumi-alicloud 4.0.0 has no
+# credential resource (FACTS 1.10), so this is the longest-lived, stable option.
 RUNTIME = "containerd"  # the only runtime of Lingjun nodes (FACTS 2.4); the pools say so too
 
 
@@ -48,8 +52,9 @@ class AckCluster(pulumi.ComponentResource):
     """The cluster, an ECS node pool for system components, and a Kubernetes provider for it.
 
     The kubeconfig comes from `cs.get_cluster_credential` (pulumi-alicloud has no credential
-    resource): a client certificate, so a Pulumi secret. A fresh certificate on every run must not
-    replace the provider (and every object it manages): the provider has a `cluster_identifier`.
+    resource): the user's 3-year client certificate, so a Pulumi secret, the same on every run.
+    A renewed or revoked one must not replace the provider (and every object it manages): the
+    provider has a `cluster_identifier`.
     """
 
     cluster: cs.ManagedKubernetes
@@ -79,9 +84,8 @@ class AckCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, protect=args.deletion_protection),
         )
         self.kubeconfig = pulumi.Output.secret(
-            cs.get_cluster_credential_output(
-                cluster_id=self.cluster.id, temporary_duration_minutes=CREDENTIAL_MINUTES
-            ).kube_config
+            # No temporary_duration_minutes: see the comment at the top of this module.
+            cs.get_cluster_credential_output(cluster_id=self.cluster.id).kube_config
         )
         self.provider = k8s.Provider(
             f"{name}-k8s",

@@ -23,9 +23,18 @@ _ACK_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-aliyun\.(\d+)$")
 # Alibaba resource ids: `vpc-...`, `vsw-...` (TF: pod_vswitch_ids must match `^vsw-`).
 _VPC_ID = re.compile(r"^vpc-[a-z0-9]+$")
 _VSWITCH_ID = re.compile(r"^vsw-[a-z0-9]+$")
-# Lingjun (eflo) cluster and node group ids. UNVERIFIED: the API examples show an `i` followed by
-# digits (i118191731740041623425); the shape is inferred from them, not from a published rule.
+# Lingjun (eflo) cluster and node group ids. No published rule; the shapes come from the APIs' own
+# examples. Cluster ids: an `i` and digits (eflo-controller `ClusterId` i118191731740041623425; CS
+# CreateClusterNodePool `eflo_node_group.cluster_id` i1169130516633730****).
 _LINGJUN_ID = re.compile(r"^i[0-9a-z]{6,}$")
+# Node group ids come in more forms:
+# - `i` and digits: eflo-controller and the provider's own examples (`eflo.NodeGroupAttachment`
+#   node_group_id i127582271753269898630, TF docs r/eflo_node_group_attachment);
+# - `ng-` and lowercase hex: the CS API's CreateClusterNodePool `eflo_node_group.group_id` example
+#   `ng-ec3c96ff0aa****` (alibabacloud cs20151215 SDK, CreateClusterNodePoolRequestEfloNodeGroup);
+# - digits only: reported in issue 14 (item 15); UNVERIFIED (no published example found), accepted
+#   so that a real id is never refused here.
+_LINGJUN_GROUP_ID = re.compile(r"^(i[0-9a-z]{6,}|ng-[0-9a-z]{6,}|[0-9]{6,})$")
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
@@ -90,6 +99,18 @@ LingjunId = Annotated[
             _LINGJUN_ID,
             "a Lingjun (eflo) id: an `i` and lowercase letters or digits",
             "i118191731740041623425 (Lingjun console, or `aliyun eflo-controller ListClusters`)",
+        )
+    ),
+]
+LingjunGroupId = Annotated[
+    str,
+    AfterValidator(
+        _matching(
+            _LINGJUN_GROUP_ID,
+            "a Lingjun (eflo) node group id: an `i` and digits, `ng-` and lowercase letters or "
+            "digits, or digits only",
+            "i120021051733814190732 or ng-ec3c96ff0aa1 (Lingjun console, or `aliyun "
+            "eflo-controller ListNodeGroups`)",
         )
     ),
 ]
@@ -189,7 +210,10 @@ class LingjunConfig(ConfigModel):
     """The pre-existing Lingjun (Lite) cluster and node group the Lingjun node pool binds."""
 
     cluster_id: LingjunId = Field(description="Lingjun cluster id (i...).")
-    group_id: LingjunId = Field(description="Lingjun node group id (i...), in no other pool.")
+    group_id: LingjunGroupId = Field(
+        description="Lingjun node group id (i..., ng-... or digits), in no other pool; not the "
+        "cluster id."
+    )
     zone_id: str = Field(description="The Lingjun cluster's zone; a pod vSwitch must be in it.")
     computing_network: ComputingNetwork = Field(
         ComputingNetwork.IPV4,
@@ -211,7 +235,8 @@ class RdmaConfig(ConfigModel):
     non_host_network_key: str | None = Field(
         None,
         description="The switch's JSON key in the add-on config; default from the catalog "
-        "(UNVERIFIED there), checked against the add-on's schema at deploy time.",
+        "(UNVERIFIED there); checked at preview against the catalog's recorded schema and at "
+        "deploy time against the add-on's own.",
     )
 
 

@@ -14,9 +14,10 @@ nothing, strips nothing. Pods find the nodes through the documented defaults ins
 (`rdma_pods.with_lingjun_rdma`).
 
 The add-on's "RDMA for non-hostNetwork pods" switch has no published JSON key. Its key comes from
-the catalog (or `gpu-fabric:rdma.nonHostNetworkKey`) and is checked at deploy time against the
-add-on version's own config schema (`cs.get_kubernetes_addon_metadata`): a key the schema lacks
-fails `pulumi up` with the keys it has, instead of being merged server-side and ignored.
+the catalog (or `gpu-fabric:rdma.nonHostNetworkKey`). Preview checks it against the schema
+recorded in the catalog (`checks.py`); deploy time checks it against the add-on version's own
+config schema (`cs.get_kubernetes_addon_metadata`): a key the schema lacks fails `pulumi up` with
+the keys it has, instead of being merged server-side and ignored.
 """
 
 from __future__ import annotations

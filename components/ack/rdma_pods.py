@@ -2,9 +2,12 @@
 
 `with_lingjun_rdma` adds what seed 004's Job has: `rdma/hca: 1` ("a request of 1 is enough"),
 `IPC_LOCK` and `SYS_RESOURCE`, a memory-backed `/dev/shm`, and `hostNetwork: true` unless the
-add-on's non-hostNetwork RDMA is on. Where the seed tolerates every taint (`operator: Exists`), it
-tolerates just the Lingjun taint and selects the Lingjun label, both ACK defaults (FACTS 2.9), so
-that the pod lands on a Lingjun node and nowhere else.
+add-on's non-hostNetwork RDMA is on. For a user's pod template it tolerates just the Lingjun taint
+(unless a toleration already covers it) and selects the Lingjun label, both ACK defaults (FACTS
+2.9), so that the pod lands on a Lingjun node and nowhere else. The seed's own Job
+(`benchmark_job`) keeps the seed's `tolerations: [{operator: Exists}]` (seed 004, Alibaba's
+"Use the RDMA network in pods on Lingjun nodes": the Job's last lines, copied in
+tests/fixtures/seeds/ack-lingjun/hps-benchmark-job.yaml) and adds only the Lingjun node selector.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ CAPABILITIES = ["IPC_LOCK", "SYS_RESOURCE"]
 BENCHMARK_NAME = "hps-benchmark"
 BENCHMARK_COMMAND = ["sh", "-c", "python /workspace/wdl_8gpu_outbrain.py\n"]
 BENCHMARK_GPUS = 8  # seed 004: `nvidia.com/gpu: 8`, a whole Lingjun node
+# Seed 004's Job tolerates every taint, as Alibaba's guide writes it (the fixture's last lines:
+# `tolerations: [{operator: Exists}]`, FACTS 4); the node selector still keeps it on Lingjun nodes.
+BENCHMARK_TOLERATIONS = [{"operator": "Exists"}]
 
 
 def lingjun_toleration() -> dict:
@@ -110,6 +116,7 @@ def benchmark_job(image: str, gpus: int, non_host_network: bool) -> dict:
                     "resources": {"limits": {"nvidia.com/gpu": gpus}},
                 }
             ],
+            "tolerations": copy.deepcopy(BENCHMARK_TOLERATIONS),
         }
     }
     return {

@@ -23,6 +23,8 @@ from .config import (
     GkeA4xConfig,
     GkeRdmaConfig,
     GkeStackConfig,
+    GpuDriverVersion,
+    placement_policy_name,
 )
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -299,6 +301,33 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 pool.boot_disk.type,
                 f"{pool.machine_type} boots from {', '.join(machine.boot_disk_types)} only; use "
                 "one of them",
+            )
+        )
+    if pool.upgrade is not None and pool.upgrade.max_surge == pool.upgrade.max_unavailable == 0:
+        # GKE (and cluster-toolkit gke-node-pool's precondition): "At least one of
+        # max_unavailable or max_surge must greater than 0".
+        problems.append(
+            Problem(
+                _key("gpuPool.upgrade"),
+                pool.upgrade.model_dump(by_alias=True),
+                "maxSurge and maxUnavailable are both 0, so an upgrade could never replace a "
+                "node; set maxUnavailable: 1 (or maxSurge: 1 where capacity allows)",
+            )
+        )
+    driver_from = machine.gke.default_driver_from
+    if (
+        driver_from is not None
+        and cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT
+        and GkeVersion(cfg.gke.version) < GkeVersion(driver_from)
+    ):
+        # The catalog's source: GKE doc DOC-A3U-A4 ("Requirements": R550 on A3 Ultra).
+        problems.append(
+            Problem(
+                _key("gpuPool.gpuDriverVersion"),
+                GpuDriverVersion.DEFAULT.value,
+                f"GKE {cfg.gke.version}'s default GPU driver is too old for {pool.machine_type} "
+                f"(it needs R550 or newer, GKE's default only from {driver_from}); use LATEST, "
+                f"or {_key('gke.version')} {driver_from} or newer",
             )
         )
     if pool.driver_install is DriverInstall.BUNDLE and pool.gpu_driver_version is not None:
@@ -607,6 +636,7 @@ def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
                     "cluster with TCPX/TCPXO. Use a separate stack for this machine type",
                 )
             )
+    problems += derived_name_problems(cfg)
     machine = catalog().machines.get(first.machine_type)
     zonal = machine and any(g.network_profile for g in machine.nic_groups)
     for i, pool in enumerate(cfg.pools):
@@ -620,6 +650,30 @@ def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
                     f"every pool in {first.zone}, or use a separate stack for another zone",
                 )
             )
+    return problems
+
+
+def derived_name_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """The cloud names derived from each pool's (its compact placement policy's) must be unique
+    across the pools: two pools cannot own one policy."""
+    problems: list[Problem] = []
+    owner: dict[str, int] = {}
+    named = [pool.name for pool in cfg.pools]
+    for i, pool in enumerate(cfg.pools):
+        if not pool.compact_placement or pool.name in named[:i]:  # a duplicate name: reported
+            continue
+        name = placement_policy_name(cfg.gke.name, pool.name)
+        if name in owner:
+            problems.append(
+                Problem(
+                    _key(f"gpuPools[{i}].name"),
+                    pool.name,
+                    f"its compact placement policy would be named {name}, as that of "
+                    f"gpuPools[{owner[name]}] ({_key('gke.name')}: {cfg.gke.name}); give the "
+                    "pools names that differ",
+                )
+            )
+        owner.setdefault(name, i)
     return problems
 
 

@@ -20,7 +20,14 @@ from .network import (
     PrimaryNetworkArgs,
     SubnetArgs,
 )
-from .nodes import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PlacementPolicy, Reservation
+from .nodes import (
+    GpuNodePool,
+    GpuNodePoolArgs,
+    NodeNetwork,
+    PlacementPolicy,
+    Reservation,
+    UpgradeSettings,
+)
 
 
 class GkeSubnet(TypedDict):
@@ -111,6 +118,10 @@ class GkeGpuPool(TypedDict):
     """A specific reservation to consume (name)."""
     reservation_project: NotRequired[str]
     """The owner project of a shared reservation."""
+    max_surge: NotRequired[int]
+    """Surge upgrade: extra nodes during an upgrade (with max_unavailable; unset: GKE's default)."""
+    max_unavailable: NotRequired[int]
+    """Surge upgrade: nodes unavailable at once (with max_surge; unset: GKE's default)."""
 
 
 class GkeCloudArgs(TypedDict):
@@ -300,6 +311,11 @@ class GkeCloud(pulumi.ComponentResource):
                 boot_disk_type=pool["boot_disk_type"],
                 boot_disk_size_gb=pool["boot_disk_size_gb"],
                 labels=pool.get("labels", {}),
+                upgrade=(
+                    UpgradeSettings(pool["max_surge"], pool["max_unavailable"])
+                    if "max_surge" in pool and "max_unavailable" in pool
+                    else None
+                ),
                 depends_on=list(self._cluster.node_account_grants),
             ),
             opts,

@@ -120,7 +120,9 @@ class Cluster(pulumi.ComponentResource):
             f"{name}-nodes",
             account_id=node_account_id(args.name),
             display_name=f"GKE nodes of {args.name} (gpu-fabric)",
-            opts=child,
+            # Pools name the account by its e-mail, which the fixed ID decides: a replacement
+            # cannot be created beside it (409 "already exists"), so it is deleted first.
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
         )
         self.node_account_grants = [
             gcp.projects.IAMMember(
@@ -179,7 +181,11 @@ class Cluster(pulumi.ComponentResource):
             deletion_protection=args.deletion_protection,
             default_max_pods_per_node=args.max_pods_per_node,
             # node_config only shapes the default pool, which is removed right after creation.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeConfig"]),
+            # With deletion protection, Pulumi's `protect` too (as the OKE and ACK clusters): a
+            # `pulumi destroy` or a replacement stops before it reaches GKE's own refusal.
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=["nodeConfig"], protect=args.deletion_protection
+            ),
         )
 
         gcp.container.NodePool(
@@ -198,7 +204,10 @@ class Cluster(pulumi.ComponentResource):
                 "shielded_instance_config": SHIELDED_INSTANCE,
                 "workload_metadata_config": {"mode": "GKE_METADATA"},
             },
-            opts=pulumi.ResourceOptions(parent=self, depends_on=self.node_account_grants),
+            # Fixed name `system`: a replacement is deleted first (else 409 "already exists").
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=self.node_account_grants, delete_before_replace=True
+            ),
         )
 
         self.kubeconfig = pulumi.Output.secret(

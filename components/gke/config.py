@@ -8,6 +8,7 @@ from the catalog through the properties of the models, so components never re-de
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -261,6 +262,21 @@ class BootDiskConfig(ConfigModel):
     size_gb: int = Field(200, ge=10, le=65536, description="Boot disk size in GB.")
 
 
+class UpgradeConfig(ConfigModel):
+    """How GKE upgrades a pool's nodes (surge upgrade): extra nodes, and nodes down at once.
+
+    Unset keys take cluster-toolkit's gke-node-pool defaults (variables.tf `upgrade_settings`,
+    main.tf `coalesce(max_surge, 0)`, `coalesce(max_unavailable, 1)`).
+    """
+
+    max_surge: int = Field(
+        0, ge=0, description="Extra nodes GKE creates during an upgrade (0: none, >= 0)."
+    )
+    max_unavailable: int = Field(
+        1, ge=0, description="Nodes upgraded (unavailable) at once (>= 0; not both 0)."
+    )
+
+
 class GpuPoolConfig(ConfigModel):
     """The GPU node pool."""
 
@@ -282,6 +298,11 @@ class GpuPoolConfig(ConfigModel):
         None, description="Consume this reservation; default: any matching reservation."
     )
     boot_disk: BootDiskConfig = Field(default_factory=BootDiskConfig)
+    upgrade: UpgradeConfig | None = Field(
+        None,
+        description="Surge upgrade settings; default with a reservation: maxSurge 0, "
+        "maxUnavailable 1 (a fully used reservation has no node to surge into).",
+    )
     allow_unsupported_gke_version: bool = Field(
         False, description="Accept a GKE minor the catalog marks unsupported for the machine type."
     )
@@ -359,9 +380,37 @@ class StorageClassConfig(ConfigModel):
     is_default: bool = Field(False, description="Make it the cluster's default StorageClass.")
 
 
+NAME_HASH_LEN = 6
+"""Hex digits of the hash a cut name ends with."""
+
+
+def fit_name(stem: str, limit: int, suffix: str = "") -> str:
+    """`stem + suffix` if it fits in `limit` characters; else the stem cut, `-`, the first 6 hex
+    digits of the sha256 of the whole name, and the suffix: two names that differ only past the
+    cut stay apart (plain truncation gave `<cluster>-...-block-0001` and `...-block-0002` one
+    63-character placement policy name). A name that fits is never changed."""
+    full = f"{stem}{suffix}"
+    if len(full) <= limit:
+        return full
+    digest = hashlib.sha256(full.encode()).hexdigest()[:NAME_HASH_LEN]
+    cut = stem[: limit - len(suffix) - NAME_HASH_LEN - 1].rstrip("-")
+    return f"{cut}-{digest}{suffix}"
+
+
+# Compute Engine resource names: at most 63 characters (RFC 1035).
+GCE_NAME_LIMIT = 63
+# Service account IDs: 6-30 characters (IAM, "Creating service accounts").
+ACCOUNT_ID_LIMIT = 30
+
+
 def node_account_id(cluster_name: str) -> str:
-    """`<cluster>-nodes`, cut to the 30 characters a service account ID may have."""
-    return f"{cluster_name[:23].rstrip('-')}-nodes"
+    """`<cluster>-nodes`, cut with a hash (`fit_name`) to the 30 characters of an account ID."""
+    return fit_name(cluster_name, ACCOUNT_ID_LIMIT, "-nodes")
+
+
+def placement_policy_name(cluster_name: str, pool_name: str) -> str:
+    """The compact placement policy of a pool: `<cluster>-<pool>-compact`, cut with a hash."""
+    return fit_name(f"{cluster_name}-{pool_name}", GCE_NAME_LIMIT, "-compact")
 
 
 @dataclass(frozen=True)

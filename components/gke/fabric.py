@@ -1,8 +1,9 @@
 """GKE's in-cluster fabric layer: Network objects, the NCCL installer and the fabric's extras.
 
 It takes a Kubernetes provider and plain values; it creates nothing in GCP. What waits for what:
-the Network objects wait for their CRD gate (the CRDs served); the installer DaemonSet, the NRI
-device injector and the StorageClass wait for the provider only; the optional TCPX smoke test waits
+the Network objects wait for their CRD gate (the CRDs served); the installer DaemonSet and the NRI
+device injector wait for the provider only, or, when their rollout is awaited, for the GPU node
+pools too; the StorageClass waits for the provider only; the optional TCPX smoke test waits
 for the installer, the Network objects and the GPU node pools it is given.
 """
 
@@ -137,13 +138,18 @@ class GkeFabric(pulumi.ComponentResource):
         installer = None
         if "installer" in args:
             upstream = installer_file(machine)
+            awaited = args["installer"]["await_rollout"]
+            # An awaited DaemonSet created before its nodes counts 0 pods and is done at once:
+            # awaited, it waits for the GPU node pools (the cloud layer's outputs).
+            pools = args.get("gpu_node_pools") if awaited else None
             installer = NcclInstaller(
                 f"{name}-{upstream.stem}",
                 NcclInstallerArgs(
                     upstream,
                     args["installer"]["image"],
                     args["installer"]["pause_image"],
-                    await_rollout=args["installer"]["await_rollout"],
+                    await_rollout=awaited,
+                    wait_for=pools,
                 ),
                 on_cluster,
             )
@@ -153,7 +159,7 @@ class GkeFabric(pulumi.ComponentResource):
                 NriDeviceInjector(
                     f"{name}-nri-device-injector",
                     NriDeviceInjectorArgs(
-                        args["nri_device_injector_image"], args["installer"]["await_rollout"]
+                        args["nri_device_injector_image"], awaited, wait_for=pools
                     ),
                     on_cluster,
                 )

@@ -1,13 +1,18 @@
 """GPUDirect-RDMA (gIB) on GKE: the pod-spec wiring (`with_gib`) of A3 Ultra, A4 and A4X.
 
-Seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (components/gke/upstream/) are the
-source of every field here. A4X's StorageClass is `storage.py`, its runtime `training_runtime.py`.
+A4X (arm64): seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (components/gke/upstream/)
+are the source of every field. A3 Ultra and A4 (amd64): upstream's `nccl-test-rdma.yaml`
+(components/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators), the GKE doc's test
+pods: the host's driver and gIB directories mounted at /usr/local/nvidia and /usr/local/gib, and
+/usr/local/gib/scripts/set_nccl_env.sh sourced before NCCL runs. A4X's StorageClass is
+`storage.py`, its runtime `training_runtime.py`.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from ..pod_spec import add_items, add_named, container_named, set_fields
@@ -31,6 +36,49 @@ GIB_MOUNTS: list[dict[str, Any]] = [
     {"name": "nvidia-host", "mountPath": NVIDIA_HOST, "readOnly": True},
     {"name": "gib-host", "mountPath": GIB_HOST, "readOnly": True},
 ]
+# upstream nccl-test-rdma.yaml (A3 Ultra, A4): where the pod sees the host's directories.
+NVIDIA_MOUNT = "/usr/local/nvidia"
+GIB_MOUNT = "/usr/local/gib"
+NCCL_ENV_SCRIPT = f"{GIB_MOUNT}/scripts/set_nccl_env.sh"
+"""What upstream's test pods source before NCCL runs (`source .../set_nccl_env.sh`)."""
+
+
+@dataclass(frozen=True)
+class GibLayout:
+    """Where a pod finds the driver and the gIB plugin, and what it sources first."""
+
+    env: list[dict[str, Any]]
+    volumes: list[dict[str, Any]]
+    mounts: list[dict[str, Any]]
+    env_script: str | None = None
+    """A script a shell-script container sources first (upstream's `set_nccl_env.sh`)."""
+
+
+GIB_LAYOUTS = {
+    # A4X: AICR's runtime (and seed 003) mount the host paths as they are.
+    "arm64": GibLayout(GIB_ENV, GIB_VOLUMES, GIB_MOUNTS),
+    # A3 Ultra and A4: upstream nccl-test-rdma.yaml, field for field (its volume names too).
+    "amd64": GibLayout(
+        env=[
+            {"name": "LD_LIBRARY_PATH", "value": f"{NVIDIA_MOUNT}/lib64"},
+            *[e for e in GIB_ENV if e["name"] != "LD_LIBRARY_PATH"],
+        ],
+        volumes=[
+            {"name": "library-dir-host", "hostPath": {"path": NVIDIA_HOST}},
+            {"name": "gib", "hostPath": {"path": GIB_HOST}},
+            {"name": "shared-memory", "emptyDir": {"medium": "Memory"}},
+        ],
+        mounts=[
+            {"name": "library-dir-host", "mountPath": NVIDIA_MOUNT},
+            {"name": "gib", "mountPath": GIB_MOUNT},
+            {"name": "shared-memory", "mountPath": "/dev/shm"},
+        ],
+        env_script=NCCL_ENV_SCRIPT,
+    ),
+}
+SHELLS = {"/bin/bash": "source", "bash": "source", "/bin/sh": ".", "sh": "."}
+"""Shells a container may run its script with, and how each sources a file."""
+
 # a4x nodes are arm64 and carry this taint (cluster-toolkit job templates, FACTS.md).
 ARM64_TOLERATION = {
     "key": "kubernetes.io/arch",
@@ -61,11 +109,15 @@ def with_gib(
     """Return a copy of a pod template (`{metadata, spec}`) wired for GPUDirect-RDMA over gIB.
 
     Adds the `networking.gke.io` interface annotations (eth1 -> the gVNIC network, eth2.. -> the
-    RDMA networks: 4 on A4X, 8 on A3 Ultra and A4), the dshm, `/home/kubernetes/bin/nvidia` and
-    `/home/kubernetes/bin/gib` mounts, `NCCL_NET=gIB`, IPC_LOCK, the arm64 toleration on arm64
-    nodes (the catalog's `arch`), and a request for all `gpus` GPUs of the node on `container`
-    (default: the first): RDMA cannot be shared between pods of one node. Raises ValueError rather
-    than overwrite something the template already sets differently.
+    RDMA networks: 4 on A4X, 8 on A3 Ultra and A4), the shared-memory, driver and gIB mounts of
+    the architecture's layout (`GIB_LAYOUTS`: A4X mounts `/home/kubernetes/bin/{nvidia,gib}` as
+    AICR does; amd64 mounts them at /usr/local/nvidia and /usr/local/gib as upstream's
+    nccl-test-rdma.yaml, and a `bash -c`/`sh -c` script sources set_nccl_env.sh first),
+    `NCCL_NET=gIB`, IPC_LOCK, the arm64 toleration on arm64 nodes (the catalog's `arch`), and a
+    request for all `gpus` GPUs of the node on the pod's first container: RDMA cannot be shared
+    between pods of one node, and only the first container gets the RDMA devices (`container`, if
+    given, must name it). Raises ValueError rather than overwrite something the template already
+    sets differently.
     """
     template = copy.deepcopy(pod_template)
     set_fields(
@@ -77,6 +129,13 @@ def with_gib(
     spec = template["spec"]
     target = container_named(spec, container)
     containers = spec["containers"]
+    if target is not containers[0]:
+        # Issue 14's account of upstream: GKE hands a pod's RDMA devices to its first container
+        # only (UNVERIFIED against a GKE page; upstream's pods have one container).
+        raise ValueError(
+            f"container {target['name']} is not the pod's first container "
+            f"({containers[0]['name']}), and only the first gets the RDMA devices; put it first"
+        )
     for other in containers:
         if other is not target and _gpu_request(other):
             raise ValueError(
@@ -96,13 +155,35 @@ def with_gib(
 
     capabilities = target.setdefault("securityContext", {}).setdefault("capabilities", {})
     add_items(capabilities.setdefault("add", []), ["IPC_LOCK"])
+    layout = GIB_LAYOUTS[arch]
     where = f"container {target['name']}"
-    add_named(target.setdefault("env", []), GIB_ENV, where)
-    add_named(target.setdefault("volumeMounts", []), GIB_MOUNTS, where)
-    add_named(spec.setdefault("volumes", []), GIB_VOLUMES, "the pod")
+    add_named(target.setdefault("env", []), layout.env, where)
+    add_named(target.setdefault("volumeMounts", []), layout.mounts, where)
+    add_named(spec.setdefault("volumes", []), layout.volumes, "the pod")
+    if layout.env_script:
+        _source_first(target, layout.env_script)
     if arch == "arm64":
         add_items(spec.setdefault("tolerations", []), [ARM64_TOLERATION])
     return template
+
+
+def _source_first(container: dict, script: str) -> None:
+    """A container that runs a shell script (`command: [bash, -c]`, one script in `args`) sources
+    `script` first, as upstream's pods do; another container runs as it is (its own entry point
+    must source it)."""
+    command, args = container.get("command"), container.get("args")
+    if not (
+        isinstance(command, list)
+        and len(command) == 2
+        and command[0] in SHELLS
+        and command[1] == "-c"
+        and isinstance(args, list)
+        and len(args) == 1
+    ):
+        return
+    line = f"{SHELLS[command[0]]} {script}"
+    if line not in args[0].splitlines():
+        container["args"] = [f"{line}\n{args[0]}"]
 
 
 def _gpu_request(container: dict) -> set[str]:

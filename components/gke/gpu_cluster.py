@@ -22,6 +22,8 @@ from .config import (
     GkeStackConfig,
     GpuPoolConfig,
     InstallerOwner,
+    UpgradeConfig,
+    placement_policy_name,
 )
 from .fabric import GkeFabric, GkeFabricArgs
 
@@ -77,11 +79,21 @@ def _gpu_pool(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
     if pool.driver_install is DriverInstall.BUNDLE:
         out["labels"] = NO_GKE_DEVICE_PLUGIN_LABEL
     if pool.compact_placement:
-        out["compact_placement_name"] = f"{cfg.gke.name}-{pool.name}-compact"[:63].rstrip("-")
+        out["compact_placement_name"] = placement_policy_name(cfg.gke.name, pool.name)
     if pool.reservation:
         out["reservation"] = pool.reservation.name
         if pool.reservation.project:
             out["reservation_project"] = pool.reservation.project
+    upgrade = pool.upgrade
+    if upgrade is None and pool.reservation:
+        # GKE's default surge upgrade creates one extra node, which a fully used specific
+        # reservation does not have: the upgrade stalls. Upgrade in place, one node at a time,
+        # as cluster-toolkit's gke-node-pool does by default (variables.tf `upgrade_settings`:
+        # max_surge 0, max_unavailable 1).
+        upgrade = UpgradeConfig()
+    if upgrade is not None:
+        out["max_surge"] = upgrade.max_surge
+        out["max_unavailable"] = upgrade.max_unavailable
     return out
 
 

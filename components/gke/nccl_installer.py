@@ -9,6 +9,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from ..layers import after
+
 UPSTREAM = Path(__file__).with_name("upstream")
 # GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
 TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
@@ -45,6 +47,18 @@ class NcclInstallerArgs:
     pause_image: str
     await_rollout: bool = False
     """Let `pulumi up` wait for the rollout (pulumi-kubernetes awaits DaemonSets since #2953)."""
+    wait_for: pulumi.Input[list[str]] | None = None
+    """With await_rollout: outputs of the cloud layer the DaemonSet waits for (the GPU node
+    pools' names), so its rollout is awaited once there are nodes to roll out on."""
+
+
+def awaited_spec(spec: dict, await_rollout: bool, wait_for: pulumi.Input[list[str]] | None):
+    """A DaemonSet's spec; an awaited one only once `wait_for` (the GPU node pools) resolves.
+
+    Created beside a pool still booting, an awaited DaemonSet sees 0 desired pods and counts as
+    rolled out at once, so the await checks nothing: it must start after the pools exist.
+    """
+    return after(spec, wait_for) if await_rollout and wait_for is not None else spec
 
 
 class NcclInstaller(pulumi.ComponentResource):
@@ -71,7 +85,7 @@ class NcclInstaller(pulumi.ComponentResource):
         self.daemon_set = k8s.apps.v1.DaemonSet(
             name,
             metadata=metadata,
-            spec=manifest["spec"],
+            spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.register_outputs({})

@@ -40,6 +40,20 @@ class PlacementPolicy:
 
 
 @dataclass(frozen=True)
+class UpgradeSettings:
+    """Surge upgrade settings of a node pool."""
+
+    max_surge: int
+    max_unavailable: int
+
+
+# Create and update wait for every GPU VM to boot and join (GPU driver install, local SSDs), which
+# on a large pool outlasts the provider's 30-minute default; cluster-toolkit's gke-node-pool
+# exposes `timeout_create`/`timeout_update` for this (main.tf `timeouts {}`), without defaults.
+GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="30m")
+
+
+@dataclass(frozen=True)
 class GpuNodePoolArgs:
     name: str
     """Node pool name."""
@@ -71,6 +85,8 @@ class GpuNodePoolArgs:
     boot_disk_size_gb: int = 200
     labels: dict[str, str] = field(default_factory=dict)
     """Node labels."""
+    upgrade: UpgradeSettings | None = None
+    """Surge upgrade settings; None for GKE's default (max surge 1, max unavailable 0)."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """Resources nodes need at boot (the node account's role grants)."""
 
@@ -99,7 +115,8 @@ class GpuNodePool(pulumi.ComponentResource):
                 name=args.placement.name,
                 region=args.region,
                 **args.placement.policy,
-                opts=pulumi.ResourceOptions(parent=self),
+                # A fixed name cannot coexist with its replacement (409 "already exists").
+                opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
             )
             # Compact placement is zonal; the pool has exactly one zone.
             placement = {"type": "COMPACT", "policy_name": policy.name}
@@ -153,7 +170,23 @@ class GpuNodePool(pulumi.ComponentResource):
                 ]
             },
             node_config=node_config,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=args.depends_on),
+            upgrade_settings=(
+                {
+                    "strategy": "SURGE",
+                    "max_surge": args.upgrade.max_surge,
+                    "max_unavailable": args.upgrade.max_unavailable,
+                }
+                if args.upgrade
+                else None
+            ),
+            # The pool's name is fixed (workloads and the fabric select it by name), so Pulumi's
+            # default create-before-replace would fail with 409 "already exists": delete first.
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=args.depends_on,
+                delete_before_replace=True,
+                custom_timeouts=GPU_POOL_TIMEOUTS,
+            ),
         )
 
         self.node_pool_name = pool.name

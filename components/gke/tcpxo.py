@@ -17,7 +17,7 @@ import yaml
 
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
-from .nccl_installer import SKIP_AWAIT, UPSTREAM
+from .nccl_installer import SKIP_AWAIT, UPSTREAM, awaited_spec
 
 GPU_RESOURCE = "nvidia.com/gpu"
 DAEMON = "tcpxo-daemon"
@@ -171,6 +171,8 @@ class NriDeviceInjectorArgs:
     image: str
     await_rollout: bool = False
     """As the installer's: not awaited by default (it targets GPU nodes that may not exist yet)."""
+    wait_for: pulumi.Input[list[str]] | None = None
+    """With await_rollout: the GPU node pools' names, as the installer's `wait_for`."""
 
 
 class NriDeviceInjector(pulumi.ComponentResource):
@@ -188,6 +190,9 @@ class NriDeviceInjector(pulumi.ComponentResource):
         if not args.await_rollout:
             metadata = {**metadata, "annotations": {SKIP_AWAIT: "true"}}
         k8s.apps.v1.DaemonSet(
-            name, metadata=metadata, spec=manifest["spec"], opts=pulumi.ResourceOptions(parent=self)
+            name,
+            metadata=metadata,
+            spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
+            opts=pulumi.ResourceOptions(parent=self),
         )
         self.register_outputs({})

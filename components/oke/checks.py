@@ -13,7 +13,7 @@ import re
 
 from ..catalog import catalog
 from ..config_base import Layers
-from ..problems import Problem, private_endpoint_fix
+from ..problems import NO_VALUE, Problem, private_endpoint_fix
 from ..problems import key as _key
 from .claim_plan import plan_claim
 from .config import REGION_KEY, Cni, OkeDranetConfig, kubernetes_version_tuple
@@ -43,6 +43,7 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
             ),
         ]
     problems += _network_checks(cfg)
+    problems += _join_checks(cfg)
     problems += _capacity_checks(cfg)
     problems += _child_range_checks(cfg)
     problems += _claim_checks(cfg)
@@ -50,6 +51,16 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
 
 
 def _region_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    home = cfg.oke.home_region
+    if home is not None and not _REGION.match(home):
+        return [
+            Problem(
+                _key("oke.homeRegion"),
+                home,
+                "not an OCI region identifier; use the tenancy's home region, e.g. us-ashburn-1 "
+                "(`oci iam region-subscription list` marks it `is-home-region: true`)",
+            )
+        ]
     region = cfg.oci_region
     if not _REGION.match(region):
         return [
@@ -115,6 +126,24 @@ def _subnet_ranges(cfg: OkeDranetConfig) -> list[tuple[str, str]]:
 
 def _vcn_key(cfg: OkeDranetConfig) -> str:
     return _key("network.existing.vcnCidr" if cfg.network.existing else "network.vcnCidr")
+
+
+def _join_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """At the tenancy root, the dynamic group's compartment rule would match every instance of
+    the root compartment, and each could join the cluster: a join tag narrows it to the GPU
+    nodes (terraform-oci-oke's modules/iam/group-workers.tf matches workers by tags likewise)."""
+    if cfg.compartment_id.startswith("ocid1.tenancy.") and cfg.gpu_nodes.join_tag is None:
+        return [
+            Problem(
+                _key("gpuNodes.joinTag"),
+                NO_VALUE,
+                "required when gpu-fabric:compartmentId is the tenancy (root compartment): "
+                "without it every instance of the root compartment may join the cluster; set "
+                "an existing defined tag, {namespace: <ns>, key: <key>} (`oci iam tag-namespace "
+                "list`), or use a compartment of its own",
+            )
+        ]
+    return []
 
 
 def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:

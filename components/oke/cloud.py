@@ -4,7 +4,8 @@ What waits for what (everything else runs in parallel):
 - the VCN parts wait for the VCN (and the route table for its gateways); the NSGs for the VCN;
 - the cluster waits for its VCN, API subnet, API NSG and load balancer subnet; the system pool for
   the cluster, the workers and pods subnets and their NSGs;
-- the dynamic group and the compute cluster wait for nothing; the join policy for the cluster id;
+- the dynamic group and the compute cluster wait for nothing (but the home region's provider, if
+  any); the join policy for the cluster id;
 - each GPU node waits for the compute cluster, its subnets and NSGs, the cluster (endpoint and CA in
   its cloud-init) and the join policy (it cannot join before the policy lets it).
 """
@@ -12,6 +13,7 @@ What waits for what (everything else runs in parallel):
 from typing import NotRequired, TypedDict
 
 import pulumi
+import pulumi_oci as oci
 
 from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .cluster import OkeCluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
@@ -92,6 +94,9 @@ class OkeCloudArgs(TypedDict):
 
     tenancy_id: str
     """The tenancy (the dynamic group lives there)."""
+    home_region: NotRequired[str]
+    """The tenancy's home region, when the stack's region is not it: the dynamic group and join
+    policy are created through a provider for it."""
     compartment_id: str
     """Compartment of every resource."""
     cluster_name: str
@@ -122,6 +127,39 @@ class OkeCloudArgs(TypedDict):
     """The CPU system pool."""
     gpu_nodes: OkeGpuNodes
     """The RDMA GPU nodes."""
+
+
+# The `oci:` config keys that say how to authenticate: an explicit provider does not read the
+# stack's `oci:` config, so the home region's provider gets them from it (plain or secret).
+_AUTH_KEYS = {
+    "auth": "auth",
+    "configFileProfile": "config_file_profile",
+    "tenancyOcid": "tenancy_ocid",
+    "userOcid": "user_ocid",
+    "fingerprint": "fingerprint",
+    "privateKeyPath": "private_key_path",
+}
+_SECRET_AUTH_KEYS = {"privateKey": "private_key", "privateKeyPassword": "private_key_password"}
+
+
+def home_region_provider(name: str, region: str, opts: pulumi.ResourceOptions) -> oci.Provider:
+    """A provider for the tenancy's home region, authenticated as the stack's default one.
+
+    IAM resources are written in the home region only (terraform-oci-oke passes its IAM module
+    `providers = { oci.home = oci.home }`, module-iam.tf; oci-hpc-oke's terraform/iam.tf sets
+    `provider = oci.home` on each dynamic group and policy); elsewhere their create fails.
+    """
+    config = pulumi.Config("oci")
+    auth: dict[str, pulumi.Input[str]] = {}
+    for key, arg in _AUTH_KEYS.items():
+        value = config.get(key)
+        if value is not None:
+            auth[arg] = value
+    for key, arg in _SECRET_AUTH_KEYS.items():
+        secret = config.get_secret(key)
+        if secret is not None:
+            auth[arg] = secret
+    return oci.Provider(name, region=region, **auth, opts=opts)  # type: ignore[arg-type]
 
 
 class _NetworkCommon(TypedDict):
@@ -224,6 +262,8 @@ class OkeCloud(pulumi.ComponentResource):
             child,
         )
         self._cluster = cluster
+        home = args.get("home_region")
+        identity = home_region_provider(f"{name}-home", home, child) if home else None
         tag = (nodes.get("join_tag_namespace"), nodes.get("join_tag_key"))
         rdma_nodes = RdmaNodes(
             f"{name}-gpu",
@@ -249,6 +289,8 @@ class OkeCloud(pulumi.ComponentResource):
                 max_pods_per_node=args["max_pods_per_node"],
                 ssh_public_key=nodes.get("ssh_public_key"),
                 join_tag=(tag[0], tag[1]) if tag[0] and tag[1] else None,
+                cluster=cluster.cluster,
+                identity_provider=identity,
             ),
             child,
         )

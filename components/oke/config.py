@@ -179,6 +179,11 @@ class OkeClusterConfig(ConfigModel):
     max_pods_per_node: int = Field(31, ge=1, le=110, description="VCN-native pods per node.")
     public_endpoint: bool = Field(False, description="A public IP on the API endpoint.")
     deletion_protection: bool = Field(True, description="Pulumi `protect` on the cluster.")
+    home_region: str | None = Field(
+        None,
+        description="The tenancy's home region, e.g. us-ashburn-1, when `oci:region` is not it: "
+        "the dynamic group and join policy are created there (IAM writes go to the home region).",
+    )
     system_pool: SystemPoolConfig
 
     @property

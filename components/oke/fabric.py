@@ -1,9 +1,10 @@
 """OKE's in-cluster fabric layer: DRANET and the NVIDIA DRA GPU driver, claims, NCCL jobs.
 
-It takes a Kubernetes provider and plain values; it creates nothing in OCI. Everything waits for the
-provider only: DaemonSets need no nodes, and a ResourceClaimTemplate may name a DeviceClass that is
-not there yet; the claim templates wait for the namespace they live in; the optional NCCL jobs wait
-for the MPIJob CRD (a gate) and the claim templates they use.
+It takes a Kubernetes provider and plain values; it creates nothing in OCI. A node wait waits for
+the GPU instances (their names) and fails the update when they do not join. Everything else waits
+for the provider only: DaemonSets need no nodes, and a ResourceClaimTemplate may name a
+DeviceClass that is not there yet; the claim templates wait for the namespace they live in; the
+optional NCCL jobs wait for the MPIJob CRD (a gate) and the claim templates they use.
 """
 
 from typing import NotRequired, TypedDict
@@ -17,6 +18,7 @@ from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
 from .dranet import Chart, DraDrivers, DraDriversArgs
 from .nccl_jobs import NcclJobs, NcclJobsArgs
+from .node_wait import GpuNodeWait, GpuNodeWaitArgs
 
 
 class OkeClaim(TypedDict):
@@ -56,6 +58,11 @@ class OkeFabricArgs(TypedDict):
     """The cluster's id: the CRD gate runs again when it changes."""
     gpu_shape: str
     """The GPU nodes' shape (catalog): its PCIe topology decides the claims."""
+    gpu_nodes: NotRequired[pulumi.Input[list[str]]]
+    """The GPU instances' display names (the cloud layer's `gpu_nodes`): with gpu_node_count, the
+    layer waits until they have joined and are Ready, and fails naming them (unset: no wait)."""
+    gpu_node_count: NotRequired[int]
+    """How many GPU nodes must join."""
     dranet_version: str
     """DRANET chart version."""
     dranet_image_tag: str
@@ -101,6 +108,22 @@ class OkeFabric(pulumi.ComponentResource):
             ),
             on_cluster,
         )
+        # A node that fails to join fails the update, naming the instance (terraform-oci-oke and
+        # oci-hpc-oke leave that check to the user; their cloud-init only logs "Error in OKE
+        # startup" / "Error bootstrapping OKE").
+        gpu_nodes, gpu_node_count = args.get("gpu_nodes"), args.get("gpu_node_count")
+        if gpu_nodes is not None and gpu_node_count:
+            GpuNodeWait(
+                f"{name}-gpu-nodes",
+                GpuNodeWaitArgs(
+                    kubeconfig=args["kubeconfig"],
+                    cluster_id=args["cluster_id"],
+                    gpu_nodes=gpu_nodes,
+                    count=gpu_node_count,
+                    shape=shape_name,
+                ),
+                on_cluster,
+            )
         plans = [
             plan_claim(
                 Claim(c["name"], c["gpus"], c["rails"], c.get("aligned", True), c.get("roots")),

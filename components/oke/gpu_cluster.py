@@ -49,6 +49,8 @@ def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
     }
     if oke.effective_pods_cidr is not None:
         args["pods_cidr"] = oke.effective_pods_cidr
+    if oke.home_region is not None and oke.home_region != cfg.oci_region:
+        args["home_region"] = oke.home_region
     if nodes.ssh_public_key is not None:
         args["gpu_nodes"]["ssh_public_key"] = nodes.ssh_public_key
     if nodes.join_tag is not None:
@@ -81,7 +83,7 @@ def fabric_args(
     cfg: OkeDranetConfig, provider: k8s.Provider, cloud: dict[str, Any]
 ) -> OkeFabricArgs:
     """The fabric layer's args: the stack config's own, and the cloud layer's outputs (`cloud`:
-    kubeconfig, cluster_id; Outputs or values)."""
+    kubeconfig, cluster_id, gpu_nodes; Outputs or values)."""
     args: OkeFabricArgs = {
         "kubernetes_provider": provider,
         "kubeconfig": cloud["kubeconfig"],
@@ -98,6 +100,9 @@ def fabric_args(
     }
     if cfg.dranet.child_cidr is not None:
         args["dranet_child_cidr"] = cfg.dranet.child_cidr
+    if "gpu_nodes" in cloud:
+        args["gpu_nodes"] = cloud["gpu_nodes"]
+        args["gpu_node_count"] = cfg.gpu_nodes.count
     if cfg.nccl_claims:
         args["nccl_tests"] = {
             "claims": [c.name for c in cfg.nccl_claims],
@@ -122,6 +127,8 @@ class GpuCluster(LayeredCluster):
         "gpuNodes": "gpu_nodes",
     }
     FABRIC_OUTPUTS = {"claimTemplates": "claim_templates"}
+    # The fabric layer's node wait names the GPU instances and waits for them.
+    FABRIC_NEEDS = ("kubeconfig", "cluster_id", "gpu_nodes")
 
     CLOUD, FABRIC = OkeCloud, OkeFabric
     cloud_args = staticmethod(cloud_args)

@@ -29,10 +29,15 @@ NODE_LABELS = {
 }
 # Only GPU pods land here: every pod of seed 002 tolerates this taint.
 NODE_TAINTS = ["nvidia.com/gpu=present:NoSchedule"]
+# kubelet's flag for them. The join script passes it on every path that takes arguments; an image
+# that joins through its own oke-init.service reads it from the instance metadata key
+# `kubelet-extra-args` (oci-hpc-oke terraform/oke-workers.tf, `node_metadata`).
+TAINT_ARGS = f"--register-with-taints={','.join(NODE_TAINTS)}"
 
 
-def cloud_init(api_server_host: str, ca_certificate_b64: str) -> str:
-    """The nodes' cloud-config: CRI-O drop-ins and ib_core mode first, then the join."""
+def cloud_init(api_server_host: str, ca_certificate_b64: str, kubernetes_version: str) -> str:
+    """The nodes' cloud-config: CRI-O drop-ins and ib_core mode first, then the join (which
+    installs OKE's node package for `kubernetes_version` on an image that has no join tooling)."""
     labels = ",".join(f"{k}={v}" for k, v in NODE_LABELS.items())
     files = [
         ("/etc/crio/crio.conf.d/20-nri.conf", "20-nri.conf"),
@@ -61,7 +66,15 @@ def cloud_init(api_server_host: str, ca_certificate_b64: str) -> str:
     ]
     document = {
         "write_files": write_files,
-        "runcmd": [["bash", "/usr/local/sbin/gpu-fabric-join.sh", labels, ",".join(NODE_TAINTS)]],
+        "runcmd": [
+            [
+                "bash",
+                "/usr/local/sbin/gpu-fabric-join.sh",
+                labels,
+                ",".join(NODE_TAINTS),
+                kubernetes_version,
+            ]
+        ],
     }
     return "#cloud-config\n" + yaml.safe_dump(document, sort_keys=False, width=1000)
 
@@ -81,6 +94,24 @@ def _policy_scope(compartment_id: str) -> str:
     if compartment_id.startswith("ocid1.tenancy."):
         return "tenancy"
     return f"compartment id {compartment_id}"
+
+
+# What the nodes do with their instance principal besides joining, as oci-hpc-oke grants its
+# node dynamic group (terraform/iam.tf, `rule_templates`): publish the GPU and RDMA health
+# metrics, and with VCN-native pod networking attach pod VNICs in the pod subnet and its NSG.
+HEALTH_METRICS = ("gpu_infrastructure_health", "rdma_infrastructure_health")
+POD_NETWORK_GRANTS = ("use vnics", "use subnets", "use network-security-groups")
+
+
+def node_grants(scope: str, vcn_native: bool) -> list[str]:
+    """The policy statements' verbs and scopes after `Allow dynamic-group <group>`."""
+    grants = [
+        f"use metrics in {scope} where target.metrics.namespace='{namespace}'"
+        for namespace in HEALTH_METRICS
+    ]
+    if vcn_native:
+        grants += [f"{verb} in {scope}" for verb in POD_NETWORK_GRANTS]
+    return grants
 
 
 @dataclass(frozen=True)
@@ -108,6 +139,12 @@ class RdmaNodesArgs:
     """(namespace, key) of a defined tag set to the cluster name on every GPU node; the dynamic
     group then matches only instances that carry it."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
+    identity_provider: pulumi.ProviderResource | None = None
+    """The home region's provider for the dynamic group and policy (None: the default one, when
+    the stack's region is the home region)."""
+    cluster: pulumi.Resource | None = None
+    """The OKE cluster: replacing it replaces the nodes (their metadata holds its endpoint and
+    CA)."""
 
 
 class RdmaNodes(pulumi.ComponentResource):
@@ -119,14 +156,17 @@ class RdmaNodes(pulumi.ComponentResource):
     def __init__(self, name: str, args: RdmaNodesArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:oke:RdmaNodes", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        # Identity resources are written in the tenancy's home region.
+        identity = pulumi.ResourceOptions(parent=self, provider=args.identity_provider)
         group = oci.identity.DynamicGroup(
             f"{name}-group",
             compartment_id=args.tenancy_id,  # dynamic groups live in the tenancy
             name=f"{args.name}-rdma-nodes",
             description=f"Instances of compartment {args.compartment_id} that may join {args.name}",
             matching_rule=_matching_rule(args),
-            opts=child,
+            opts=identity,
         )
+        scope = _policy_scope(args.compartment_id)
         join = oci.identity.Policy(
             f"{name}-join",
             compartment_id=args.compartment_id,
@@ -137,13 +177,17 @@ class RdmaNodes(pulumi.ComponentResource):
                     "Allow dynamic-group ",
                     group.name,
                     " to {CLUSTER_JOIN} in ",
-                    _policy_scope(args.compartment_id),
+                    scope,
                     " where target.cluster.id = '",
                     args.cluster_id,
                     "'",
-                )
+                ),
+                *[
+                    pulumi.Output.concat("Allow dynamic-group ", group.name, f" to {grant}")
+                    for grant in node_grants(scope, vcn_native=args.pods_subnet_id is not None)
+                ],
             ],
-            opts=child,
+            opts=identity,
         )
         # Compute clusters are the RDMA placement unit of bare-metal GPU shapes: every instance
         # of one cluster shares the RDMA network, in one availability domain.
@@ -155,7 +199,9 @@ class RdmaNodes(pulumi.ComponentResource):
             opts=child,
         )
         user_data = pulumi.Output.all(args.api_server_host, args.ca_certificate_b64).apply(
-            lambda parts: base64.b64encode(cloud_init(*parts).encode()).decode()
+            lambda parts: base64.b64encode(
+                cloud_init(parts[0], parts[1], args.kubernetes_version).encode()
+            ).decode()
         )
         metadata = {
             "user_data": user_data,
@@ -163,6 +209,7 @@ class RdmaNodes(pulumi.ComponentResource):
             "cluster_ca_cert": args.ca_certificate_b64,
             "oke-k8version": args.kubernetes_version,
             "oke-initial-node-labels": ",".join(f"{k}={v}" for k, v in NODE_LABELS.items()),
+            "kubelet-extra-args": TAINT_ARGS,
         }
         if args.pods_subnet_id is not None:
             assert args.pods_nsg_id is not None  # VCN-native pod networking has both
@@ -177,8 +224,18 @@ class RdmaNodes(pulumi.ComponentResource):
         # A node can only join once the policy lets it. Its metadata is read once, at first boot
         # (cloud-init joins the node then); a later change would only replace a bare-metal GPU
         # host for nothing, so it is ignored: roll nodes on purpose (README, "OKE specifics").
+        # Except a new cluster: ignoring the metadata also freezes the API server address and CA
+        # the node joined, so the nodes are replaced with the cluster (`replace_with`), old ones
+        # first: a bare-metal GPU shape rarely has capacity for both. (terraform-oci-oke's
+        # compute-cluster workers, modules/workers/computecluster.tf, ignore only
+        # metadata["cluster_ca_cert"] and ["user_data"], so a new endpoint reaches their metadata,
+        # but as an in-place update that a node joined at first boot never reads again.)
         joinable = pulumi.ResourceOptions(
-            parent=self, depends_on=[join, *args.depends_on], ignore_changes=["metadata"]
+            parent=self,
+            depends_on=[join, *args.depends_on],
+            ignore_changes=["metadata"],
+            replace_with=[args.cluster] if args.cluster is not None else None,
+            delete_before_replace=True,
         )
         vnic: oci.core.InstanceCreateVnicDetailsArgsDict = {
             "subnet_id": args.workers_subnet_id,

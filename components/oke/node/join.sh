@@ -1,11 +1,20 @@
 #!/bin/bash
 # gpu-fabric: prepare an RDMA GPU node for DRANET, then join it to OKE.
-# Usage: join.sh NODE_LABELS NODE_TAINTS   (kubelet's --node-labels and --register-with-taints)
-# cloud-init has already written the CRI-O drop-ins (NRI on, unlimited memlock) and
-# /etc/modprobe.d/ib_core.conf (netns_mode=1) before this runs.
+# Usage: join.sh NODE_LABELS NODE_TAINTS K8S_VERSION
+#   (kubelet's --node-labels and --register-with-taints; the cluster's version, e.g. v1.36.1)
+# cloud-init has already written the CRI-O drop-ins (NRI on, unlimited memlock),
+# /etc/modprobe.d/ib_core.conf (netns_mode=1) and /etc/systemd/networkd.conf before this runs.
+# Any failure exits non-zero; the stack's node wait then reports the instance (cloud-init log:
+# /var/log/cloud-init-output.log).
 set -euo pipefail
 labels=$1
 taints=$2
+version=$3
+
+# systemd-networkd read networkd.conf before cloud-init wrote it: restart it so that it stops
+# deleting the routes and rules it did not create (the RDMA rails', DRANET's). oci-hpc-oke
+# (terraform/oke-workers.tf, last runcmd) restarts it the same way. A no-op where it is not running.
+systemctl try-restart systemd-networkd || true
 
 # ib_core in shared network-namespace mode, before the node takes pods: DRANET's oke-rdma profile
 # gives each pod IPvlan children of the rails and fails claims in exclusive mode. The modprobe
@@ -28,26 +37,65 @@ for _ in $(seq 1 60); do
   sleep 5
 done
 
+# The node package, on images that have no join tooling: oci-hpc-oke's
+# files/oke-ubuntu-cloud-init.sh installs `oci-oke-node-all-<version>` from OKE's apt repository
+# (the image's local copy first, else the remote one) when the `oke` binary is missing.
+install_node_package() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "no apt-get: cannot install oci-oke-node-all on this image; use an OKE or oci-hpc-oke GPU image" >&2
+    return 1
+  fi
+  # shellcheck disable=SC1091  # the image's own file
+  . /etc/os-release
+  local package_version=${version#v}
+  local repo_version
+  repo_version=$(echo "$package_version" | cut -d. -f1,2)
+  local path="ubuntu-${VERSION_CODENAME}/kubernetes-${repo_version}"
+  local local_repo="/opt/oke-node-client-packages/${path}"
+  local remote_repo="https://objectstorage.us-sanjose-1.oraclecloud.com/p/_Zaa2khW3lPESEbqZ2JB3FijAd0HeKmiP-KA2eOMuWwro85dcG2WAqua2o_a-PlZ/n/odx-oke/b/okn-repositories-private/o/prod/${path}"
+  local uri=$remote_repo
+  if [ -d "${local_repo}/dists" ]; then uri="file://${local_repo}"; fi
+  printf 'Enabled: yes\nTypes: deb\nURIs: %s\nSuites: stable\nComponents: main\nSigned-By:\nTrusted: yes\n' \
+    "$uri" >/etc/apt/sources.list.d/oke-node-client.sources
+  while fuser /var/lib/dpkg/lock /var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock \
+    /var/cache/apt/archives/lock >/dev/null 2>&1; do
+    echo "waiting for the dpkg/apt lock" >&2
+    sleep 1
+  done
+  apt-get -y update && apt-get -y install "oci-oke-node-all-${package_version}"
+}
+
+# Every path joins with the labels and the GPU taint.
 extra="--node-labels=${labels} --register-with-taints=${taints}"
-if [ -f /etc/systemd/system/oke-init.service ]; then
-  # Images that join through their own unit (terraform-oci-oke's first choice). The labels and
-  # taint come from the instance metadata (oke-initial-node-labels) on this path.
-  systemctl enable --now oke-init.service
-  exit 0
-elif command -v oke >/dev/null 2>&1; then
-  # oci-hpc-oke GPU images (Ubuntu): the `oke` bootstrap binary.
+bootstrap() {
   for attempt in $(seq 1 20); do
-    oke bootstrap --kubelet-extra-args "$extra" && exit 0
+    oke bootstrap --kubelet-extra-args "$extra" && return 0
     echo "oke bootstrap failed (attempt ${attempt}); retrying" >&2
     sleep 15
   done
-  exit 1
+  echo "oke bootstrap failed 20 times" >&2
+  return 1
+}
+
+if command -v oke >/dev/null 2>&1; then
+  # oci-hpc-oke GPU images (Ubuntu): the `oke` bootstrap binary.
+  bootstrap
 elif [ -f /etc/oke/oke-install.sh ]; then
   # OKE Oracle Linux images: the installer, with the endpoint and CA cloud-init wrote.
-  exec bash /etc/oke/oke-install.sh \
+  bash /etc/oke/oke-install.sh \
     --apiserver-endpoint "$(cat /etc/oke/oke-apiserver)" \
     --kubelet-ca-cert "$(base64 -w0 /etc/kubernetes/ca.crt)" \
     --kubelet-extra-args "$extra"
+elif [ -f /etc/systemd/system/oke-init.service ]; then
+  # Images that join through their own unit (terraform-oci-oke's cloudinit-oke.sh): it takes no
+  # arguments; the labels come from the instance metadata (oke-initial-node-labels), the taint
+  # from its kubelet-extra-args (oci-hpc-oke's node_metadata key).
+  systemctl enable --now oke-init.service
+else
+  echo "no oke binary, /etc/oke/oke-install.sh or oke-init.service: installing oci-oke-node-all" >&2
+  install_node_package || {
+    echo "could not install oci-oke-node-all-${version#v}; this node cannot join" >&2
+    exit 1
+  }
+  bootstrap
 fi
-echo "this image has no oke-init.service, oke bootstrap binary or /etc/oke/oke-install.sh" >&2
-exit 1

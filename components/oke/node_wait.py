@@ -1,0 +1,97 @@
+"""Wait until the self-managed GPU nodes have registered and are Ready, or fail the update.
+
+A self-managed node joins from its own cloud-init: OCI reports the instance RUNNING whether or not
+the join worked, so without this wait a node that never joins leaves `pulumi up` green. The wait
+runs where `pulumi up` runs (kubectl and the kubeconfig's OCI CLI auth plugin there, as the CRD
+gates), selects the GPU nodes by the labels they join with, and on timeout names the instances and
+where their join log is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_command as command
+
+from ..crd_gate import KUBECONFIG_ENV
+from .claims import INSTANCE_TYPE_LABEL
+from .nodes import NODE_LABELS
+
+# The join script's output is in cloud-init's log (it runs from runcmd).
+CLOUD_INIT_LOG = "/var/log/cloud-init-output.log"
+JOIN_TIMEOUT_SECONDS = 40 * 60
+"""From the instances' creation: the image's boot, the node package's install if the image lacks
+it, and `oke bootstrap`'s 20 attempts 15 s apart."""
+
+WAIT_SCRIPT = f"""set -u
+KUBECONFIG="$(mktemp)"
+export KUBECONFIG
+trap 'rm -f "$KUBECONFIG"' EXIT
+printf '%s' "${KUBECONFIG_ENV}" > "$KUBECONFIG"
+fail() {{
+  echo "GPU nodes did not join the cluster: $1." >&2
+  echo "Instances: $GPU_NODES (selector $SELECTOR)." >&2
+  echo "Read a node's join log: sudo tail -n 200 {CLOUD_INIT_LOG} on the instance (SSH through" \\
+    "a bastion, or its console connection in the OCI console); a failed join ends with the" \\
+    "join script's error there." >&2
+  exit 1
+}}
+deadline=$(( $(date +%s) + TIMEOUT_SECONDS ))
+while :; do
+  joined=$(kubectl get nodes -l "$SELECTOR" -o name 2>/dev/null | wc -l)
+  [ "$joined" -ge "$COUNT" ] && break
+  [ "$(date +%s)" -ge "$deadline" ] && fail "$joined of $COUNT registered within $TIMEOUT_SECONDS s"
+  sleep 15
+done
+remaining=$(( deadline - $(date +%s) ))
+[ "$remaining" -gt 60 ] || remaining=60
+kubectl wait --for=condition=Ready node -l "$SELECTOR" --timeout="${{remaining}}s" \\
+  || fail "$COUNT registered, but not all Ready"
+"""
+
+
+def selector(shape: str) -> str:
+    """The GPU nodes: their shape, and the label they join with (a node of that shape that joined
+    without our labels is not one of them)."""
+    present = "nvidia.com/gpu.present"
+    return f"{INSTANCE_TYPE_LABEL}={shape},{present}={NODE_LABELS[present]}"
+
+
+@dataclass(frozen=True)
+class GpuNodeWaitArgs:
+    kubeconfig: pulumi.Input[str]
+    cluster_id: pulumi.Input[str]
+    gpu_nodes: pulumi.Input[list[str]]
+    """The instances' display names: the wait depends on their creation, and names them."""
+    count: int
+    shape: str
+    timeout_seconds: int = JOIN_TIMEOUT_SECONDS
+
+
+class GpuNodeWait(pulumi.ComponentResource):
+    """A `command.local.Command` that returns once `count` GPU nodes are registered and Ready."""
+
+    command: command.local.Command
+
+    def __init__(
+        self, name: str, args: GpuNodeWaitArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:oke:GpuNodeWait", name, None, opts)
+        nodes = pulumi.Output.from_input(args.gpu_nodes).apply(lambda names: " ".join(names))
+        self.command = command.local.Command(
+            f"{name}-wait",
+            create=WAIT_SCRIPT,
+            interpreter=["/bin/sh", "-c"],
+            environment={
+                KUBECONFIG_ENV: pulumi.Output.secret(args.kubeconfig),
+                "GPU_NODES": nodes,
+                "SELECTOR": selector(args.shape),
+                "COUNT": str(args.count),
+                "TIMEOUT_SECONDS": str(args.timeout_seconds),
+            },
+            # Again when the cluster or the set of instances changes.
+            triggers=[args.cluster_id, args.gpu_nodes],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({})

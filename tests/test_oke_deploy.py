@@ -1,0 +1,324 @@
+"""What makes an OKE deploy fail loudly: the GPU nodes' join script, run under stubbed commands."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from components.oke.nodes import NODE_FILES, NODE_TAINTS
+
+LABELS = "nvidia.com/gpu.present=true"
+TAINTS = ",".join(NODE_TAINTS)
+# Real tools the script needs; everything else it calls is a stub that logs its arguments.
+REAL = ["bash", "seq", "cut", "grep", "cat", "base64", "cp", "dirname"]
+STUB = '#!/bin/bash\necho "{name} $*" >> "$CALLS"\n{body}\n'
+
+
+class Node:
+    """A fake node: the join script with /etc and /opt moved under a temporary root."""
+
+    def __init__(self, root: Path):
+        self.root, self.bin = root, root / "bin"
+        self.bin.mkdir()
+        (root / "etc/apt/sources.list.d").mkdir(parents=True)
+        (root / "etc/oke").mkdir()
+        (root / "etc/kubernetes").mkdir()
+        (root / "etc/systemd/system").mkdir(parents=True)
+        (root / "etc/os-release").write_text("ID=ubuntu\nVERSION_CODENAME=noble\n")
+        (root / "etc/oke/oke-apiserver").write_text("10.140.0.2")
+        (root / "etc/kubernetes/ca.crt").write_text("CA")
+        for tool in REAL:
+            found = shutil.which(tool)
+            assert found, tool
+            (self.bin / tool).symlink_to(found)
+        for name in ("systemctl", "curl", "update-initramfs", "sleep", "fuser"):
+            self.stub(name, "exit 1" if name == "fuser" else "exit 0")
+        self.stub("rdma", 'if [ "$1 $2" = "system show" ]; then echo "netns shared"; fi')
+        script = (NODE_FILES / "join.sh").read_text()
+        self.script = root / "join.sh"
+        self.script.write_text(
+            script.replace("/etc/", f"{root}/etc/").replace("/opt/", f"{root}/opt/")
+        )
+
+    def stub(self, name: str, body: str = "exit 0") -> None:
+        path = self.bin / name
+        path.write_text(STUB.format(name=name, body=body))
+        path.chmod(0o755)
+
+    def join(self) -> tuple[subprocess.CompletedProcess, list[str]]:
+        env = {"PATH": str(self.bin), "CALLS": str(self.root / "calls")}
+        bash = shutil.which("bash")
+        assert bash
+        result = subprocess.run(
+            [bash, str(self.script), LABELS, TAINTS, "v1.36.1"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        calls = self.root / "calls"
+        return result, calls.read_text().splitlines() if calls.exists() else []
+
+
+@pytest.fixture
+def node(tmp_path) -> Node:
+    return Node(tmp_path)
+
+
+EXTRA = f"--kubelet-extra-args --node-labels={LABELS} --register-with-taints={TAINTS}"
+
+
+def test_an_image_without_join_tooling_installs_the_node_package_then_bootstraps(node):
+    # apt-get "installs" the package: the oke binary appears.
+    node.stub("oke")
+    (node.bin / "oke").rename(node.root / "oke")
+    node.stub("apt-get", f'[ "$2" = install ] && cp -p {node.root}/oke "$(dirname "$0")/"; exit 0')
+    result, calls = node.join()
+    assert result.returncode == 0, result.stderr
+    assert "apt-get -y install oci-oke-node-all-1.36.1" in calls
+    sources = (node.root / "etc/apt/sources.list.d/oke-node-client.sources").read_text()
+    assert "/prod/ubuntu-noble/kubernetes-1.36\n" in sources
+    assert f"oke bootstrap {EXTRA}" in calls
+
+
+def test_a_node_that_cannot_get_join_tooling_fails_with_a_message(node):
+    result, calls = node.join()
+    assert result.returncode == 1
+    assert "cannot install oci-oke-node-all" in result.stderr
+    assert not [c for c in calls if c.startswith("oke ")]
+
+
+def test_the_oke_binary_joins_with_labels_and_the_gpu_taint(node):
+    node.stub("oke")
+    result, calls = node.join()
+    assert result.returncode == 0, result.stderr
+    assert calls.count(f"oke bootstrap {EXTRA}") == 1
+
+
+def test_a_failing_bootstrap_fails_the_join(node):
+    node.stub("oke", "exit 1")
+    result, calls = node.join()
+    assert result.returncode == 1
+    assert calls.count(f"oke bootstrap {EXTRA}") == 20
+
+
+def test_the_installer_joins_with_labels_and_the_gpu_taint(node):
+    installer = node.root / "etc/oke/oke-install.sh"
+    installer.write_text('echo "oke-install.sh $*" >> "$CALLS"\n')
+    _, calls = node.join()
+    (call,) = [c for c in calls if c.startswith("oke-install.sh")]
+    assert call.endswith(f"--kubelet-ca-cert Q0E= {EXTRA}")
+
+
+def test_systemd_networkd_is_restarted_before_the_join(node):
+    node.stub("oke")
+    _, calls = node.join()
+    restart = calls.index("systemctl try-restart systemd-networkd")
+    assert restart < calls.index(f"oke bootstrap {EXTRA}")
+
+
+def test_the_oke_init_unit_path_gets_the_taint_from_the_metadata(node):
+    from tests.conftest import run_stack
+
+    (node.root / "etc/systemd/system/oke-init.service").write_text("")
+    result, calls = node.join()
+    assert result.returncode == 0
+    assert "systemctl enable --now oke-init.service" in calls
+    for instance in run_stack(stack="oke-dranet").of_type("oci:Core/instance:Instance"):
+        assert (
+            instance.inputs["metadata"]["kubelet-extra-args"] == f"--register-with-taints={TAINTS}"
+        )
+
+
+# --- the stack waits for the GPU nodes ---------------------------------------------------------
+
+WAIT = "command:local:Command"
+INSTANCE = "oci:Core/instance:Instance"
+
+
+def node_wait(plan):
+    (wait,) = [r for r in plan.of_type(WAIT) if r.name.endswith("-gpu-nodes-wait")]
+    return wait
+
+
+def test_the_fabric_stack_waits_for_every_gpu_node_by_its_labels():
+    from tests.conftest import run_stack
+
+    wait = node_wait(run_stack(stack="oke-dranet"))
+    assert wait.urn.startswith("urn:pulumi:oke-dranet-fabric::")
+    env = wait.inputs["environment"]
+    assert env["COUNT"] == "2"
+    assert env["SELECTOR"] == (
+        "node.kubernetes.io/instance-type=BM.GPU.B4.8,nvidia.com/gpu.present=true"
+    )
+    assert env["GPU_NODES"] == "oke-dranet-gpu-0 oke-dranet-gpu-1"
+    assert "environment" in wait.secret_inputs  # it carries the kubeconfig
+    # Again when the cluster or the instances change.
+    assert wait.inputs["triggers"] == [
+        "ocid1.cluster.oc1.us-ashburn-1.mockokedranet",
+        ["oke-dranet-gpu-0", "oke-dranet-gpu-1"],
+    ]
+
+
+def test_in_one_stack_the_wait_depends_on_the_instances_and_the_cluster():
+    from tests.conftest import OKE_EXISTING_VCN, run_stack
+
+    existing = {**OKE_EXISTING_VCN, "deployPath": "a runner inside the VCN"}
+    changes = {"gpu-fabric:layers": "all", "gpu-fabric:network": {"existing": existing}}
+    plan = run_stack(changes, stack="oke-dranet")
+    wait = node_wait(plan)
+    (cluster,) = plan.of_type("oci:ContainerEngine/cluster:Cluster")
+    instances = plan.of_type(INSTANCE)
+    assert len(instances) == 2
+    for instance in instances:
+        assert plan.depends_on(wait, instance), instance.name
+    assert plan.depends_on(wait, cluster)
+
+
+def run_wait(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
+    from components.oke.node_wait import WAIT_SCRIPT
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("mktemp", "rm", "wc", "date", "cat"):
+        found = shutil.which(tool)
+        assert found
+        (bin_dir / tool).symlink_to(found)
+    for name, body in (("kubectl", kubectl), ("sleep", "exit 0")):
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    sh = shutil.which("sh")
+    assert sh
+    env = {
+        "PATH": str(bin_dir),
+        "GPU_FABRIC_KUBECONFIG": "apiVersion: v1",
+        "GPU_NODES": "oke-dranet-gpu-0 oke-dranet-gpu-1",
+        "SELECTOR": "node.kubernetes.io/instance-type=BM.GPU.B4.8",
+        "COUNT": "2",
+        "TIMEOUT_SECONDS": str(timeout),
+    }
+    return subprocess.run(
+        [sh, "-c", WAIT_SCRIPT], env=env, capture_output=True, text=True, check=False
+    )
+
+
+def test_the_wait_fails_naming_the_instances_and_their_join_log(tmp_path):
+    # One of two nodes registered, and the time is up.
+    result = run_wait(tmp_path, 'if [ "$1" = get ]; then echo node/10.140.64.2; fi')
+    assert result.returncode == 1
+    assert "1 of 2 registered" in result.stderr
+    assert "oke-dranet-gpu-0 oke-dranet-gpu-1" in result.stderr
+    assert "/var/log/cloud-init-output.log" in result.stderr
+
+
+def test_the_wait_fails_when_registered_nodes_are_not_ready(tmp_path):
+    kubectl = 'if [ "$1" = get ]; then printf "node/a\\nnode/b\\n"; else exit 1; fi'
+    result = run_wait(tmp_path, kubectl, timeout=600)
+    assert result.returncode == 1
+    assert "not all Ready" in result.stderr
+
+
+def test_the_wait_returns_once_every_node_is_registered_and_ready(tmp_path):
+    log = tmp_path / "kubectl.log"
+    kubectl = f'echo "$*" >> {log}; if [ "$1" = get ]; then printf "node/a\\nnode/b\\n"; fi'
+    result = run_wait(tmp_path, kubectl, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert (
+        log.read_text()
+        .splitlines()[-1]
+        .startswith(
+            "wait --for=condition=Ready node -l "
+            "node.kubernetes.io/instance-type=BM.GPU.B4.8 --timeout="
+        )
+    )
+
+
+def test_the_wait_script_passes_shellcheck(tmp_path):
+    import sys
+
+    from components.oke.node_wait import WAIT_SCRIPT
+
+    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
+    assert shellcheck
+    script = tmp_path / "wait.sh"
+    script.write_text("#!/bin/sh\n" + WAIT_SCRIPT)
+    result = subprocess.run([shellcheck, str(script)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout
+
+
+# --- nodes follow their cluster ----------------------------------------------------------------
+
+
+def test_gpu_nodes_are_replaced_with_their_cluster_old_ones_first(monkeypatch):
+    """`ignore_changes=["metadata"]` freezes the endpoint and CA a node joined; a new cluster
+    replaces the nodes instead (the offline plan does not record `replace_with`: read it from
+    the registrations)."""
+    from offline import engine
+
+    replace_with: dict[str, list[str]] = {}
+    register = engine._RecordingMonitor.RegisterResource
+
+    def recording(self, request):
+        replace_with[request.name] = list(request.replace_with)
+        return register(self, request)
+
+    monkeypatch.setattr(engine._RecordingMonitor, "RegisterResource", recording)
+    plan = engine.run("oke-dranet")
+    (cluster,) = plan.of_type("oci:ContainerEngine/cluster:Cluster")
+    instances = plan.of_type(INSTANCE)
+    assert len(instances) == 2
+    for instance in instances:
+        assert replace_with[instance.name] == [cluster.urn]
+        assert instance.delete_before_replace is True
+        assert instance.ignore_changes == ["metadata"]
+    # Nothing else is replaced with the cluster.
+    assert sorted(n for n, urns in replace_with.items() if urns) == sorted(
+        i.name for i in instances
+    )
+
+
+# --- identity in the home region ---------------------------------------------------------------
+
+IDENTITY = ("oci:Identity/dynamicGroup:DynamicGroup", "oci:Identity/policy:Policy")
+
+
+def test_outside_the_home_region_identity_goes_through_a_home_region_provider():
+    from tests.conftest import run_stack
+
+    plan = run_stack(
+        {
+            "oci:region": "us-phoenix-1",
+            "gpu-fabric:oke.homeRegion": "us-ashburn-1",
+            "gpu-fabric:gpuNodes.availabilityDomain": "Uocm:PHX-AD-1",
+        },
+        stack="oke-dranet",
+    )
+    (home,) = plan.of_type("pulumi:providers:oci")
+    # In the home region, authenticated as the stack's own provider (its `oci:` keys).
+    assert home.inputs == {
+        "region": "us-ashburn-1",
+        "tenancyOcid": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy",
+    }
+    assert home.name == "oke-dranet-home"
+    for type_ in IDENTITY:
+        (resource,) = plan.of_type(type_)
+        assert resource.provider_urn == home.urn, type_
+    # Everything else stays in the stack's region, on the default provider.
+    for resource in plan.resources:
+        if resource.custom and resource.type.startswith("oci:") and resource.type not in IDENTITY:
+            assert resource.provider_urn != home.urn, resource.name
+
+
+@pytest.mark.parametrize("home", [None, "us-ashburn-1"])
+def test_in_the_home_region_identity_uses_the_default_provider(home):
+    from tests.conftest import run_stack
+
+    changes = {"gpu-fabric:oke.homeRegion": home} if home else {}
+    plan = run_stack(changes, stack="oke-dranet")
+    assert not plan.of_type("pulumi:providers:oci")
+    for type_ in IDENTITY:
+        (resource,) = plan.of_type(type_)
+        assert resource.provider_urn == "", type_
