@@ -14,7 +14,9 @@ and remove leave them out and the report names them on a line of their own. Secr
 show a value: the plan files mask them and carry a fingerprint, so a change shows as "changed
 (secret)". A change to an input that forces a replacement (offline/replacements.yaml) is flagged
 loudly with what the replacement costs, and so is every resource replaced because something it
-needs is replaced.
+needs is replaced. A removed resource that had `retainOnDelete` is not deleted: Pulumi forgets it
+and leaves it where it is (Pulumi docs, resource option `retainOnDelete`), so the header counts it
+apart ("N to forget") and the report says it is kept in the cluster (or cloud), no longer managed.
 
 This is the offline plan compared with the offline plan, not `pulumi preview`: it knows nothing of
 the deployed state, so drift and provider-side defaults do not show.
@@ -129,6 +131,8 @@ class ResourceChange:
     delete_first: bool = False
     """The resource has `deleteBeforeReplace` (a fixed cloud name): a replacement deletes it
     before creating it again, so it is gone meanwhile (a node pool's nodes are drained)."""
+    retained: bool = False
+    """The resource had `retainOnDelete`: removed from the program, it is forgotten, not deleted."""
 
 
 @dataclass
@@ -146,8 +150,17 @@ class StackDiff:
         return [c for c in self.changes if c.action == action]
 
     def counted(self, action: str) -> list[ResourceChange]:
-        """What the header counts: a component added or removed creates or deletes nothing."""
-        return [c for c in self.of_action(action) if c.custom or action not in ("create", "delete")]
+        """What the header counts: a component added or removed creates or deletes nothing, and a
+        retained resource removed is forgotten, not deleted (counted by `forgotten`)."""
+        return [
+            c
+            for c in self.of_action(action)
+            if (c.custom or action not in ("create", "delete")) and not c.retained
+        ]
+
+    def forgotten(self) -> list[ResourceChange]:
+        """Removed resources with `retainOnDelete`: Pulumi forgets them and deletes nothing."""
+        return [c for c in self.of_action("delete") if c.custom and c.retained]
 
     def moved(self) -> list[ResourceChange]:
         """Every resource matched to its old URN through an alias, whatever else changed."""
@@ -277,6 +290,8 @@ def _change(
         moved_from=moved_from,
         parent=resource.get("parent", ""),
         delete_first=bool(resource.get("deleteBeforeReplace", False)),
+        # What the old state recorded decides a deletion (plan files before it: not retained).
+        retained=action == "delete" and bool(resource.get("retainOnDelete", False)),
     )
 
 
@@ -523,9 +538,11 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
     if not diff.changes and not diff.outputs and not diff.moved_to and not diff.carried_from:
         return f"## Stack `{diff.stack}`: no changes\n"
     counts = {a: len(diff.counted(a)) for a in ("replace", "update", "create", "delete")}
+    forgotten = diff.forgotten()
     lines = [
         f"## Stack `{diff.stack}`: {counts['replace']} to replace, {counts['update']} to update, "
-        f"{counts['create']} to add, {counts['delete']} to remove",
+        f"{counts['create']} to add, {counts['delete']} to remove"
+        + (f", {len(forgotten)} to forget (kept, no longer managed)" if forgotten else ""),
         "",
     ]
     replaced = diff.of_action("replace")
@@ -566,14 +583,24 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
         lines += [f"### Update in place: {_names(group)}", ""]
         lines += [*_field_table(group[0].fields), ""]
     for action, title in (("create", "Add"), ("delete", "Remove")):
-        custom = [c for c in diff.of_action(action) if c.custom]
+        custom = [c for c in diff.of_action(action) if c.custom and not c.retained]
         if custom:
             lines += [f"### {title}", ""]
             lines += [f"- `{c.name}` (`{c.type}`)" for c in custom]
             lines.append("")
+    if forgotten:
+        lines += ["### Forget (`retainOnDelete`: nothing is deleted)", ""]
+        lines += [f"- `{c.name}` (`{c.type}`): {_kept(c)}" for c in forgotten]
+        lines.append("")
     if diff.outputs:
         lines += ["### Stack outputs", "", *_output_table(diff.outputs), ""]
     return "\n".join(lines)
+
+
+def _kept(change: ResourceChange) -> str:
+    """What becomes of a removed resource with `retainOnDelete`."""
+    where = "the cluster" if change.type.startswith("kubernetes:") else "the cloud"
+    return f"kept in {where}, no longer managed"
 
 
 def render(diffs: list[StackDiff], rules: ReplaceRules, title: str) -> str:

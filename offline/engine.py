@@ -69,6 +69,9 @@ class Registration:
     """Dotted paths of inputs that are Pulumi secrets (masked in the plan file)."""
     aliases: list[str] = field(default_factory=list)
     """The URNs this resource had before (its aliases): Pulumi moves their state to it."""
+    retain_on_delete: bool = False
+    """`retainOnDelete`: when the resource leaves the program, Pulumi forgets it and leaves the
+    object where it is (Pulumi docs, resource option `retainOnDelete`)."""
 
     @property
     def provider_urn(self) -> str:
@@ -89,6 +92,7 @@ class Registration:
             },
             "protect": self.protect,
             "deleteBeforeReplace": self.delete_before_replace,
+            "retainOnDelete": self.retain_on_delete,
             "ignoreChanges": self.ignore_changes,
             "secretInputs": self.secret_inputs,
             "aliases": sorted(self.aliases),
@@ -196,6 +200,7 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
                     ignore_changes=list(request.ignoreChanges),
                     secret_inputs=secrets,
                     aliases=[self._alias_urn(request, alias) for alias in request.aliases],
+                    retain_on_delete=bool(request.retainOnDelete),
                 )
             )
         return response

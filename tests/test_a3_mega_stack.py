@@ -112,6 +112,35 @@ def test_an_external_installer_owner_leaves_out_the_device_injector_too():
     assert daemon_sets(plan) == {}
 
 
+def test_handing_the_installer_to_an_external_owner_keeps_its_daemon_sets(mega_plan):
+    # Issue 14, item 5: switching `installer.owner` to `external` deleted the installer and the
+    # NRI device injector, breaking every new TCPXO pod until the other owner's bundle applied the
+    # same names. They are `retainOnDelete` (Pulumi resource option): forgotten, not deleted.
+    from offline import diff
+    from tests.conftest import run_stack
+    from tests.test_diff import RULES, as_file
+
+    owned = mega_plan.of_type("kubernetes:apps/v1:DaemonSet")
+    assert sorted(r.name for r in owned if r.retain_on_delete) == [
+        f"{STACK}-nccl-tcpxo-installer",
+        f"{STACK}-nri-device-injector",
+    ]
+    assert all(r.as_json()["retainOnDelete"] for r in owned)
+    external = run_stack({"gpu-fabric:installer": {"owner": "external"}}, stack=STACK)
+    handed_over = diff.diff_plans(as_file(mega_plan), as_file(external), RULES)
+    report = diff.render_stack(handed_over, RULES)
+    assert report.startswith(
+        f"## Stack `{STACK}`: 0 to replace, 0 to update, 0 to add, 0 to remove, 2 to forget "
+        "(kept, no longer managed)\n"
+    )
+    assert "### Remove\n" not in report
+    for name in (f"{STACK}-nccl-tcpxo-installer", f"{STACK}-nri-device-injector"):
+        assert (
+            f"- `{name}` (`kubernetes:apps/v1:DaemonSet`): kept in the cluster, no longer managed"
+            in report
+        )
+
+
 # --- with_tcpxo ----------------------------------------------------------------------------------
 
 
@@ -300,6 +329,23 @@ def test_a_version_under_the_security_floor_warns():
     warnings = parse_stack({"gpu-fabric:gke.version": "1.31.1-gke.2008000"}, STACK).warnings
     (warning,) = [w for w in warnings if "gke.version" in w]
     assert "1.31.14-gke.1243000" in warning and "not fatal" in warning
+
+
+def test_an_external_owner_with_object_names_aicr_misses_warns():
+    # Issue 14, item 6: NVIDIA AICR finds A3 Mega GPU NICs only in Network objects whose names
+    # contain `gpu-nic`; the default vpc1..vpc8 are invisible to its validation.
+    key = "gpu-fabric:network.nics.gpu.objectNames"
+    external = {"gpu-fabric:installer": {"owner": "external"}}
+    (warning,) = [w for w in parse_stack(external, STACK).warnings if key in w]
+    assert warning.startswith(f"{key}: vpc1, vpc2,")
+    assert "gpu-nic-1, gpu-nic-2" in warning and "not fatal" in warning
+    renamed = {**external, key: [f"gpu-nic-{n}" for n in range(1, 9)]}
+    assert [w for w in parse_stack(renamed, STACK).warnings if key in w] == []
+    # The stack's own installer: nothing to warn about.
+    assert [w for w in parse_stack({}, STACK).warnings if key in w] == []
+    from tests.conftest import run_stack
+
+    assert any(key in w for w in run_stack(external, stack=STACK).warnings)
 
 
 def test_mtu_8896_is_allowed():

@@ -291,6 +291,26 @@ def test_smoke_test_is_off_by_default_and_waits_for_the_fabric():
     assert len(plan.of_type("kubernetes:core/v1:Service")) == 2
 
 
+def test_smoke_test_pods_wait_long_enough_for_gpu_scheduling_and_the_driver(monkeypatch):
+    # Issue 14, item 9: pulumi-kubernetes waits 10 minutes for a Pod by default, too short for a
+    # GPU pod that waits for its node's driver and the installer's plugin.
+    import pulumi_kubernetes as k8s
+
+    seen: dict[str, object] = {}
+    real = k8s.core.v1.Pod
+
+    class Spy(real):  # type: ignore[misc, valid-type]
+        def __init__(self, resource_name, opts=None, **kwargs):
+            seen[resource_name] = opts.custom_timeouts if opts else None
+            super().__init__(resource_name, opts, **kwargs)
+
+    monkeypatch.setattr(k8s.core.v1, "Pod", Spy)
+    plan = run_stack({"gpu-fabric:smokeTest": True}, cached=False)
+    assert len(seen) == 2 == len(plan.of_type("kubernetes:core/v1:Pod"))
+    for timeouts in seen.values():
+        assert (timeouts.create, timeouts.update) == ("30m", "30m")
+
+
 def test_existing_primary_network_is_used_by_name():
     plan = run_stack(
         {

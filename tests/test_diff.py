@@ -499,6 +499,29 @@ def test_a_component_added_or_removed_is_not_counted_as_a_resource():
     assert "### Remove" not in removed
 
 
+def test_a_removed_resource_with_retain_on_delete_is_forgotten_not_deleted():
+    # Pulumi docs, resource option `retainOnDelete`: the resource leaving the program is dropped
+    # from the state and left where it is (issue 14, item 5).
+    kept = {**_resource("kubernetes:apps/v1:DaemonSet", "kept"), "retainOnDelete": True}
+    gone = _resource("kubernetes:apps/v1:DaemonSet", "gone")
+    result = diff.diff_plans(_plan(kept, gone), _plan(), RULES)
+    assert [c.name for c in result.forgotten()] == ["kept"]
+    assert [c.name for c in result.counted("delete")] == ["gone"]
+    report = diff.render_stack(result, RULES)
+    assert report.startswith(
+        "## Stack `s`: 0 to replace, 0 to update, 0 to add, 1 to remove, 1 to forget (kept, no "
+        "longer managed)\n"
+    )
+    assert "### Remove\n\n- `gone` (`kubernetes:apps/v1:DaemonSet`)\n" in report
+    assert (
+        "- `kept` (`kubernetes:apps/v1:DaemonSet`): kept in the cluster, no longer managed"
+        in report
+    )
+    # Added again later, it is simply an addition (Pulumi reads retainOnDelete from the state).
+    back = diff.diff_plans(_plan(), _plan(kept), RULES)
+    assert [c.retained for c in back.changes] == [False]
+
+
 def test_a_plan_file_without_aliases():
     """Plan files written before aliases were recorded have no "aliases" key."""
     old = _before()

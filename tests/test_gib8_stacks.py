@@ -50,6 +50,16 @@ def test_gvnic_vpc_with_firewall_and_one_roce_vpc_with_eight_subnets(stack_plan)
     assert rule.inputs["name"] == f"{stack}-gvnic-internal"
 
 
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_a_roce_vpc_mtu_below_8896_is_refused(stack):
+    # Issue 14, item 9: the RoCE VPC of A3 Ultra and A4 runs MTU 8896 (GKE's RDMA VPC docs).
+    key = "gpu-fabric:network.nics.rdma.mtu"
+    machine = STACKS[stack][0]
+    says = f"the rdma NICs of {machine} work with MTU 8896 only"
+    assert_single_rule({key: 8244}, key, 8244, says, stack)
+    assert parse_stack({key: 8896}, stack).nic_groups[1].mtu == 8896
+
+
 def test_node_pool_has_the_catalog_machine(stack_plan):
     stack, plan = stack_plan
     machine, accelerator, pool_name = STACKS[stack]

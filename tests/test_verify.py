@@ -292,3 +292,42 @@ def test_without_a_kubeconfig_it_says_where_it_looked(monkeypatch, capsys, tmp_p
     assert "the Pulumi CLI is not on PATH" in err
     assert "oci ce cluster create-kubeconfig --cluster-id $(pulumi stack output clusterId" in err
     assert "-s oke-dranet)" in err
+
+
+def test_a3_mega_checks_the_nri_device_injector_as_the_installer():
+    # Issue 14, item 9: the tcpxo-daemon gets its GPUs from the NRI device injector DaemonSet
+    # (container-engine-accelerators gpudirect-tcpxo), so `make verify` checks its rollout too.
+    cfg = parse_pulumi_config(stack_config("a3-mega-prod"), "a3-mega-prod")
+    expected = expected_from(cfg)
+    assert expected.injector == ("kube-system", "device-injector", {"k8s-app": "device-injector"})
+    assert "kube-system/device-injector rolled out" in expected.summary
+    missing = check(expected, Snapshot())
+    assert "DaemonSet kube-system/device-injector: missing" in missing
+    assert len(missing) == 18  # 8 pairs missing + the installer + the injector
+
+    objects = recorded()
+    healthy = objects["daemonset"]
+    stuck = {**healthy, "status": {**healthy["status"], "numberReady": 0}}
+    snapshot = Snapshot(injector_daemon_set=stuck, injector_pods=[])
+    desired = healthy["status"]["desiredNumberScheduled"]
+    assert f"DaemonSet kube-system/device-injector: 0 of {desired} pods ready" in check(
+        expected, snapshot
+    )
+    rolled_out = Snapshot(injector_daemon_set=healthy, injector_pods=objects["pods"]["items"])
+    assert not [p for p in check(expected, rolled_out) if "device-injector" in p]
+
+    api_client, cluster = client_for_routes(
+        {
+            "/apis/networking.gke.io/v1/gkenetworkparamsets": {"items": []},
+            "/apis/networking.gke.io/v1/networks": {"items": []},
+            "/apis/apps/v1/namespaces/kube-system/daemonsets/device-injector": healthy,
+            "/api/v1/namespaces/kube-system/pods": objects["pods"],
+        }
+    )
+    read = verify_gke.read_snapshot(expected, api_client)
+    assert read.injector_daemon_set["status"] == healthy["status"]
+    assert any("labelSelector=k8s-app%3Ddevice-injector" in r for r in cluster.requests)
+
+
+def test_other_gke_platforms_expect_no_device_injector(expected):
+    assert expected.injector is None

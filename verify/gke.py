@@ -15,6 +15,7 @@ from components.gke.config import GkeStackConfig
 from components.gke.fabric import installer_file
 from components.gke.gpu_cluster import gpu_networks
 from components.gke.nccl_installer import installer_manifest
+from components.gke.tcpxo import device_injector_manifest
 from verify.rollout import daemon_set_and_pods, daemon_set_problems
 
 GROUP = "networking.gke.io"
@@ -34,14 +35,17 @@ class Expected:
     installer_namespace: str
     installer_name: str
     installer_selector: dict[str, str]
+    injector: tuple[str, str, dict[str, str]] | None = None
+    """A3 Mega: the NRI device injector DaemonSet (namespace, name, selector); None elsewhere."""
 
     @property
     def summary(self) -> str:
         """What an OK means, in one line."""
         names = ", ".join(n.name for n in self.networks)
+        injector = f", {self.injector[0]}/{self.injector[1]}" if self.injector else ""
         return (
             f"Networks and GKENetworkParamSets {names} Ready; "
-            f"{self.installer_namespace}/{self.installer_name} rolled out"
+            f"{self.installer_namespace}/{self.installer_name}{injector} rolled out"
         )
 
 
@@ -64,6 +68,28 @@ def expected_from(cfg: GkeStackConfig) -> Expected:
         installer_namespace=installer["metadata"]["namespace"],
         installer_name=installer["metadata"]["name"],
         installer_selector=installer["spec"]["selector"]["matchLabels"],
+        injector=expected_injector(cfg),
+    )
+
+
+def expected_injector(cfg: GkeStackConfig) -> tuple[str, str, dict[str, str]] | None:
+    """GPUDirect-TCPXO (A3 Mega): the NRI device injector DaemonSet, which gives the tcpxo-daemon
+    its GPU devices (container-engine-accelerators gpudirect-tcpxo README; issue 14, item 9).
+    Expected whoever owns the installer: an external owner's bundle applies the same one."""
+    if cfg.machine.fabric != "gpudirect-tcpxo":
+        return None
+    manifest = device_injector_manifest("-")
+    metadata, spec = manifest["metadata"], manifest["spec"]
+    return metadata["namespace"], metadata["name"], spec["selector"]["matchLabels"]
+
+
+def injector_problems(expected: Expected, snapshot: Snapshot) -> list[str]:
+    """What keeps the NRI device injector from being rolled out, as the installer's check."""
+    if expected.injector is None:
+        return []
+    namespace, name, _selector = expected.injector
+    return daemon_set_problems(
+        namespace, name, snapshot.injector_daemon_set, snapshot.injector_pods
     )
 
 
@@ -75,6 +101,9 @@ class Snapshot:
     networks: list[dict[str, Any]] = field(default_factory=list)
     daemon_set: dict[str, Any] | None = None
     pods: list[dict[str, Any]] = field(default_factory=list)
+    injector_daemon_set: dict[str, Any] | None = None
+    """A3 Mega: the NRI device injector DaemonSet (see `expected_injector`)."""
+    injector_pods: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _by_name(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -137,6 +166,7 @@ def check(expected: Expected, snapshot: Snapshot) -> list[str]:
     problems += daemon_set_problems(
         expected.installer_namespace, expected.installer_name, snapshot.daemon_set, snapshot.pods
     )
+    problems += injector_problems(expected, snapshot)
     return problems
 
 
@@ -157,11 +187,16 @@ def read_snapshot(expected: Expected, api_client: Any) -> Snapshot:
         expected.installer_name,
         expected.installer_selector,
     )
+    injector_daemon_set, injector_pods = (
+        daemon_set_and_pods(api_client, *expected.injector) if expected.injector else (None, [])
+    )
     return Snapshot(
         param_sets=cluster_objects("gkenetworkparamsets"),
         networks=cluster_objects("networks"),
         daemon_set=daemon_set,
         pods=pods,
+        injector_daemon_set=injector_daemon_set,
+        injector_pods=injector_pods,
     )
 
 

@@ -583,6 +583,10 @@ class GkeA3HighConfig(GkeStackConfig):
         )
 
 
+AICR_GPU_NIC_MARK = "gpu-nic"
+"""What NVIDIA AICR looks for in an A3 Mega GPU NIC's Network object name (issue 14, item 6)."""
+
+
 class GkeA3MegaConfig(GkeStackConfig):
     """gke-a3-mega: a3-megagpu-8g (8x H100 Mega) with GPUDirect-TCPXO over 8 GPU NICs."""
 
@@ -604,6 +608,32 @@ class GkeA3MegaConfig(GkeStackConfig):
     @property
     def nri_device_injector_image(self) -> str:
         return self.images.nri_device_injector or catalog().images.nri_device_injector
+
+    @property
+    def warnings(self) -> list[str]:
+        """The shared warnings, and Network object names an external owner's validation misses.
+
+        Issue 14, item 6: NVIDIA AI Cluster Runtime (AICR), which an external installer owner
+        deploys the TCPXO bundle with on A3 Mega, looks for the GPU NICs only in Network objects
+        whose names contain `gpu-nic`; upstream's (and the catalog's) `vpc1`..`vpc8` do not, so its
+        validation finds no GPU NIC. The names are this stack's to choose (`objectNames`).
+        """
+        warnings = super().warnings
+        if self.installer.owner is not InstallerOwner.EXTERNAL:
+            return warnings
+        for plan in self.nic_groups:
+            missed = [n for n in plan.object_names if AICR_GPU_NIC_MARK not in n]
+            if missed:
+                key = f"{NAMESPACE}:network.nics.{plan.group.name}.objectNames"
+                suggested = ", ".join(f"gpu-nic-{n}" for n in range(1, len(plan.object_names) + 1))
+                warnings.append(
+                    f"{key}: {', '.join(missed)} do not contain `{AICR_GPU_NIC_MARK}`, and NVIDIA "
+                    "AICR's A3 Mega validation finds GPU NICs only in Network objects whose names "
+                    f"do; with installer.owner external, set {key} to [{suggested}] (workloads "
+                    "then name these networks in their interfaces annotation; renaming replaces "
+                    "the Network objects) (warning, not fatal)"
+                )
+        return warnings
 
 
 class GkeA4xConfig(GkeStackConfig):

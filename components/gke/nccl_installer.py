@@ -22,6 +22,13 @@ GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
 SKIP_AWAIT = "pulumi.com/skipAwait"
 GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
 """The gIB installer manifest per node architecture (the catalog's `arch`)."""
+# Issue 14, item 5: handing an owned DaemonSet to another owner (`installer.owner: external`) must
+# not delete it, or every new GPU pod breaks until the other owner's bundle applies the same name.
+# With `retainOnDelete` (Pulumi resource option; docs "Resource options: retainOnDelete") a
+# resource that leaves the program is dropped from the state and left in the cluster. A
+# `pulumi destroy` leaves it too: the cluster going away removes it (or delete it with kubectl).
+RETAINED = pulumi.ResourceOptions(retain_on_delete=True)
+"""Options of every DaemonSet this package hands over to another owner (installer, injector)."""
 
 
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
@@ -86,6 +93,6 @@ class NcclInstaller(pulumi.ComponentResource):
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
         )
         self.register_outputs({})

@@ -30,6 +30,11 @@ NCCL_CONFIG_MAP = "nccl-configmap"
 # says otherwise, and seed 000's pods set only LD_LIBRARY_PATH: the installer puts it in the node's
 # lib64. (The file name is NCCL's default, not read from the installer image: UNVERIFIED there.)
 TCPX_PLUGIN_FILE = f"{LIBRARY_DIR}/libnccl-net.so"
+# Issue 14, item 9: pulumi-kubernetes waits for a Pod to be Ready for 10 minutes by default (its
+# Pod await logic). The test pods are created once the GPU node pools exist, then wait to be
+# scheduled on GPU nodes, for the GPU driver install and for the installer's plugin on the node
+# (wait_for_plugin_container) before Ready: give them 30 minutes, as Pulumi resource options.
+SMOKE_TEST_POD_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m")
 
 
 def wait_for_plugin_container(image: str) -> dict:
@@ -200,11 +205,16 @@ class TcpxSmokeTest(pulumi.ComponentResource):
                 **manifest["metadata"],
                 "namespace": args.namespace,
             }
-            resource = k8s.core.v1.Service if manifest["kind"] == "Service" else k8s.core.v1.Pod
-            resource(
-                f"{name}-{manifest['metadata']['name']}",
-                metadata=metadata,
-                spec=after(manifest["spec"], args.wait_for) if args.wait_for else manifest["spec"],
-                opts=child,
-            )
+            spec = after(manifest["spec"], args.wait_for) if args.wait_for else manifest["spec"]
+            child_name = f"{name}-{manifest['metadata']['name']}"
+            if manifest["kind"] == "Service":
+                k8s.core.v1.Service(child_name, metadata=metadata, spec=spec, opts=child)
+            else:
+                pod_opts = pulumi.ResourceOptions(custom_timeouts=SMOKE_TEST_POD_TIMEOUTS)
+                k8s.core.v1.Pod(
+                    child_name,
+                    metadata=metadata,
+                    spec=spec,
+                    opts=pulumi.ResourceOptions.merge(child, pod_opts),
+                )
         self.register_outputs({})

@@ -17,7 +17,7 @@ import yaml
 
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
-from .nccl_installer import SKIP_AWAIT, UPSTREAM, awaited_spec
+from .nccl_installer import RETAINED, SKIP_AWAIT, UPSTREAM, awaited_spec
 
 GPU_RESOURCE = "nvidia.com/gpu"
 DAEMON = "tcpxo-daemon"
@@ -193,6 +193,8 @@ class NriDeviceInjector(pulumi.ComponentResource):
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            opts=pulumi.ResourceOptions(parent=self),
+            # Retained like the installer (issue 14, item 5): the external owner's bundle applies
+            # the same DaemonSet, and the TCPXO daemon gets no GPUs while it is missing.
+            opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
         )
         self.register_outputs({})
