@@ -17,8 +17,9 @@ help:
 	@echo "  make graph   STACK=... [LEVEL=resources]"
 	@echo "                                     the stack's dependency graph (build/plan/<stack>.mmd/.dot/.png)"
 	@echo "  make bench                         estimated pulumi up time, offline plan speed and growth"
-	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path]"
-	@echo "                                     check a deployed fabric (exit 0 healthy, 1 problems, 2 unreadable)"
+	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path] [BANDWIDTH=1 [NODES=2] [TIMEOUT=seconds]]"
+	@echo "                                     check a deployed fabric (exit 0 healthy, 1 problems, 2 unreadable);"
+	@echo "                                     BANDWIDTH=1: run its NCCL test, judge it, clean up (build/verify/<stack>/)"
 	@echo "  make nccl-judge LOG=path [STACK=... | MIN_BUSBW=GB/s SIZE=bytes] [PLOT=out.png]"
 	@echo "                                     judge a saved nccl-tests log (exit 0 meets, 1 below or wrong, 2 unreadable)"
 	@echo "  make package-check                 pip install .[gke] into a fresh environment and import it"
@@ -49,7 +50,8 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 verify: $(STAMP)
-	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE))
+	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \
+	  $(if $(BANDWIDTH),--bandwidth $(if $(NODES),--nodes $(NODES)) $(if $(TIMEOUT),--timeout $(TIMEOUT)))
 
 clean:
 	rm -rf build $(VENV)

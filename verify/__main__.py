@@ -5,6 +5,10 @@ else from the stack's `kubeconfig` output (`pulumi stack output`, when the Pulum
 a fabric stack's cloud stack, `gpu-fabric:cloudStack`, holds it),
 else from the current context (KUBECONFIG or ~/.kube/config). Exits 0 when the fabric is healthy,
 1 with a list of what is missing or wrong, 2 when the stack config or the cluster cannot be read.
+
+With `--bandwidth` (`make verify BANDWIDTH=1`) it runs the fabric's NCCL test instead, judges it and
+cleans up (`verify/bandwidth.py`, which says what runs and its exit codes); the results go to
+`build/verify/STACK/`.
 """
 
 from __future__ import annotations
@@ -81,6 +85,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stack", help="stack name, e.g. a4x-prod")
     parser.add_argument("--kubeconfig", help="kubeconfig file (default: see above)")
+    parser.add_argument(
+        "--bandwidth",
+        action="store_true",
+        help="run the fabric's NCCL test on the cluster, judge it, clean up (verify/bandwidth.py)",
+    )
+    parser.add_argument("--nodes", type=int, default=2, help="GPU nodes of the test (default 2)")
+    parser.add_argument(
+        "--timeout", type=float, default=1800, help="seconds the test may take (default 1800)"
+    )
+    parser.add_argument(
+        "--out", type=Path, help="where the results go (default build/verify/STACK)"
+    )
     args = parser.parse_args(argv)
     try:
         cfg = parse_pulumi_config(stack_config(args.stack), args.stack)
@@ -88,6 +104,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     checks = spec_of(cfg.platform).verify_module()
+    benchmark = None
+    if args.bandwidth:
+        from verify.bandwidth import CouldNotRun, benchmark_for
+
+        try:
+            benchmark = benchmark_for(args.stack, cfg, args.nodes)
+        except (CouldNotRun, ValueError) as err:
+            print(f"error: cannot run the bandwidth test: {err}", file=sys.stderr)
+            return 2
     expected = checks.expected_from(cfg)
     cloud = cfg.cloud_stack or args.stack  # a fabric stack's cluster is its cloud stack's
     try:
@@ -104,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 (any failure to reach the cluster is reported, not raised)
         print(f"error: cannot read the cluster: {err}", file=sys.stderr)
         return 2
+    if benchmark is not None:
+        return _bandwidth(benchmark, api_client, source, args)
     try:
         snapshot = checks.read_snapshot(expected, api_client)
     except Exception as err:  # noqa: BLE001 (likewise)
@@ -118,6 +145,25 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"OK {args.stack} ({source}): {expected.summary}")
     return 0
+
+
+def _bandwidth(benchmark: Any, api_client: Any, source: str, args: argparse.Namespace) -> int:
+    """`--bandwidth`: run, judge, clean up, and keep the results under build/verify/STACK."""
+    from verify.bandwidth import KubeCluster, run_benchmark, write_results
+
+    print(f"cluster: {source}")
+    report = run_benchmark(benchmark, KubeCluster(api_client), timeout=args.timeout)
+    out = args.out or Path("build") / "verify" / args.stack
+    written = write_results(report, out)
+    verdict = "NOT RUN" if report.error else {0: "OK", 1: "FAIL", 2: "NOT JUDGED"}[report.code]
+    if report.error:
+        print(f"error: the bandwidth test could not run: {report.error}", file=sys.stderr)
+    for line in report.cleanup:
+        print(f"error: not deleted: {line}", file=sys.stderr)
+    outcomes = ", ".join(f"{r.run.name} {r.outcome}" for r in report.results) or "no run"
+    print(f"{verdict} {args.stack} bandwidth: {outcomes}")
+    print("results: " + ", ".join(str(p) for p in written))
+    return report.code
 
 
 if __name__ == "__main__":
