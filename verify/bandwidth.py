@@ -40,8 +40,8 @@ from typing import Any, Protocol
 
 import yaml
 
-from .nccl import LogError, Table, Threshold, Verdict, describe, describe_verdict, judge, parse_log
-from .nccl_judge import Hardware, catalog_threshold, run_shape, write_plot
+from .nccl import LogError, Table, Verdict, describe, describe_verdict, judge, parse_log
+from .nccl_judge import Hardware, catalog_floor, run_shape, write_plot
 
 UPSTREAM = Path(__file__).resolve().parent.parent / "components" / "gke" / "upstream"
 NAMESPACE = "gpu-fabric-bandwidth"
@@ -713,7 +713,6 @@ def _wait_done(
 
 def judge_result(result: RunResult, hardware: Hardware, allow_unchecked: bool = False) -> None:
     """The verdict of a finished run, from its log and the catalog's thresholds."""
-    from .nccl_judge import _threshold_text
 
     run = result.run
     if run.collective is None:
@@ -739,19 +738,11 @@ def judge_result(result: RunResult, hardware: Hardware, allow_unchecked: bool = 
             result.outcome = "failed"
             result.lines.append(f"  {err}")
             return
-        entry, candidates = catalog_threshold(table, hardware, shape)
-        wanted = (
-            f"{hardware.fabric}/{hardware.machine} {table.collective} "
-            f"{shape.nodes}x{shape.gpus_per_node}"
-        )
-        if entry is None:
-            known = ", ".join(t.key for t in candidates) or "none"
-            result.lines.append(
-                f"  not judged: the catalog has no threshold for {wanted}; it has: {known}"
-            )
+        threshold, wanted = catalog_floor(table, hardware, shape)
+        if threshold is None:
+            result.lines.append(f"  not judged: {wanted}")
             continue
         result.lines.append(f"  judged as {wanted}")
-        threshold = Threshold(entry.size, entry.min_busbw, _threshold_text(entry))
         try:
             verdict = judge(table, threshold, allow_unchecked)
         except LogError as err:

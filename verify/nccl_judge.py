@@ -102,6 +102,22 @@ def run_shape(
     return RunShape(nodes, gpus_per_node, how)
 
 
+def catalog_floor(
+    table: Table, hardware: Hardware, shape: RunShape
+) -> tuple[Threshold | None, str]:
+    """The catalog's floor for this run, and what was looked for: `fabric/machine collective
+    NxG`, or why nothing applies (with the runs the catalog knows for the fabric)."""
+    entry, candidates = catalog_threshold(table, hardware, shape)
+    wanted = (
+        f"{hardware.fabric}/{hardware.machine or '-'} {table.collective} "
+        f"{shape.nodes}x{shape.gpus_per_node}"
+    )
+    if entry is None:
+        known = ", ".join(t.key for t in candidates) or "none"
+        return None, f"the catalog has no threshold for {wanted}; it has: {known}"
+    return Threshold(entry.size, entry.min_busbw, _threshold_text(entry)), wanted
+
+
 def catalog_threshold(
     table: Table, hardware: Hardware, shape: RunShape
 ) -> tuple[NcclThreshold | None, list[NcclThreshold]]:
@@ -150,20 +166,11 @@ def _judge_with_stack(
                 f"2.16.7 do not print it); pass COLLECTIVE= (one of {', '.join(COLLECTIVES)})"
             )
         shape = run_shape(table, hardware, args.nodes, args.gpus_per_node)
-        entry, candidates = catalog_threshold(table, hardware, shape)
-        wanted = (
-            f"{hardware.fabric}/{hardware.machine or '-'} {table.collective} "
-            f"{shape.nodes}x{shape.gpus_per_node}"
-        )
-        if entry is None:
-            known = ", ".join(t.key for t in candidates) or "none"
-            out.append(
-                f"  not judged: the catalog has no threshold for {wanted} (stack {stack}; "
-                f"{shape.how}); it has: {known}"
-            )
+        threshold, wanted = catalog_floor(table, hardware, shape)
+        if threshold is None:
+            out.append(f"  not judged (stack {stack}; {shape.how}): {wanted}")
             continue
         out.append(f"  judged as {wanted} ({shape.how})")
-        threshold = Threshold(entry.size, entry.min_busbw, _threshold_text(entry))
         verdicts.append(judge(table, threshold, args.allow_unchecked))
         out += describe_verdict(verdicts[-1])
     if not verdicts:
