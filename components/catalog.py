@@ -272,6 +272,14 @@ class DranetChart(HelmChart):
     """The OKE provider's child range when none is configured."""
     oca_rdma_cidr: str
     """Oracle Cloud Agent's RDMA range (the rails' own addresses): no child range may overlap it."""
+    known_pairs: dict[str, str]
+    """Chart version -> image tag: the only pairs an override may form."""
+
+    @model_validator(mode="after")
+    def _pinned_pair_known(self) -> DranetChart:
+        if self.known_pairs.get(self.version) != self.image_tag:
+            raise ValueError("dranet: the pinned chart version and image tag must be a known pair")
+        return self
 
 
 class OkeCatalog(_Data):
@@ -398,6 +406,18 @@ class NcclThreshold(_Data):
         return float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
+class GpuFamilies(_Data):
+    """One cloud's GPU machine families, by name prefix, with their source."""
+
+    prefixes: list[str]
+    source: str
+
+    def family_of(self, machine_type: str) -> str | None:
+        """The GPU family prefix `machine_type` starts with (any case), or None."""
+        lowered = machine_type.lower()
+        return next((p for p in self.prefixes if lowered.startswith(p.lower())), None)
+
+
 class Catalog(_Data):
     machines: dict[str, Machine]
     """GKE machine types."""
@@ -405,6 +425,8 @@ class Catalog(_Data):
     images: Images
     oke: OkeCatalog
     ack: AckCatalog
+    gpu_families: dict[str, GpuFamilies]
+    """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
 

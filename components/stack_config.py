@@ -173,14 +173,61 @@ def _problem_from_pydantic(error: ErrorDetails) -> Problem:
 # --- loading -----------------------------------------------------------------------------------
 
 
+def written_problems(raw: dict[str, Any]) -> list[Problem]:
+    """What the models cannot see once they have parsed a value: a key left blank (null), which
+    would read as "unset" and take its default, and an item written twice in a list, which would
+    make two resources of one name (Pulumi stops on the duplicate URN) or count one range twice."""
+    problems: list[Problem] = []
+
+    def walk(value: Any, path: tuple) -> None:
+        if isinstance(value, dict):
+            items: list[tuple[Any, Any]] = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
+            seen: dict[str, int] = {}
+            for i, item in items:
+                text = json.dumps(item, sort_keys=True)
+                if text in seen:
+                    problems.append(
+                        Problem(
+                            _stack_key((*path, i)),
+                            item,
+                            f"repeats item [{seen[text]}] of the list; keep one",
+                        )
+                    )
+                seen.setdefault(text, i)
+        else:
+            return
+        for key, item in items:
+            if item is None:
+                problems.append(
+                    Problem(
+                        _stack_key((*path, key)),
+                        None,
+                        "is blank (null), which would silently take the default; give it a "
+                        "value, or remove the key",
+                    )
+                )
+            else:
+                walk(item, (*path, key))
+
+    walk(raw, ())
+    return problems
+
+
 def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
     """Validate a raw config mapping (camelCase keys, as in a stack file) or raise ConfigError."""
+    written = written_problems(raw)
     try:
         # As JSON, which is what Pulumi hands a program: strict models then take enum values and
         # literals as written, and refuse every coercion (see ConfigModel).
         cfg = _ADAPTER.validate_json(json.dumps(raw))
     except ValidationError as err:
-        raise ConfigError(stack, [_problem_from_pydantic(e) for e in err.errors()]) from None
+        keys = {p.key for p in written}
+        found = [_problem_from_pydantic(e) for e in err.errors()]
+        raise ConfigError(stack, written + [p for p in found if p.key not in keys]) from None
+    if written:
+        raise ConfigError(stack, written)
     problems = layer_problems(cfg) + CROSS_FIELD_RULES[cfg.platform](cfg)
     if problems:
         raise ConfigError(stack, problems)

@@ -176,9 +176,14 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi_mocks.Mocks, plan: Plan):
         super().__init__(mocks)
         self.plan = plan
+        self.urns: set[str] = set()
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         response = super().RegisterResource(request)
+        if response.urn in self.urns:
+            # What Pulumi's engine answers (resource_monitor: "Duplicate resource URN").
+            raise Exception(f"Duplicate resource URN '{response.urn}'; try giving it a unique name")
+        self.urns.add(response.urn)
         if request.type != "pulumi:pulumi:Stack":
             secrets: list[str] = []
             inputs = _plain(pulumi.runtime.rpc.deserialize_properties(request.object), "", secrets)

@@ -233,14 +233,20 @@ def test_machine_type_of_another_platform(monkeypatch):
     )
 
 
-@pytest.mark.parametrize(
-    "key", ["gpu-fabric:gpuPool.nodeCount", "gpu-fabric:gke.systemPool.nodeCount"]
-)
-def test_negative_node_count(key):
+def test_negative_node_count():
+    key = "gpu-fabric:gpuPool.nodeCount"
     problem = only_problem({key: -1})
     assert problem.key == key
     assert problem.value == -1
     assert "cannot be negative" in problem.message
+
+
+def test_negative_system_node_count_asks_for_one_or_more():
+    # A system pool cannot be empty (tests/test_config_round2.py): "use 0" would be wrong advice.
+    key = "gpu-fabric:gke.systemPool.nodeCount"
+    problem = only_problem({key: -1})
+    assert (problem.key, problem.value) == (key, -1)
+    assert "at least 1 node per zone" in problem.message and "set 1 or more" in problem.message
 
 
 def test_zero_gpu_nodes_is_allowed():

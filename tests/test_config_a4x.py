@@ -133,8 +133,13 @@ def test_a3_network_object_names_may_be_renamed_but_must_be_valid():
     messages = " | ".join(p.message for p in found)
     assert "exactly 4 names" in messages and "DNS label" in messages
     (problem,) = problems(
-        {"gpu-fabric:network.nics.gpu.objectNames": ["g1", "g1", "g3", "default"]}, stack="a3-prod"
-    )[:1]
+        {"gpu-fabric:network.nics.gpu.objectNames": ["g1", "g1", "g3", "g4"]}, stack="a3-prod"
+    )
+    assert problem.key == "gpu-fabric:network.nics.gpu.objectNames[1]"
+    assert "repeats item [0]" in problem.message
+    (problem,) = problems(
+        {"gpu-fabric:network.nics.gpu.objectNames": ["g1", "g2", "g3", "default"]}, stack="a3-prod"
+    )
     assert "unique and not 'default'" in problem.message
 
 

@@ -26,6 +26,7 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems = _region_checks(cfg)
     problems += _version_checks(cfg)
     problems += _rdma_checks(cfg)
+    problems += _system_pool_checks(cfg)
     problems += _network_checks(cfg)
     problems += _reachability(cfg)
     if cfg.lingjun.group_id == cfg.lingjun.cluster_id:
@@ -65,6 +66,26 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
                 "gpu-fabric:images.benchmark, or remove gpu-fabric:benchmarkJob",
             )
         )
+    return problems
+
+
+def _system_pool_checks(cfg: AckLingjunConfig) -> list[Problem]:
+    """The system pool takes no GPU instance type: by the GPU instance families the catalog records
+    for Alibaba Cloud (ecs.gn*, ecs.ebmgn*, ...), not by a list of types."""
+    families = catalog().gpu_families["ack"]
+    problems = []
+    for i, instance_type in enumerate(cfg.ack.system_pool.instance_types):
+        family = families.family_of(instance_type)
+        if family is not None:
+            problems.append(
+                Problem(
+                    _key(f"ack.systemPool.instanceTypes[{i}]"),
+                    instance_type,
+                    f"is a GPU instance type (the {family}* family; {families.source}): the "
+                    "system pool runs system pods such as CoreDNS and needs no GPU; use a CPU "
+                    "type such as ecs.g7.xlarge",
+                )
+            )
     return problems
 
 

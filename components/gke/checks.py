@@ -690,17 +690,26 @@ def _no_effect_checks(cfg: GkeStackConfig) -> list[Problem]:
                 "wait for); remove it",
             )
         )
-    system_type = cfg.gke.system_pool.machine_type
-    if system_type in catalog().machines:
-        problems.append(
-            Problem(
-                _key("gke.systemPool.machineType"),
-                system_type,
-                "is a GPU machine type: the system pool runs system pods, one node per zone; use a "
-                "CPU type such as e2-standard-4",
-            )
-        )
+    problems += _system_pool_type_checks(cfg.gke.system_pool.machine_type)
     return problems
+
+
+def _system_pool_type_checks(machine_type: str) -> list[Problem]:
+    """The system pool takes no GPU machine type: by the GPU families the catalog records for GCP
+    (any a3-*, g2-*, ...), not only the types it builds."""
+    families = catalog().gpu_families["gke"]
+    family = families.family_of(machine_type)
+    if family is None:
+        return []
+    return [
+        Problem(
+            _key("gke.systemPool.machineType"),
+            machine_type,
+            f"is a GPU machine type (the {family}* family; {families.source}): the system pool "
+            "runs system pods such as CoreDNS, one node per zone, and needs no GPU; use a CPU "
+            "type such as e2-standard-4",
+        )
+    ]
 
 
 def _gib_image_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:

@@ -31,6 +31,8 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     """Every cross-field problem of an oke-dranet stack."""
     problems = _region_checks(cfg)
     problems += _version_checks(cfg)
+    problems += _system_pool_checks(cfg)
+    problems += _chart_pair_checks(cfg)
     shape = catalog().oci_shapes.get(cfg.gpu_nodes.shape)
     if shape is None or shape.platform != cfg.platform:
         known = ", ".join(n for n, s in catalog().oci_shapes.items() if s.platform == cfg.platform)
@@ -96,6 +98,57 @@ def _version_checks(cfg: OkeDranetConfig) -> list[Problem]:
                 version,
                 f"DRANET and the claims use DRA `resource.k8s.io/v1`, GA from Kubernetes {floor}; "
                 f"pick {floor}.x or newer",
+            )
+        ]
+    return []
+
+
+def _system_pool_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """The system pool takes no GPU shape: by the GPU shape families the catalog records for OCI
+    (BM.GPU*, VM.GPU*), not only the shapes it builds."""
+    families = catalog().gpu_families["oke"]
+    shape = cfg.oke.system_pool.shape
+    family = families.family_of(shape)
+    if family is None:
+        return []
+    return [
+        Problem(
+            _key("oke.systemPool.shape"),
+            shape,
+            f"is a GPU shape (the {family}* family; {families.source}): the system pool runs "
+            "system pods such as CoreDNS and needs no GPU; use a flexible CPU shape such as "
+            "VM.Standard.E5.Flex",
+        )
+    ]
+
+
+def _chart_pair_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """DRANET's chart version and image tag form one of the catalog's known pairs: the chart's
+    templates and the image's flags and providers move together (the v1.4 line has no OKE RDMA
+    provider at all)."""
+    pinned = catalog().oke.dranet
+    chart = cfg.charts.dranet
+    if chart.version is None and chart.image_tag is None:
+        return []
+    known = ", ".join(f"chart {v} <-> image {t}" for v, t in pinned.known_pairs.items())
+    version, tag = cfg.dranet_version, cfg.dranet_image_tag
+    expected = pinned.known_pairs.get(version)
+    if expected is None:
+        return [
+            Problem(
+                _key("charts.dranet.version"),
+                version,
+                f"DRANET chart {version} is not a known chart and image pair ({known}); use one "
+                "of them, or add the pair to the catalog's oke.dranet.known_pairs with its source",
+            )
+        ]
+    if expected != tag:
+        return [
+            Problem(
+                _key("charts.dranet.imageTag"),
+                tag,
+                f"DRANET chart {version} pairs with image {expected}, not {tag} (known pairs: "
+                f"{known}); set charts.dranet.imageTag to {expected}, or remove it",
             )
         ]
     return []

@@ -11,7 +11,7 @@ import re
 from enum import Enum
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from ..catalog import OciShape, catalog
 from ..config_base import (
@@ -23,6 +23,7 @@ from ..config_base import (
     StackModel,
     VersionText,
 )
+from ..problems import key
 
 TENANCY_KEY = "oci:tenancyOcid"
 REGION_KEY = "oci:region"
@@ -156,13 +157,30 @@ class OkeNetworkConfig(ConfigModel):
     )
 
 
+MIN_SYSTEM_NODES = 1
+"""Fewest system nodes: with none, CoreDNS and the other system pods have nothing to run on."""
+ADVISED_SYSTEM_NODES = 2
+"""Below this the system pods have no second node to move to (a warning, not fatal)."""
+
+
+def _system_node_count(value: object) -> object:
+    if isinstance(value, int) and not isinstance(value, bool) and value < MIN_SYSTEM_NODES:
+        raise ValueError(
+            "the system pool needs at least 1 node: with none, CoreDNS and the other system pods "
+            "have nothing to run on (the RDMA GPU nodes are for GPU work); set 2 (the default)"
+        )
+    return value
+
+
 class SystemPoolConfig(ConfigModel):
     """The small managed CPU node pool for system components."""
 
     shape: str = Field("VM.Standard.E5.Flex", description="A flexible VM shape.")
     ocpus: int = Field(4, ge=1, le=64, description="OCPUs per node.")
     memory_gbs: int = Field(32, ge=1, le=1024, description="Memory per node in GB.")
-    node_count: NodeCount = Field(2, description="Nodes, in the GPU nodes' availability domain.")
+    node_count: Annotated[NodeCount, BeforeValidator(_system_node_count)] = Field(
+        2, description="Nodes, in the GPU nodes' availability domain (at least 1; 2 advised)."
+    )
     image_id: ImageId = Field(description="An OKE node image for the shape (Oracle Linux).")
 
 
@@ -359,4 +377,13 @@ class OkeDranetConfig(StackModel):
 
     @property
     def warnings(self) -> list[str]:
-        return []
+        """Advice that is not fatal: the stack deploys, but you may want to change it."""
+        warnings = []
+        count = self.oke.system_pool.node_count
+        if count < ADVISED_SYSTEM_NODES:
+            warnings.append(
+                f"{key('oke.systemPool.nodeCount')}: {count} system node is a single point of "
+                "failure: when it goes, CoreDNS and the other system pods have nowhere to move; "
+                f"set {ADVISED_SYSTEM_NODES} or more (warning, not fatal)"
+            )
+        return warnings
