@@ -389,9 +389,8 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
         other = path.name[len("Pulumi.") : -len(".yaml")]
         if other == stack:
             continue
-        try:
-            theirs = parse_pulumi_config(_stack_file_values(path), other, project, None)
-        except (ConfigError, ValueError, OSError):
+        theirs = _other_stack(path, path.stat().st_mtime_ns, project)
+        if theirs is None:
             continue  # a broken stack file is that stack's problem, reported when it runs
         if _same_deployment(cfg, stack, theirs, other):
             continue  # a cloud stack and its fabric stack share the cluster by design
@@ -407,6 +406,17 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
                 )
             )
     return problems
+
+
+@functools.lru_cache(maxsize=64)
+def _other_stack(path: Path, mtime_ns: int, project: str):
+    """Another stack file, parsed (None if it does not parse); kept while the file is unchanged:
+    every plan compares itself with every other stack file."""
+    other = path.name[len("Pulumi.") : -len(".yaml")]
+    try:
+        return parse_pulumi_config(_stack_file_values(path), other, project, None)
+    except (ConfigError, ValueError, OSError):
+        return None
 
 
 def referenced_stack(reference: str) -> str:
