@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 NAMESPACE = "gpu-fabric"
@@ -186,6 +186,26 @@ SourceRange = Annotated[str, AfterValidator(_source_range)]
 SourceRanges = Annotated[list[SourceRange], AfterValidator(_not_the_internet)]
 """Ranges that may reach something: together, never the internet."""
 NodeCount = Annotated[int, AfterValidator(_node_count)]
+
+MIN_SYSTEM_NODES = 1
+"""Fewest system nodes: with none, CoreDNS and the other system pods have nothing to run on."""
+ADVISED_SYSTEM_NODES = 2
+"""Below this the system pods have no second node to move to (a warning, not fatal)."""
+
+
+def system_node_count(why: str, fix: str, per: str = "") -> BeforeValidator:
+    """A system pool's node count: at least `MIN_SYSTEM_NODES`. `why`: why no other node takes the
+    system pods on this platform; `fix`: the count to set; `per`: " per zone" where it counts so."""
+
+    def check(value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool) and value < MIN_SYSTEM_NODES:
+            raise ValueError(
+                f"the system pool needs at least 1 node{per}: with none, CoreDNS and the other "
+                f"system pods have nothing to run on ({why}); {fix}"
+            )
+        return value
+
+    return BeforeValidator(check)
 
 
 # A container image reference, per the distribution project's reference grammar

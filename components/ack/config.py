@@ -10,10 +10,18 @@ import re
 from enum import Enum
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
-from ..config_base import Cidr, ConfigModel, ImageRef, NodeCount, StackModel
+from ..config_base import (
+    ADVISED_SYSTEM_NODES,
+    Cidr,
+    ConfigModel,
+    ImageRef,
+    NodeCount,
+    StackModel,
+    system_node_count,
+)
 from ..problems import key
 
 REGION_KEY = "alicloud:region"
@@ -176,22 +184,6 @@ class AckNetworkConfig(ConfigModel):
     existing: ExistingVpc | None = Field(None, description="Use this VPC and its vSwitches.")
 
 
-MIN_SYSTEM_NODES = 1
-"""Fewest system nodes: with none, CoreDNS and the other system pods have nothing to run on."""
-ADVISED_SYSTEM_NODES = 2
-"""Below this the system pods have no second node to move to (a warning, not fatal)."""
-
-
-def _system_node_count(value: object) -> object:
-    if isinstance(value, int) and not isinstance(value, bool) and value < MIN_SYSTEM_NODES:
-        raise ValueError(
-            "the system pool needs at least 1 node: with none, CoreDNS and the other system pods "
-            "have nothing to run on (Lingjun nodes are tainted for GPU work); set 3 (the default, "
-            "Alibaba's recommendation)"
-        )
-    return value
-
-
 class SystemPoolConfig(ConfigModel):
     """The ordinary ECS node pool for ACK's system components (Alibaba recommends 3 nodes)."""
 
@@ -200,9 +192,13 @@ class SystemPoolConfig(ConfigModel):
         min_length=1,
         description="ECS instance types, first choice first.",
     )
-    node_count: Annotated[NodeCount, BeforeValidator(_system_node_count)] = Field(
-        3, description="Nodes (at least 1; Alibaba recommends at least 3)."
-    )
+    node_count: Annotated[
+        NodeCount,
+        system_node_count(
+            "Lingjun nodes are tainted for GPU work",
+            "set 3 (the default, Alibaba's recommendation)",
+        ),
+    ] = Field(3, description="Nodes (at least 1; Alibaba recommends at least 3).")
     key_name: str = Field(
         description="ECS key pair of the nodes (ACK needs a key pair or a password; a key it is)."
     )

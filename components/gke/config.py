@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Protocol
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, Field
 
 from ..catalog import GkeVersion, Machine, NicGroup, catalog
 from ..config_base import (
@@ -26,6 +26,7 @@ from ..config_base import (
     SourceRange,
     SourceRanges,
     StackModel,
+    system_node_count,
 )
 
 GCP_PROJECT_KEY = "gcp:project"
@@ -209,22 +210,14 @@ class AuthorizedNetwork(ConfigModel):
     display_name: str = Field("", description="Label shown in the console.")
 
 
-def _system_nodes_per_zone(value: object) -> object:
-    if isinstance(value, int) and not isinstance(value, bool) and value < 1:
-        raise ValueError(
-            "the system pool needs at least 1 node per zone: with none, CoreDNS and the other "
-            "system pods have nothing to run on (the default pool is removed); set 1 or more"
-        )
-    return value
-
-
 class SystemPoolConfig(ConfigModel):
     """The small CPU pool that runs system pods (the default pool is removed)."""
 
     machine_type: str = Field("e2-standard-4", description="Machine type of the system nodes.")
-    node_count: Annotated[NodeCount, BeforeValidator(_system_nodes_per_zone)] = Field(
-        1, description="Nodes per zone of the cluster's region (at least 1)."
-    )
+    node_count: Annotated[
+        NodeCount,
+        system_node_count("the default pool is removed", "set 1 or more", per=" per zone"),
+    ] = Field(1, description="Nodes per zone of the cluster's region (at least 1).")
 
 
 class GkeConfig(ConfigModel):

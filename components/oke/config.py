@@ -11,10 +11,11 @@ import re
 from enum import Enum
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, Field
 
 from ..catalog import OciShape, catalog
 from ..config_base import (
+    ADVISED_SYSTEM_NODES,
     Cidr,
     ConfigModel,
     ImageRef,
@@ -22,6 +23,7 @@ from ..config_base import (
     SourceRanges,
     StackModel,
     VersionText,
+    system_node_count,
 )
 from ..problems import key
 
@@ -157,28 +159,15 @@ class OkeNetworkConfig(ConfigModel):
     )
 
 
-MIN_SYSTEM_NODES = 1
-"""Fewest system nodes: with none, CoreDNS and the other system pods have nothing to run on."""
-ADVISED_SYSTEM_NODES = 2
-"""Below this the system pods have no second node to move to (a warning, not fatal)."""
-
-
-def _system_node_count(value: object) -> object:
-    if isinstance(value, int) and not isinstance(value, bool) and value < MIN_SYSTEM_NODES:
-        raise ValueError(
-            "the system pool needs at least 1 node: with none, CoreDNS and the other system pods "
-            "have nothing to run on (the RDMA GPU nodes are for GPU work); set 2 (the default)"
-        )
-    return value
-
-
 class SystemPoolConfig(ConfigModel):
     """The small managed CPU node pool for system components."""
 
     shape: str = Field("VM.Standard.E5.Flex", description="A flexible VM shape.")
     ocpus: int = Field(4, ge=1, le=64, description="OCPUs per node.")
     memory_gbs: int = Field(32, ge=1, le=1024, description="Memory per node in GB.")
-    node_count: Annotated[NodeCount, BeforeValidator(_system_node_count)] = Field(
+    node_count: Annotated[
+        NodeCount, system_node_count("the RDMA GPU nodes are for GPU work", "set 2 (the default)")
+    ] = Field(
         2, description="Nodes, in the GPU nodes' availability domain (at least 1; 2 advised)."
     )
     image_id: ImageId = Field(description="An OKE node image for the shape (Oracle Linux).")
