@@ -12,6 +12,7 @@ import functools
 import importlib
 import itertools
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
@@ -173,6 +174,9 @@ def _problem_from_pydantic(error: ErrorDetails) -> Problem:
 # --- loading -----------------------------------------------------------------------------------
 
 
+_PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----|PuTTY-User-Key-File")
+
+
 def written_problems(raw: dict[str, Any]) -> list[Problem]:
     """What the models cannot see once they have parsed a value: a key left blank (null), which
     would read as "unset" and take its default, and an item written twice in a list, which would
@@ -180,6 +184,17 @@ def written_problems(raw: dict[str, Any]) -> list[Problem]:
     problems: list[Problem] = []
 
     def walk(value: Any, path: tuple) -> None:
+        if isinstance(value, str) and _PRIVATE_KEY.search(value):
+            problems.append(
+                Problem(
+                    _stack_key(path),
+                    "[private key material, not shown]",
+                    "holds a private key, which would be written in plain text into every "
+                    "resource that takes it; give the public key (ssh-ed25519 AAAA... or "
+                    "ssh-rsa AAAA...), and keep the private key out of the stack",
+                )
+            )
+            return
         if isinstance(value, dict):
             items: list[tuple[Any, Any]] = list(value.items())
         elif isinstance(value, list):
@@ -475,9 +490,41 @@ def load_stack_config() -> tuple[StackConfig, set[str]]:
     from pulumi.runtime import config as runtime_config
 
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    cfg = parse_pulumi_config(values, pulumi.get_stack(), pulumi.get_project())
-    for warning in cfg.warnings:
-        pulumi.log.warn(warning)
     secret_keys = [k for k in values if runtime_config.is_config_secret(k)]
     secret_keys += runtime_config.get_config_secret_keys_env()
+    plain_credentials = credential_problems(values, set(secret_keys))
+    cfg = parse_pulumi_config(values, pulumi.get_stack(), pulumi.get_project())
+    if plain_credentials:
+        raise ConfigError(pulumi.get_stack(), plain_credentials)
+    for warning in cfg.warnings:
+        pulumi.log.warn(warning)
     return cfg, secret_texts(values, secret_keys)
+
+
+CREDENTIAL_KEYS = frozenset(
+    {
+        "gcp:credentials",
+        "gcp:accessToken",
+        "oci:privateKey",
+        "oci:privateKeyPassword",
+        "alicloud:accessKey",
+        "alicloud:secretKey",
+        "alicloud:securityToken",
+    }
+)
+"""Provider keys that hold a credential: in a stack file only as Pulumi secrets."""
+
+
+def credential_problems(values: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
+    """Provider credentials written in plain text: the stack file (and every PR that shows it)
+    would hold them. `pulumi config set --secret` encrypts them."""
+    return [
+        Problem(
+            key,
+            "[not shown]",
+            f"a credential in plain text; remove it from the stack file and set it encrypted: "
+            f"`pulumi config set --secret {key} ...` (or use the provider's environment variables)",
+        )
+        for key in sorted(values)
+        if key in CREDENTIAL_KEYS and key not in secret_keys
+    ]

@@ -71,3 +71,40 @@ def test_the_offline_engine_stops_on_a_duplicate_urn_as_pulumi_does():
 
     with pytest.raises(Exception, match="Duplicate resource URN"):
         engine.run("a3-prod", engine.stack_config("a3-prod"), program=program)
+
+
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+    "-----END OPENSSH PRIVATE KEY-----"
+)
+
+
+def test_a_private_key_pasted_into_a_key_field_is_refused_and_not_shown():
+    (problem,) = problems({"gpu-fabric:gpuNodes.sshPublicKey": PRIVATE_KEY}, stack="oke-dranet")
+    assert problem.key == "gpu-fabric:gpuNodes.sshPublicKey"
+    assert "private key" in problem.message and "BEGIN" not in str(problem)
+
+
+def test_a_public_key_is_accepted():
+    from tests.conftest import parse_stack
+
+    key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample user@host"
+    cfg = parse_stack({"gpu-fabric:gpuNodes.sshPublicKey": key}, stack="oke-dranet")
+    assert cfg.gpu_nodes.ssh_public_key == key
+
+
+@pytest.mark.parametrize(
+    "stack, key",
+    [("oke-dranet", "oci:privateKey"), ("ack-lingjun", "alicloud:secretKey")],
+)
+def test_a_provider_credential_in_plain_text_is_refused_and_a_secret_one_accepted(stack, key):
+    from components.problems import ConfigError
+
+    values = {**engine.stack_config(stack), key: "not-a-real-credential"}
+    with pytest.raises(ConfigError) as err:
+        engine.run(stack, values)
+    (problem,) = err.value.problems
+    assert problem.key == key and "pulumi config set --secret" in problem.message
+    assert "not-a-real-credential" not in str(err.value)
+    plan = engine.run(stack, values, secret_keys=[key])
+    assert plan.resources
