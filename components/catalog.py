@@ -5,7 +5,9 @@ The table is data; this module only parses it, so a new machine type is a YAML e
 
 from __future__ import annotations
 
+import difflib
 import functools
+import ipaddress
 import re
 from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
@@ -282,11 +284,59 @@ class DranetChart(HelmChart):
         return self
 
 
+class OciRegion(_Data):
+    """One OCI region, by its identifier (`us-ashburn-1`)."""
+
+    key: str
+    """The region key, lower case (`iad`): OCIDs and availability domains may name it instead."""
+    realm: str
+    """`oc1` (commercial), `oc2`, ...: the realm part of the region's OCIDs."""
+    availability_domains: int | None = None
+    """How many availability domains it has; None where not recorded (any AD number is taken)."""
+
+    @model_validator(mode="after")
+    def _sane(self) -> OciRegion:
+        if not re.fullmatch(r"[a-z]{3}", self.key) or not re.fullmatch(r"oc[0-9]+", self.realm):
+            raise ValueError(f"region key {self.key!r} or realm {self.realm!r} is malformed")
+        if self.availability_domains is not None and not 1 <= self.availability_domains <= 3:
+            raise ValueError("an OCI region has 1 to 3 availability domains")
+        return self
+
+
+class OciRegions(_Data):
+    source: str
+    regions: dict[str, OciRegion]
+    """By region identifier."""
+
+    @model_validator(mode="after")
+    def _unique_keys(self) -> OciRegions:
+        keys = [r.key for r in self.regions.values()]
+        if len(keys) != len(set(keys)):
+            raise ValueError("two OCI regions share a region key")
+        return self
+
+    def named(self, text: str) -> str | None:
+        """The identifier of the region `text` names, by identifier or key (any case), or None."""
+        lowered = text.lower()
+        if lowered in self.regions:
+            return lowered
+        return next((name for name, r in self.regions.items() if r.key == lowered), None)
+
+
+class ShapeNames(_Data):
+    """Known names, compared with a value for a "did you mean"; a name not here is not refused."""
+
+    source: str
+    names: list[str]
+
+
 class OkeCatalog(_Data):
     min_kubernetes: str
     dranet: DranetChart
     dra_gpu_driver: HelmChart
     nccl_tests_image: str
+    regions: OciRegions
+    cpu_shapes: ShapeNames
 
 
 class AddonConfigKey(_Data):
@@ -339,6 +389,26 @@ class LingjunNodes(_Data):
     """`key` and `effect` of the taint ACK adds."""
 
 
+class ReservedRange(_Data):
+    """A range a network may not use, with what holds it and the source."""
+
+    cidr: str
+    what: str
+    source: str
+
+    @model_validator(mode="after")
+    def _parses(self) -> ReservedRange:
+        ipaddress.IPv4Network(self.cidr)
+        return self
+
+
+class ReservedAddresses(_Data):
+    """Addresses the cloud keeps in every subnet, whatever its size."""
+
+    count: int
+    source: str
+
+
 class AckCatalog(_Data):
     min_kubernetes: str
     """Oldest ACK minor that takes Lingjun node pools, e.g. `1.31`."""
@@ -347,6 +417,9 @@ class AckCatalog(_Data):
     """Add-ons installed with the cluster (`ManagedKubernetes.addons[].name`)."""
     rdma_device_plugin: RdmaDevicePlugin
     lingjun_nodes: LingjunNodes
+    vpc_reserved_ranges: list[ReservedRange]
+    """Ranges no VPC (so no vSwitch) may overlap."""
+    vswitch_reserved_addresses: ReservedAddresses
 
 
 class NcclThreshold(_Data):
@@ -429,6 +502,18 @@ class Catalog(_Data):
     """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
+
+
+def closest_known(value: str, known: list[str]) -> str | None:
+    """The known value `value` most likely means: the same one in another case or with spaces
+    around it, else the closest by `difflib`; None when none is close."""
+    text = value.strip()
+    same = next((k for k in known if k.lower() == text.lower()), None)
+    if same is not None:
+        return same
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(text.lower(), list(by_lower), n=1, cutoff=0.8)
+    return by_lower[close[0]] if close else None
 
 
 @functools.cache

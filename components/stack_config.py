@@ -13,7 +13,7 @@ import importlib
 import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
@@ -26,7 +26,7 @@ from .config_base import NAMESPACE, ConfigModel, Layers, StackModel
 from .problems import MISSING, ConfigError, Problem
 from .registry import SPECS, Platform
 from .secrets import secret_texts
-from .stack_file import STACKS_DIR
+from .stack_file import SECRET_PLACEHOLDER, STACKS_DIR, offline_value
 
 MODELS: dict[Platform, type[StackModel]] = {
     Platform(name): model for spec in SPECS for name, model in spec.platforms.items()
@@ -59,6 +59,15 @@ _TYPE_FIXES = {
     "model_type": "must be a mapping of keys to values",
     "model_attributes_type": "must be a mapping of keys to values",
     "string_too_short": "must not be empty: give a value, or remove the key where it has a default",
+}
+# What a key of each type needs, for a secret (text) written where it does not fit.
+_SECRET_TYPE_NEEDS = {
+    "int_type": "a whole number",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
 }
 
 
@@ -139,7 +148,8 @@ def _unknown_key(platform: Platform, path: tuple, value: Any) -> Problem:
     return Problem(key, value, f"unknown key; {hint}remove it or use one of: {', '.join(known)}")
 
 
-def _problem_from_pydantic(error: ErrorDetails) -> Problem:
+def _problem_from_pydantic(error: ErrorDetails, secret: frozenset[str] = frozenset()) -> Problem:
+    """The Problem of one pydantic error; `secret`: the raw top-level keys that are secret."""
     kind = error["type"]
     if kind == "union_tag_not_found":
         return Problem(
@@ -160,15 +170,38 @@ def _problem_from_pydantic(error: ErrorDetails) -> Problem:
         return Problem(key, MISSING, "required; set it in the stack file")
     if kind == "extra_forbidden":
         return _unknown_key(Platform(platform), path, error["input"])
+    offline_secret = error["input"] == SECRET_PLACEHOLDER
+    in_secret_key = bool(path) and path[0] in secret
+    if kind in _SECRET_TYPE_NEEDS and (
+        offline_secret or (in_secret_key and isinstance(error["input"], str))
+    ):
+        # Pulumi secrets are text (`pulumi config set --secret` encrypts a string); a nested
+        # `secure:` value under a count, a switch or a list cannot be read as one.
+        return Problem(
+            key,
+            SECRET_PLACEHOLDER,
+            f"holds an encrypted (secure:) value, and secrets are text, but this key needs "
+            f"{_SECRET_TYPE_NEEDS[kind]}; it is not a secret: set it in plain text with "
+            f"`pulumi config set --path '{key}' VALUE` (without --secret). Only text keys may "
+            "hold a secret",
+        )
+    # A secret key's values are not echoed: Pulumi holds the whole key secret.
+    shown = SECRET_PLACEHOLDER if in_secret_key else error["input"]
     if kind == "value_error":
-        return Problem(key, error["input"], str(error["ctx"]["error"]))
+        message = str(error["ctx"]["error"])
+        if offline_secret:
+            message += (
+                " (the value is encrypted, secure:, and the offline plan cannot decrypt it to "
+                "check it: keep this key in plain text, or check it with `pulumi preview`)"
+            )
+        return Problem(key, shown, message)
     if kind == "enum":
-        return Problem(key, error["input"], f"must be one of {error['ctx']['expected']}")
+        return Problem(key, shown, f"must be one of {error['ctx']['expected']}")
     if kind == "literal_error":
-        return Problem(key, error["input"], f"must be {error['ctx']['expected']}")
+        return Problem(key, shown, f"must be {error['ctx']['expected']}")
     if kind in _TYPE_FIXES:
-        return Problem(key, error["input"], f"{_TYPE_FIXES[kind]}; fix the value in the stack file")
-    return Problem(key, error["input"], f"{error['msg']}; fix the value in the stack file")
+        return Problem(key, shown, f"{_TYPE_FIXES[kind]}; fix the value in the stack file")
+    return Problem(key, shown, f"{error['msg']}; fix the value in the stack file")
 
 
 # --- loading -----------------------------------------------------------------------------------
@@ -230,8 +263,13 @@ def written_problems(raw: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
-    """Validate a raw config mapping (camelCase keys, as in a stack file) or raise ConfigError."""
+def parse(
+    raw: dict[str, Any], stack: str = "", secret: frozenset[str] = frozenset()
+) -> StackConfig:
+    """Validate a raw config mapping (camelCase keys, as in a stack file) or raise ConfigError.
+
+    `secret`: the raw mapping's top-level keys that Pulumi holds as secrets (their problems say
+    so: a secret is text, and only a text key may hold one)."""
     written = written_problems(raw)
     try:
         # As JSON, which is what Pulumi hands a program: strict models then take enum values and
@@ -239,7 +277,7 @@ def parse(raw: dict[str, Any], stack: str = "") -> StackConfig:
         cfg = _ADAPTER.validate_json(json.dumps(raw))
     except ValidationError as err:
         keys = {p.key for p in written}
-        found = [_problem_from_pydantic(e) for e in err.errors()]
+        found = [_problem_from_pydantic(e, secret) for e in err.errors()]
         raise ConfigError(stack, written + [p for p in found if p.key not in keys]) from None
     if written:
         raise ConfigError(stack, written)
@@ -377,15 +415,22 @@ def parse_pulumi_config(
     stack: str,
     project: str = NAMESPACE,
     stacks_dir: Path | None = STACKS_DIR,
+    secret_keys: Collection[str] = (),
 ):
     """Validate Pulumi's config map (keys and values) into the stack's config, or raise.
 
     `stacks_dir`: the stack files whose names this stack must not take (None: do not look).
+    `secret_keys`: the keys Pulumi holds as secrets (`gpu-fabric:gpuNodes`, `gcp:project`).
     """
     problems = key_problems(values, project)
     known = {k: v for k, v in values.items() if k.partition(":")[0] in (project, *OTHER_NAMESPACES)}
+    secret = frozenset(
+        key if key in PROVIDER_KEYS else key.partition(":")[2]
+        for key in secret_keys
+        if key in PROVIDER_KEYS or key.partition(":")[0] == project
+    )
     try:
-        cfg = parse(raw_from_pulumi_config(known, project), stack)
+        cfg = parse(raw_from_pulumi_config(known, project), stack, secret)
     except ConfigError as err:
         raise ConfigError(stack, problems + err.problems) from None
     if stacks_dir is not None:
@@ -396,9 +441,14 @@ def parse_pulumi_config(
 
 
 def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> list[Problem]:
-    """Names this stack shares with another stack file in the same scope: a copied stack file
-    that kept the other's names would take over (or collide with) its resources."""
+    """Names this stack shares with another stack file in the same scope, and cloud resources
+    that only one owner may hold (`exclusive_resources`): a copied stack file that kept the
+    other's would take over (or collide with) its resources. A cloud stack and its fabric stack
+    (`_same_deployment`) share them by design."""
     mine = {scoped: key for key, scoped in cfg.owned_names.items()}
+    my_exclusive = {
+        (scope, what): (key, why) for key, (scope, what, why) in exclusive_resources(cfg).items()
+    }
     problems = []
     for path in sorted(stacks_dir.glob("Pulumi.*.yaml")):
         other = path.name[len("Pulumi.") : -len(".yaml")]
@@ -420,7 +470,33 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
                     "of its stack file? Give this stack names of its own",
                 )
             )
+        their_exclusive = {(s, w) for s, w, _ in exclusive_resources(theirs).values()}
+        for scoped in sorted(set(my_exclusive) & their_exclusive):
+            scope, what = scoped
+            key, why = my_exclusive[scoped]
+            problems.append(
+                Problem(
+                    f"{NAMESPACE}:{key}",
+                    what.rsplit(" ", 1)[-1],
+                    f"stack {other} ({path.name}) already uses {what} in {scope}, and {why}; is "
+                    f"this a copy of its stack file? Give stack {stack} its own (or make it "
+                    f"{other}'s fabric stack, gpu-fabric:cloudStack: {other})",
+                )
+            )
     return problems
+
+
+def exclusive_resources(cfg) -> dict[str, tuple[str, str, str]]:
+    """Existing cloud resources a stack names (not derives from its own names) that the cloud lets
+    only one owner hold: stack key -> (scope, resource, why only one), from the platform model's
+    `exclusive_resources` (GKE: reservations; ACK: the Lingjun node group).
+
+    OKE has none: the compute cluster and the GPU nodes are created by the stack (named after
+    `oke.name`, checked by `owned_names`), and an existing VCN and its subnets may hold several
+    OKE clusters (OKE docs, "Network Resource Configuration for Cluster Creation and
+    Deployment": clusters can share a VCN and subnets).
+    """
+    return dict(getattr(cfg, "exclusive_resources", {}))
 
 
 @functools.lru_cache(maxsize=64)
@@ -447,13 +523,16 @@ def _same_deployment(cfg, stack: str, theirs, other: str) -> bool:
 
 
 def _stack_file_values(path: Path) -> dict[str, Any]:
-    """A stack file's config as Pulumi hands it to a program (objects as JSON text)."""
+    """A stack file's config as Pulumi hands it to a program (objects as JSON text). A top-level
+    encrypted value is left out (its key then reads as unset); a nested one reads as
+    SECRET_PLACEHOLDER, as in the offline plan (`stack_file.offline_value`)."""
     config = (yaml.safe_load(path.read_text()) or {}).get("config") or {}
-    return {
-        str(k): v if isinstance(v, str) else json.dumps(v)
+    values = {
+        str(k): offline_value(v)
         for k, v in config.items()
         if not (isinstance(v, dict) and set(v) == {"secure"})
     }
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
 
 
 def raw_from_pulumi_config(values: dict[str, Any], project: str = NAMESPACE) -> dict[str, Any]:
@@ -493,7 +572,9 @@ def load_stack_config() -> tuple[StackConfig, set[str]]:
     secret_keys = [k for k in values if runtime_config.is_config_secret(k)]
     secret_keys += runtime_config.get_config_secret_keys_env()
     plain_credentials = credential_problems(values, set(secret_keys))
-    cfg = parse_pulumi_config(values, pulumi.get_stack(), pulumi.get_project())
+    cfg = parse_pulumi_config(
+        values, pulumi.get_stack(), pulumi.get_project(), secret_keys=secret_keys
+    )
     if plain_credentials:
         raise ConfigError(pulumi.get_stack(), plain_credentials)
     for warning in cfg.warnings:

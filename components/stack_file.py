@@ -145,7 +145,7 @@ def stack_config_and_secrets(stack: str) -> tuple[dict[str, str], list[str]]:
     ]
     if problems:
         raise ConfigError(stack, problems)
-    secret = sorted(str(k) for k, v in values.items() if _is_secure(v))
+    secret = sorted(str(k) for k, v in values.items() if holds_secure(v))
     return {str(key): _config_text(value) for key, value in values.items()}, secret
 
 
@@ -153,11 +153,35 @@ def _is_secure(value: Any) -> bool:
     return isinstance(value, dict) and set(value) == {"secure"}
 
 
-def _config_text(value: Any) -> str:
+def holds_secure(value: Any) -> bool:
+    """True if an encrypted (`secure:`) value is the value or is nested anywhere in it:
+    `pulumi config set --path --secret` writes one under the key's mapping, and then Pulumi marks
+    the whole top-level key secret."""
     if _is_secure(value):
-        # Encrypted values need the stack's secrets provider; offline they stand for themselves,
-        # and their keys are secret keys, as under the CLI.
+        return True
+    if isinstance(value, dict):
+        return any(holds_secure(item) for item in value.values())
+    if isinstance(value, list):
+        return any(holds_secure(item) for item in value)
+    return False
+
+
+def offline_value(value: Any) -> Any:
+    """`value` with every encrypted (`secure:`) value, at any depth, read as SECRET_PLACEHOLDER:
+    under the CLI the program gets the decrypted text there; offline it cannot be decrypted."""
+    if _is_secure(value):
         return SECRET_PLACEHOLDER
+    if isinstance(value, dict):
+        return {key: offline_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [offline_value(item) for item in value]
+    return value
+
+
+def _config_text(value: Any) -> str:
+    # Encrypted values need the stack's secrets provider; offline they stand for themselves,
+    # and their keys are secret keys, as under the CLI (a nested one makes its key secret).
+    value = offline_value(value)
     if isinstance(value, (dict, list, bool, int, float)):
         return json.dumps(value)
     return str(value)

@@ -344,14 +344,19 @@ def test_oke_keys_on_a_gke_stack_name_their_platform(changes, key):
 
 
 def test_availability_domains_of_the_older_and_newer_naming():
-    for region, ad in (
-        ("us-ashburn-1", "Uocm:US-ASHBURN-AD-3"),
-        ("us-phoenix-1", "Uocm:PHX-AD-1"),
-        ("ap-mumbai-1", "Uocm:AP-MUMBAI-1-AD-1"),
+    for region, ad, place in (
+        ("us-ashburn-1", "Uocm:US-ASHBURN-AD-3", "iad"),
+        ("us-phoenix-1", "Uocm:PHX-AD-1", "phx"),
+        ("ap-mumbai-1", "Uocm:AP-MUMBAI-1-AD-1", "ap-mumbai-1"),
     ):
-        cfg = parse_stack(
-            {"oci:region": region, "gpu-fabric:gpuNodes.availabilityDomain": ad}, stack=STACK
-        )
+        changes = {
+            "oci:region": region,
+            "gpu-fabric:gpuNodes.availabilityDomain": ad,
+            # Images are regional: each region's own.
+            "gpu-fabric:gpuNodes.imageId": f"ocid1.image.oc1.{place}.aaaaaaaaexamplegpuimage",
+            "gpu-fabric:oke.systemPool.imageId": f"ocid1.image.oc1.{place}.aaaaaaaaexampleoke",
+        }
+        cfg = parse_stack(changes, stack=STACK)
         assert cfg.gpu_nodes.availability_domain == ad
 
 

@@ -293,6 +293,9 @@ def test_outside_the_home_region_identity_goes_through_a_home_region_provider():
             "oci:region": "us-phoenix-1",
             "gpu-fabric:oke.homeRegion": "us-ashburn-1",
             "gpu-fabric:gpuNodes.availabilityDomain": "Uocm:PHX-AD-1",
+            # Images of the region (issue 15, class 5: an image OCID names its region).
+            "gpu-fabric:gpuNodes.imageId": "ocid1.image.oc1.phx.aaaaaaaaexamplegpuimage",
+            "gpu-fabric:oke.systemPool.imageId": "ocid1.image.oc1.phx.aaaaaaaaexampleokenodeimage",
         },
         stack="oke-dranet",
     )

@@ -98,14 +98,17 @@ def _region_checks(cfg: AckLingjunConfig) -> list[Problem]:
     problems = []
     zones = [(_key("lingjun.zoneId"), cfg.lingjun.zone_id)]
     zones += [(f"{key}.zoneId", v.zone_id) for key, v in _vswitches(cfg)]
+    # A zone is the region id and a letter: `-c` after a word, the bare letter after a number
+    # (cn-wulanchabu-c, ap-southeast-1a; config._ZONE_ID has the source).
+    joint = "" if region[-1].isdigit() else "-"
     for key, zone in zones:
-        if not zone.startswith(f"{region}-") or len(zone) <= len(region) + 1:
+        if not re.fullmatch(rf"{re.escape(region + joint)}[a-z]", zone):
             problems.append(
                 Problem(
                     key,
                     zone,
-                    f"not a zone of {region}; use one of its zones (e.g. {region}-c), or change "
-                    f"{REGION_KEY}",
+                    f"not a zone of {region}; use one of its zones (e.g. {region}{joint}c), or "
+                    f"change {REGION_KEY}",
                 )
             )
     return problems
@@ -246,6 +249,18 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
 
     vpc = ipaddress.IPv4Network(cfg.vpc_cidr)
     vpc_key = _key(f"{where}.vpcCidr")
+    for reserved in catalog().ack.vpc_reserved_ranges:
+        if vpc.overlaps(ipaddress.IPv4Network(reserved.cidr)):
+            problems.append(
+                Problem(
+                    vpc_key,
+                    cfg.vpc_cidr,
+                    f"overlaps {reserved.cidr}, {reserved.what}, which no VPC may use (the "
+                    "catalog's ack.vpc_reserved_ranges); pick a range outside it, e.g. "
+                    "10.0.0.0/16",
+                )
+            )
+    problems += _vswitch_capacity(cfg, where)
     ranges = [(f"{key}.cidr", v.cidr) for key, v in _vswitches(cfg)]
     for key, cidr in ranges:
         if not ipaddress.IPv4Network(cidr).subnet_of(vpc):
@@ -264,6 +279,38 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
             )
         )
     return problems
+
+
+def _vswitch_capacity(cfg: AckLingjunConfig, where: str) -> list[Problem]:
+    """The node vSwitches hold every system node, beside the addresses Alibaba keeps in each."""
+    reserved = catalog().ack.vswitch_reserved_addresses.count
+    vswitches = cfg.node_vswitches
+    sizes = [ipaddress.IPv4Network(v.cidr).prefixlen for v in vswitches]
+    if not vswitches or not all(VSWITCH_PREFIXES[0] <= s <= VSWITCH_PREFIXES[1] for s in sizes):
+        return []  # no vSwitch, or one of a size Alibaba refuses (its own problem above)
+    room = sum(max(ipaddress.IPv4Network(v.cidr).num_addresses - reserved, 0) for v in vswitches)
+    nodes = cfg.ack.system_pool.node_count
+    if room >= nodes:
+        return []
+    value: str | list[str] = [v.cidr for v in vswitches]
+    key = _key(f"{where}.nodeVswitches")
+    if len(vswitches) == 1:
+        key, value = f"{key}[0].cidr", vswitches[0].cidr
+    return [
+        Problem(
+            key,
+            value,
+            f"the node vSwitches hold {room} node addresses (Alibaba keeps {reserved} of each "
+            "vSwitch: the first and the last three), and gpu-fabric:ack.systemPool.nodeCount "
+            f"asks for {nodes} nodes; pick a larger range (a /{_prefix_for(nodes + reserved)} "
+            "or larger) or fewer nodes",
+        )
+    ]
+
+
+def _prefix_for(addresses: int) -> int:
+    """The longest prefix whose range has `addresses` addresses."""
+    return 32 - max(addresses - 1, 1).bit_length()
 
 
 def _reachability(cfg: AckLingjunConfig) -> list[Problem]:

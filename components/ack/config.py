@@ -45,6 +45,19 @@ _LINGJUN_ID = re.compile(r"^i[0-9a-z]{6,}$")
 #   so that a real id is never refused here.
 _LINGJUN_GROUP_ID = re.compile(r"^(i[0-9a-z]{6,}|ng-[0-9a-z]{6,}|[0-9]{6,})$")
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# Zone ids are the region id and a letter: `-h` after a region that ends in a word
+# (cn-hangzhou-h, cn-wulanchabu-c), the bare letter after one that ends in a number
+# (ap-southeast-1a, cn-shanghai-finance-1z); lower case (Alibaba Cloud docs, "Regions and zones",
+# https://www.alibabacloud.com/help/en/ecs/product-overview/regions-and-zones).
+_ZONE_ID = re.compile(r"^[a-z]{2}(-[a-z0-9]+)*(-[a-z]|-[a-z0-9]*[0-9][a-z])$")
+# ECS instance types are `ecs.<family>.<size>` in lower case (ecs.g7.xlarge, ecs.gn7i-c8g1.2xlarge;
+# Alibaba Cloud ECS docs, "Instance families", and the provider's examples).
+_INSTANCE_TYPE = re.compile(r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$")
+# Key pair names: 2 to 128 characters, a letter first, then letters, digits, colons, underscores and
+# hyphens (ECS API CreateKeyPair, `KeyPairName`,
+# https://www.alibabacloud.com/help/en/ecs/developer-reference/api-ecs-2014-05-26-createkeypair);
+# periods too, which older versions of the same page list, so that no real name is refused.
+_KEY_PAIR_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9.:_-]{1,127}$")
 
 
 def ack_version_tuple(value: str) -> tuple[int, int, int, int]:
@@ -98,7 +111,52 @@ def _addon_version(value: str) -> str:
     return value
 
 
+def _zone_id(value: str) -> str:
+    if value != value.strip() or value != value.lower():
+        raise ValueError(
+            'zone ids are lower case, without spaces around them (Alibaba Cloud docs, "Regions '
+            f'and zones"); write {value.strip().lower()!r}'
+        )
+    if not _ZONE_ID.match(value):
+        raise ValueError(
+            "not a zone id: the region id and a zone letter, e.g. cn-wulanchabu-c or "
+            "ap-southeast-1a (`aliyun vpc DescribeZones --RegionId <region>`)"
+        )
+    return value
+
+
+def _instance_type(value: str) -> str:
+    if _INSTANCE_TYPE.match(value):
+        return value
+    guess = value.strip().lower()
+    if guess and not guess.startswith("ecs."):
+        guess = f"ecs.{guess}"
+    fix = f"did you mean {guess!r}?" if _INSTANCE_TYPE.match(guess) else "e.g. ecs.g7.xlarge"
+    raise ValueError(
+        "not an ECS instance type: ecs.<family>.<size> in lower case (`aliyun ecs "
+        f"DescribeInstanceTypes`); {fix}"
+    )
+
+
+def _key_pair_name(value: str) -> str:
+    if _KEY_PAIR_NAME.match(value):
+        return value
+    stripped = value.strip()
+    fix = (
+        f"did you mean {stripped!r}?"
+        if stripped != value and _KEY_PAIR_NAME.match(stripped)
+        else "use the name `aliyun ecs DescribeKeyPairs` lists"
+    )
+    raise ValueError(
+        "not an ECS key pair name: 2 to 128 characters, a letter first, then letters, digits, "
+        f"., :, _ and - (ECS API CreateKeyPair); {fix}"
+    )
+
+
 AckVersion = Annotated[str, AfterValidator(_ack_version)]
+ZoneId = Annotated[str, AfterValidator(_zone_id)]
+InstanceType = Annotated[str, AfterValidator(_instance_type)]
+KeyPairName = Annotated[str, AfterValidator(_key_pair_name)]
 VpcId = Annotated[str, AfterValidator(_matching(_VPC_ID, "a VPC id", "vpc-bp1abc..."))]
 VswitchId = Annotated[str, AfterValidator(_matching(_VSWITCH_ID, "a vSwitch id", "vsw-bp1abc..."))]
 LingjunId = Annotated[
@@ -146,7 +204,7 @@ class ComputingNetwork(str, Enum):
 class Vswitch(ConfigModel):
     """A vSwitch to create: one zone, one range."""
 
-    zone_id: str = Field(description="Zone, e.g. cn-wulanchabu-c.")
+    zone_id: ZoneId = Field(description="Zone, e.g. cn-wulanchabu-c.")
     cidr: Cidr = Field(description="Its range, inside the VPC.")
 
 
@@ -154,7 +212,7 @@ class ExistingVswitch(ConfigModel):
     """A vSwitch that exists already; its zone and range are repeated for the plan-time checks."""
 
     id: VswitchId = Field(description="vsw-... id.")
-    zone_id: str = Field(description="Its zone.")
+    zone_id: ZoneId = Field(description="Its zone.")
     cidr: Cidr = Field(description="Its range.")
 
 
@@ -187,7 +245,7 @@ class AckNetworkConfig(ConfigModel):
 class SystemPoolConfig(ConfigModel):
     """The ordinary ECS node pool for ACK's system components (Alibaba recommends 3 nodes)."""
 
-    instance_types: list[str] = Field(
+    instance_types: list[InstanceType] = Field(
         default_factory=lambda: ["ecs.g7.xlarge"],
         min_length=1,
         description="ECS instance types, first choice first.",
@@ -199,7 +257,7 @@ class SystemPoolConfig(ConfigModel):
             "set 3 (the default, Alibaba's recommendation)",
         ),
     ] = Field(3, description="Nodes (at least 1; Alibaba recommends at least 3).")
-    key_name: str = Field(
+    key_name: KeyPairName = Field(
         description="ECS key pair of the nodes (ACK needs a key pair or a password; a key it is)."
     )
     system_disk_category: str = Field("cloud_essd", description="System disk category.")
@@ -229,7 +287,7 @@ class LingjunConfig(ConfigModel):
         description="Lingjun node group id (i..., ng-... or digits), in no other pool; not the "
         "cluster id."
     )
-    zone_id: str = Field(description="The Lingjun cluster's zone; a pod vSwitch must be in it.")
+    zone_id: ZoneId = Field(description="The Lingjun cluster's zone; a pod vSwitch must be in it.")
     computing_network: ComputingNetwork = Field(
         ComputingNetwork.IPV4,
         description="ipv4 or ipv6: the computing network's IP version (set when it was created).",
@@ -313,6 +371,21 @@ class AckLingjunConfig(StackModel):
     def owned_names(self) -> dict[str, tuple[str, str]]:
         """Names that must be unique in their scope: stack key -> (scope, name)."""
         return {"ack.name": (f"region {self.alicloud_region}", f"cluster {self.ack.name}")}
+
+    @property
+    def exclusive_resources(self) -> dict[str, tuple[str, str, str]]:
+        """Existing resources this stack names that only one stack may hold: stack key -> (scope,
+        resource, why). The Lingjun node group: a Lingjun node pool is created bound to one
+        node group (CS API CreateClusterNodePool `eflo_node_group`), and a group's nodes join
+        that one pool; a second stack's pool on it would fail to bind, or take the group's nodes
+        from the first. A Lingjun cluster holds several groups: `lingjun.clusterId` is shared."""
+        return {
+            "lingjun.groupId": (
+                f"region {self.alicloud_region}",
+                f"Lingjun node group {self.lingjun.group_id}",
+                "a Lingjun node group binds to one node pool only",
+            )
+        }
 
     @property
     def warnings(self) -> list[str]:

@@ -7,10 +7,12 @@ Each rule returns `Problem`s that name the stack key, the bad value and the fix;
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import itertools
 import math
 import re
+import string
 
 from ..catalog import GkeVersion, Machine, NicGroup, catalog, minor_tuple
 from ..config_base import WIDEST_PUBLIC_SOURCE, parse_image, public_addresses
@@ -44,12 +46,14 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     """Every cross-field problem of a GKE stack with the one pool `cfg.gpu_pool`."""
     machine = catalog().machines.get(cfg.pool.machine_type)
     if machine is None:
-        known = ", ".join(sorted(catalog().machines))
+        known = sorted(catalog().machines)
+        close = difflib.get_close_matches(cfg.pool.machine_type, known, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
         return [
             Problem(
                 _key("gpuPool.machineType"),
                 cfg.pool.machine_type,
-                f"unknown machine type; use one of the catalog's: {known}",
+                f"unknown machine type; {hint}use one of the catalog's: {', '.join(known)}",
             )
         ]
     problems: list[Problem] = []
@@ -65,12 +69,16 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     if not cfg.pool.zone.startswith(f"{cfg.region}-") or not re.fullmatch(
         r"[a-z]+-[a-z]+\d+-[a-z]", cfg.pool.zone
     ):
+        # A region's zones are its name, a hyphen and a letter (us-central1-a): a near miss
+        # (us-central1a, US-CENTRAL1-A) gets the zone it was probably meant to be.
+        zones = [f"{cfg.region}-{letter}" for letter in string.ascii_lowercase]
+        close = difflib.get_close_matches(cfg.pool.zone.lower(), zones, n=1, cutoff=0.8)
+        hint = f"did you mean {close[0]}? " if close else f"use e.g. {cfg.region}-a, "
         problems.append(
             Problem(
                 _key("gpuPool.zone"),
                 cfg.pool.zone,
-                f"not a zone of region {cfg.region}; use e.g. {cfg.region}-a, or change "
-                f"{_key('region')}",
+                f"not a zone of region {cfg.region}; {hint}or change {_key('region')}",
             )
         )
     if cfg.gke.master_authorized_networks == []:
@@ -96,6 +104,7 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _gib_image_checks(cfg, machine)
     problems += placement_size_problems(cfg, machine)
     problems += pod_range_capacity_problems(cfg)
+    problems += services_range_problems(cfg)
     problems += refused_nic_group_problems(cfg, machine)
     problems += tcpxo_pair_problems(cfg)
     return problems
@@ -549,6 +558,34 @@ def pod_range_capacity_problems(cfg: GkeStackConfig) -> list[Problem]:
             f"/{32 - int(math.log2(per_node))} each), but the stack can create {nodes} "
             f"({gpu_nodes} GPU, up to {system} system in {MAX_ZONES_PER_REGION} "
             f"zones); use a /{needed} or wider, or lower {_key('gke.maxPodsPerNode')}",
+        )
+    ]
+
+
+# The smallest Services (ClusterIP) secondary range GKE takes: a /27, 32 Services; GKE's default
+# is a /20 (GKE docs, "VPC-native clusters", IP address ranges and cluster sizing:
+# https://cloud.google.com/kubernetes-engine/docs/concepts/alias-ips). The cluster's own Services
+# (kubernetes, kube-dns, metrics-server, the GPU fabric's) take several before any workload's.
+SMALLEST_SERVICES_PREFIX = 27
+
+
+def services_range_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """The Services range must be one GKE accepts (a /27 or wider). An existing network's range
+    is not known here: not checked."""
+    primary = cfg.network.primary
+    if primary.existing is not None:
+        return []
+    services = ipaddress.ip_network(primary.services_cidr)
+    if services.prefixlen <= SMALLEST_SERVICES_PREFIX:
+        return []
+    return [
+        Problem(
+            _key("network.primary.servicesCidr"),
+            primary.services_cidr,
+            f"holds {services.num_addresses} Service addresses; GKE's Services range is a "
+            f"/{SMALLEST_SERVICES_PREFIX} (32 Services) or wider, and the cluster's own Services "
+            "take several; use a /20 (4,096 Services, GKE's default) or at least a "
+            f"/{SMALLEST_SERVICES_PREFIX}",
         )
     ]
 

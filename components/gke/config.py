@@ -88,6 +88,23 @@ def _gcp_region(value: str) -> str:
     return value
 
 
+# Compute Engine machine types: lowercase family, then hyphen-separated lowercase parts
+# (e2-standard-4, a3-highgpu-8g, c3-standard-4-lssd, n2-custom-4-16384; `gcloud compute
+# machine-types list`). A space, capital or underscore is a typo GKE would refuse at creation.
+_MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+
+
+def _machine_type(value: str) -> str:
+    if _MACHINE_TYPE.match(value):
+        return value
+    fixed = re.sub(r"[\s_]+", "-", value.strip()).lower()
+    hint = f"did you mean {fixed}? " if _MACHINE_TYPE.match(fixed) else ""
+    raise ValueError(
+        f"not a Compute Engine machine type; {hint}write it in lowercase, hyphen-separated, like "
+        "e2-standard-4 or a3-highgpu-8g (`gcloud compute machine-types list`)"
+    )
+
+
 def _reservation(value: str) -> str:
     if not _RESERVATION.match(value):
         raise ValueError(
@@ -115,6 +132,7 @@ Mtu = Annotated[int, AfterValidator(_mtu)]
 GcpProjectId = Annotated[str, AfterValidator(_gcp_project)]
 GcpRegion = Annotated[str, AfterValidator(_gcp_region)]
 ReservationName = Annotated[str, AfterValidator(_reservation)]
+MachineType = Annotated[str, AfterValidator(_machine_type)]
 GkeVersionText = Annotated[str, AfterValidator(_gke_version)]
 
 
@@ -213,7 +231,9 @@ class AuthorizedNetwork(ConfigModel):
 class SystemPoolConfig(ConfigModel):
     """The small CPU pool that runs system pods (the default pool is removed)."""
 
-    machine_type: str = Field("e2-standard-4", description="Machine type of the system nodes.")
+    machine_type: MachineType = Field(
+        "e2-standard-4", description="Machine type of the system nodes."
+    )
     node_count: Annotated[
         NodeCount,
         system_node_count("the default pool is removed", "set 1 or more", per=" per zone"),
@@ -285,7 +305,9 @@ class GpuPoolConfig(ConfigModel):
     """The GPU node pool."""
 
     name: NodePoolName = Field("gpu-pool", description="Node pool name.")
-    machine_type: str = Field(description="A machine type from the catalog, e.g. a3-highgpu-8g.")
+    machine_type: MachineType = Field(
+        description="A machine type from the catalog, e.g. a3-highgpu-8g."
+    )
     zone: str = Field(description="The one zone of the pool (compact placement is zonal).")
     node_count: NodeCount = Field(description="Number of GPU nodes.")
     driver_install: DriverInstall = Field(
@@ -543,6 +565,37 @@ class GkeStackConfig(StackModel):
         else:
             names["gke.name (VPC name prefix)"] = (scope, f"VPC name prefix {self.name_prefix}")
         return names
+
+    @property
+    def exclusive_resources(self) -> dict[str, tuple[str, str, str]]:
+        """Existing resources this stack names that only one stack may hold: stack key -> (scope,
+        resource, why). Another stack file that holds one too is refused as a copy.
+
+        - A GPU pool's specific reservation (or block): its capacity is a fixed number of VMs,
+          consumed by the pools that name it (GKE docs, "Consume reserved zonal resources",
+          https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations); two
+          clusters' pools on it would split those VMs, leaving one cluster's nodes pending.
+          Compared as written: two blocks of one reservation are two resources.
+        - Not here: compact placement policies (named after `gke.name` and the pool, checked with
+          the cluster name by `owned_names`), and an existing network, subnet and secondary
+          ranges (`network.primary.existing`): several clusters may share one VPC and subnet,
+          and whether they may share a secondary range (pods or Services) is the GKE API's to
+          decide at creation; not checked here.
+        """
+        resources = {}
+        single = self.gpu_pool is not None and self.gpu_pools is None
+        for i, pool in enumerate(self.pools):
+            if pool.reservation is None:
+                continue
+            base = "gpuPool" if single else f"gpuPools[{i}]"
+            project = pool.reservation.project or self.project
+            resources[f"{base}.reservation.name"] = (
+                f"GCP project {project}, zone {pool.zone}",
+                f"reservation {pool.reservation.name}",
+                "a reservation's VMs are consumed by the pools that name it; two clusters would "
+                "split them",
+            )
+        return resources
 
     @property
     def warnings(self) -> list[str]:

@@ -11,19 +11,17 @@ import itertools
 import math
 import re
 
-from ..catalog import catalog
+from ..catalog import catalog, closest_known
 from ..config_base import Layers
 from ..problems import NO_VALUE, Problem, private_endpoint_fix
 from ..problems import key as _key
 from .claim_plan import plan_claim
-from .config import REGION_KEY, Cni, OkeDranetConfig, kubernetes_version_tuple
+from .config import REGION_KEY, Cni, OkeDranetConfig, kubernetes_version_tuple, ocid_place
 
-_REGION = re.compile(r"^[a-z]+-[a-z]+-\d+$")
 # Availability domains are `<tenancy prefix>:<REGION>-AD-<n>`. The oldest regions name it without
 # the region's number (us-ashburn-1 -> US-ASHBURN-AD-1) or with an airport code; newer ones in full
 # (ap-mumbai-1 -> AP-MUMBAI-1-AD-1). OCI docs "Regions and Availability Domains".
 _AD = re.compile(r"^[A-Za-z0-9]+:([A-Z0-9-]+)-AD-(\d)$")
-_AD_REGION_ALIASES = {"us-phoenix-1": {"PHX"}}
 _OCA = "Oracle Cloud Agent"
 
 
@@ -35,13 +33,16 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     problems += _chart_pair_checks(cfg)
     shape = catalog().oci_shapes.get(cfg.gpu_nodes.shape)
     if shape is None or shape.platform != cfg.platform:
-        known = ", ".join(n for n, s in catalog().oci_shapes.items() if s.platform == cfg.platform)
+        names = [n for n, s in catalog().oci_shapes.items() if s.platform == cfg.platform]
+        guess = closest_known(cfg.gpu_nodes.shape, names)
+        hint = f"did you mean {guess!r}? " if guess and guess != cfg.gpu_nodes.shape else ""
         return [
             *problems,
             Problem(
                 _key("gpuNodes.shape"),
                 cfg.gpu_nodes.shape,
-                f"not a GPU shape of the catalog for {cfg.platform}; use one of: {known}",
+                f"not a GPU shape of the catalog for {cfg.platform}; {hint}use one of: "
+                + ", ".join(names),
             ),
         ]
     problems += _network_checks(cfg)
@@ -53,39 +54,122 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
 
 
 def _region_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """`oci:region` and `oke.homeRegion` are regions of the catalog (OCI's published list); the
+    availability domain is one of `oci:region`'s, and every image is in it."""
+    regions = catalog().oke.regions
+    problems = []
     home = cfg.oke.home_region
-    if home is not None and not _REGION.match(home):
-        return [
+    if home is not None and home not in regions.regions:
+        problems.append(
             Problem(
                 _key("oke.homeRegion"),
                 home,
-                "not an OCI region identifier; use the tenancy's home region, e.g. us-ashburn-1 "
-                "(`oci iam region-subscription list` marks it `is-home-region: true`)",
+                "not an OCI region identifier; use the tenancy's home region"
+                f"{_region_hint(home)} (`oci iam region-subscription list` marks it "
+                "`is-home-region: true`)",
             )
-        ]
+        )
     region = cfg.oci_region
-    if not _REGION.match(region):
+    if region not in regions.regions:
         return [
+            *problems,
             Problem(
                 REGION_KEY,
                 region,
-                "not an OCI region identifier; use e.g. us-ashburn-1 (`oci iam region list`)",
-            )
+                f"not an OCI region identifier{_region_hint(region)} (`oci iam region list`; "
+                f"the catalog's oke.regions, from {regions.source.split(' (')[0]})",
+            ),
         ]
-    ad = cfg.gpu_nodes.availability_domain
+    return problems + _availability_domain_checks(cfg) + _image_region_checks(cfg)
+
+
+def _region_hint(text: str) -> str:
+    """`; did you mean 'us-ashburn-1'?` for a region key, a case slip or a near miss, else an
+    example."""
+    regions = catalog().oke.regions
+    guess = regions.named(text.strip()) or closest_known(text, list(regions.regions))
+    return f"; did you mean {guess!r}?" if guess else "; use one such as us-ashburn-1"
+
+
+def _ad_names(region: str) -> set[str]:
+    """What an availability domain's name may call `region`: `US-ASHBURN-1`, the oldest regions'
+    `US-ASHBURN`, or the region key (`PHX`)."""
+    upper = region.upper()
+    return {upper, upper.rsplit("-", 1)[0], catalog().oke.regions.regions[region].key.upper()}
+
+
+def _availability_domain_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    region, ad = cfg.oci_region, cfg.gpu_nodes.availability_domain
+    key = _key("gpuNodes.availabilityDomain")
+    prefix = region.upper().rsplit("-", 1)[0]
     match = _AD.match(ad)
-    names = {region.upper(), region.upper().rsplit("-", 1)[0], *_AD_REGION_ALIASES.get(region, ())}
-    if not match or match.group(1) not in names:
+    if not match or match.group(1) not in _ad_names(region):
+        others = [
+            name
+            for name in catalog().oke.regions.regions
+            if name != region and match and match.group(1) in _ad_names(name)
+        ]
+        where = f" (it names {others[0]})" if len(others) == 1 else ""
         return [
             Problem(
-                _key("gpuNodes.availabilityDomain"),
+                key,
                 ad,
-                f"not an availability domain of {region}; use one of its names from "
-                f"`oci iam availability-domain list` (e.g. Uocm:{region.upper().rsplit('-', 1)[0]}"
-                f"-AD-1), or change {REGION_KEY}",
+                f"not an availability domain of {region}{where}; use one of its names from "
+                f"`oci iam availability-domain list` (e.g. Uocm:{prefix}-AD-1), or change "
+                f"{REGION_KEY}",
+            )
+        ]
+    count = catalog().oke.regions.regions[region].availability_domains
+    number = int(match.group(2))
+    if count is not None and not 1 <= number <= count:
+        has = "one availability domain, AD-1" if count == 1 else f"{count}: AD-1 to AD-{count}"
+        stem = ad[: -len(match.group(2))]
+        pick = f"{stem}1" if count == 1 else f"one of {stem}1 to {stem}{count}"
+        return [
+            Problem(
+                key,
+                ad,
+                f"{region} has {has}; use {pick} (`oci iam availability-domain list`; the "
+                "catalog's oke.regions, from OCI's \"Regions and Availability Domains\")",
             )
         ]
     return []
+
+
+def _image_region_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """Images are regional: an image OCID carries its region (`ocid1.image.oc1.iad...` or
+    `ocid1.image.oc1.us-chicago-1...`), and an instance in another region cannot boot from it."""
+    regions = catalog().oke.regions
+    region = cfg.oci_region
+    here = regions.regions[region]
+    problems = []
+    for path, image in (
+        ("oke.systemPool.imageId", cfg.oke.system_pool.image_id),
+        ("gpuNodes.imageId", cfg.gpu_nodes.image_id),
+    ):
+        place = ocid_place(image)
+        if place is None or not place[1]:
+            continue
+        realm, part = place
+        if part in (region, here.key) and realm == here.realm:
+            continue
+        other = regions.named(part)
+        if part in (region, here.key):
+            what = f"an OCID of realm {realm}, and {region} is in realm {here.realm}"
+        elif other is not None:
+            what = f"an image of {other} ({part})"
+        else:
+            what = f"an image of {part!r}, which is not {region} (or its key {here.key})"
+        problems.append(
+            Problem(
+                _key(path),
+                image,
+                f"{what}; images are regional and nodes in {region} ({REGION_KEY}) boot only "
+                f"from images there: use the image's OCID in {region} (`oci compute image list "
+                f"--region {region}`, or import it there), or change {REGION_KEY}",
+            )
+        )
+    return problems
 
 
 def _version_checks(cfg: OkeDranetConfig) -> list[Problem]:
@@ -278,6 +362,18 @@ def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
     for key, cidr in outside_vcn:
         if _net(cidr).overlaps(vcn):
             problems.append(Problem(key, cidr, f"overlaps the VCN {vcn}; pick a range outside it"))
+        if _net(cidr).overlaps(oca):
+            # The rails' own addresses: a Service or flannel pod address there shadows a rail
+            # peer on every node, as the VCN would (catalog oke.dranet.oca_rdma_cidr).
+            problems.append(
+                Problem(
+                    key,
+                    cidr,
+                    f"overlaps {oca}, the range Oracle Cloud Agent gives the RDMA rails (refused "
+                    "for the VCN too); pick a range outside it, e.g. 10.96.0.0/16 for Services "
+                    "or 10.244.0.0/16 for flannel pods",
+                )
+            )
     if len(outside_vcn) == 2 and _net(outside_vcn[0][1]).overlaps(_net(outside_vcn[1][1])):
         problems.append(
             Problem(

@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field
 
-from ..catalog import OciShape, catalog
+from ..catalog import OciShape, catalog, closest_known
 from ..config_base import (
     ADVISED_SYSTEM_NODES,
     Cidr,
@@ -42,6 +42,13 @@ def ocid_kind(value: str) -> str | None:
     """The resource type of an OCID (`compartment`, `image`, ...), or None if it is not one."""
     match = _OCID.match(value)
     return match.group(1) if match else None
+
+
+def ocid_place(value: str) -> tuple[str, str] | None:
+    """The realm and region parts of an OCID (`("oc1", "iad")`; the region may be empty), or None
+    if it is not one."""
+    match = _OCID.match(value)
+    return (match.group(2), match.group(3)) if match else None
 
 
 def _ocid(*kinds: str):
@@ -90,12 +97,30 @@ def _kubernetes_version(value: str) -> str:
     return value
 
 
+# Shape names: `VM.` or `BM.`, then dot-separated parts of letters and digits (OCI docs,
+# "Compute Shapes": VM.Standard.E5.Flex, BM.Standard.E5.192, BM.GPU.B4.8, VM.GPU3.1).
+_SHAPE = re.compile(r"^(VM|BM)\.[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$")
+
+
+def _shape(value: str) -> str:
+    if _SHAPE.match(value):
+        return value
+    known = [*catalog().oci_shapes, *catalog().oke.cpu_shapes.names]
+    guess = closest_known(value, known)
+    fix = f"did you mean {guess!r}?" if guess else "e.g. VM.Standard.E5.Flex or BM.GPU.B4.8"
+    raise ValueError(
+        "not an OCI shape name: VM. or BM. and dot-separated letters and digits, case as OCI "
+        f'writes it (OCI docs, "Compute Shapes"; `oci compute shape list`); {fix}'
+    )
+
+
 CompartmentId = Annotated[str, AfterValidator(_ocid("compartment", "tenancy"))]
 TenancyId = Annotated[str, AfterValidator(_ocid("tenancy"))]
 ImageId = Annotated[str, AfterValidator(_ocid("image"))]
 VcnId = Annotated[str, AfterValidator(_ocid("vcn"))]
 SubnetId = Annotated[str, AfterValidator(_ocid("subnet"))]
 KubernetesVersion = Annotated[str, AfterValidator(_kubernetes_version)]
+Shape = Annotated[str, AfterValidator(_shape)]
 # The cluster name also makes the VCN's DNS label, which must start with a letter.
 Name = Annotated[str, AfterValidator(_dns_label(40, _NAME, "a letter"))]
 ClaimName = Annotated[str, AfterValidator(_dns_label(63))]
@@ -162,7 +187,7 @@ class OkeNetworkConfig(ConfigModel):
 class SystemPoolConfig(ConfigModel):
     """The small managed CPU node pool for system components."""
 
-    shape: str = Field("VM.Standard.E5.Flex", description="A flexible VM shape.")
+    shape: Shape = Field("VM.Standard.E5.Flex", description="A flexible VM shape.")
     ocpus: int = Field(4, ge=1, le=64, description="OCPUs per node.")
     memory_gbs: int = Field(32, ge=1, le=1024, description="Memory per node in GB.")
     node_count: Annotated[
@@ -225,7 +250,7 @@ class JoinTagConfig(ConfigModel):
 class GpuNodesConfig(ConfigModel):
     """The self-managed RDMA GPU nodes, in one compute cluster."""
 
-    shape: str = Field("BM.GPU.B4.8", description="A shape of the catalog's `oci_shapes`.")
+    shape: Shape = Field("BM.GPU.B4.8", description="A shape of the catalog's `oci_shapes`.")
     count: NodeCount = Field(description="Number of GPU nodes.")
     availability_domain: str = Field(description="e.g. Uocm:US-ASHBURN-AD-1; one AD for all.")
     image_id: ImageId = Field(
