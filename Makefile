@@ -22,6 +22,8 @@ help:
 	@echo "                                     BANDWIDTH=1: run its NCCL test, judge it, clean up (build/verify/<stack>/)"
 	@echo "  make nccl-judge LOG=path [STACK=... | MIN_BUSBW=GB/s SIZE=bytes] [PLOT=out.png]"
 	@echo "                                     judge a saved nccl-tests log (exit 0 meets, 1 below or wrong, 2 unreadable)"
+	@echo "  make scan    [STACK=...]           checkov over every rendered Kubernetes object, a count per stack"
+	@echo "                                     (exit 0 no unwaived finding; .venv-scan, build/scan/)"
 	@echo "  make package-check                 pip install .[gke] into a fresh environment and import it"
 	@echo "  make clean                         remove build/ and .venv"
 	@echo "variables: STACK (default a3-prod), PYTHON (default python3), BASE, OLD, NEW, LEVEL,"
@@ -54,7 +56,22 @@ verify: $(STAMP)
 	  $(if $(BANDWIDTH),--bandwidth $(if $(NODES),--nodes $(NODES)) $(if $(TIMEOUT),--timeout $(TIMEOUT)))
 
 clean:
-	rm -rf build $(VENV)
+	rm -rf build $(VENV) $(SCAN_VENV)
+
+# checkov in an environment of its own (its dependencies never meet Pulumi's): every Kubernetes
+# object of every stack (or of STACK=...), with the optional workloads and the benchmark
+# manifests; each waiver is an annotation in the object with its reason (docs/security.md).
+SCAN_VENV := .venv-scan
+$(SCAN_VENV)/.installed: requirements-scan.txt
+	@echo "==> creating $(SCAN_VENV) for checkov (first run only)"
+	$(PYTHON) -m venv $(SCAN_VENV)
+	@if [ -t 1 ]; then quiet=; else quiet=--quiet; fi; \
+	  $(SCAN_VENV)/bin/pip install $$quiet --disable-pip-version-check -r requirements-scan.txt
+	@touch $@
+
+.PHONY: scan
+scan: $(STAMP) $(SCAN_VENV)/.installed
+	$(VENV)/bin/python -m offline.scan --checkov $(SCAN_VENV)/bin/checkov $(if $(filter command line,$(origin STACK)),$(STACK))
 
 # `pip install .` into a fresh environment, with the GKE extra only: gpu_fabric imports, and no
 # other cloud's SDK comes with it.

@@ -10,6 +10,7 @@ import yaml
 
 from components.catalog import catalog
 from components.gke import gib, nccl_installer, training_runtime
+from components.workload_security import UPSTREAM_WAIVED, secure_workload, waivers, without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import run_stack
@@ -153,7 +154,8 @@ def test_gib_installer_is_upstream_but_for_the_catalog_images(a4x_plan):
     pod["initContainers"][0]["image"] = catalog().images.gib.installer
     pod["containers"][0]["image"] = catalog().images.pause
     upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
-    assert daemon_set == upstream
+    assert without_waivers(daemon_set) == upstream
+    assert set(waivers(daemon_set)) == UPSTREAM_WAIVED["nccl-rdma-installer"]
     assert daemon_set["metadata"]["labels"] == {"k8s-app": "nccl-rdma-installer"}
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert terms["nodeSelectorTerms"][0]["matchExpressions"] == [
@@ -248,7 +250,8 @@ def test_training_runtime_matches_aicr():
     )
     reference = _rendered_reference([gib.ARM64_TOLERATION])
     del reference["metadata"]["annotations"]  # Helm hook annotations: not a Helm release here
-    assert ours == reference
+    # AICR's runtime with the secure defaults of every pod this package writes (issue 15).
+    assert ours == secure_workload(reference)
 
 
 # --- with_gib ----------------------------------------------------------------------------------

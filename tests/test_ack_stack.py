@@ -12,6 +12,7 @@ import yaml
 from components.ack import rdma_pods
 from components.ack.nodes import addon_config
 from components.catalog import AddonConfigKey, catalog
+from components.workload_security import SIZES, waivers, without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import kubernetes_provider, run_stack
@@ -266,7 +267,11 @@ def test_benchmark_job_is_the_seeds_with_a_lingjun_selector(benchmark_plan):
     ours_c, seed_c = ours_spec["containers"][0], seed_spec["containers"][0]
     for key in ("name", "image", "command", "workingDir", "volumeMounts"):
         assert ours_c[key] == seed_c[key], key
-    assert ours_c["resources"]["limits"] == seed_c["resources"]["limits"]
+    # The seed's limits, and the CPU and memory every pod of this package sets (issue 15).
+    assert ours_c["resources"]["limits"] == {
+        **seed_c["resources"]["limits"],
+        **SIZES["test"]["limits"],
+    }
     assert sorted(ours_c["securityContext"]["capabilities"]["add"]) == sorted(
         seed_c["securityContext"]["capabilities"]["add"]
     )
@@ -275,10 +280,21 @@ def test_benchmark_job_is_the_seeds_with_a_lingjun_selector(benchmark_plan):
         assert ours_spec[key] == seed_spec[key], key
     assert seed_spec["tolerations"] == [{"operator": "Exists"}]
     assert ours["spec"]["parallelism"] == seed["spec"]["parallelism"]
-    # The one addition: the Lingjun label's node selector keeps it on Lingjun nodes.
-    assert set(ours_spec) - set(seed_spec) == {"nodeSelector"}
+    # The additions: the Lingjun label's node selector keeps it on Lingjun nodes, and the
+    # secure defaults (issue 15) keep the service account token and seccomp as they should be.
+    assert set(ours_spec) - set(seed_spec) == {
+        "nodeSelector",
+        "automountServiceAccountToken",
+        "securityContext",
+    }
     assert ours_spec["nodeSelector"] == {"alibabacloud.com/lingjun-worker": "true"}
-    assert ours["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
+    assert without_waivers(ours)["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
+    assert ours["metadata"]["namespace"] == "gpu-fabric-benchmark"
+    assert ours_c["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    # What the Job still needs, each with its reason; the image here has no digest (43).
+    assert set(waivers(ours)) == {
+        *("CKV_K8S_19", "CKV_K8S_22", "CKV_K8S_23", "CKV_K8S_25", "CKV_K8S_40", "CKV_K8S_43")
+    }
 
 
 def test_the_function_on_the_seeds_own_job_adds_only_the_node_selector():

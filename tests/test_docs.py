@@ -75,6 +75,7 @@ def test_the_documents_exist():
         "component-package.md",
         "config-reference.md",
         "reviewing-changes.md",
+        "security.md",
         "verifying.md",
         "gke.md",
         "oke.md",

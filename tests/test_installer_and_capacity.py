@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from components.gke import nccl_installer, tcpx
+from components.workload_security import without_waivers
 from offline import engine
 from offline.engine import manifest
 from tests.conftest import assert_single_rule, parse_stack, problems, run_stack
@@ -26,13 +27,15 @@ def test_by_default_the_stack_owns_the_installer_and_does_not_wait_for_it():
     cfg = parse_stack({}, "a4x-prod")
     assert cfg.installer.owner.value == "stack" and cfg.installer.await_rollout is False
     (daemon_set,) = installer_daemon_sets(engine.run("a4x-prod"))
-    assert daemon_set["metadata"]["annotations"] == {nccl_installer.SKIP_AWAIT: "true"}
+    assert without_waivers(daemon_set)["metadata"]["annotations"] == {
+        nccl_installer.SKIP_AWAIT: "true"
+    }
 
 
 def test_await_rollout_drops_the_skip_await_annotation():
     plan = run_stack({"gpu-fabric:installer": {"awaitRollout": True}}, stack="a4x-prod")
     (daemon_set,) = installer_daemon_sets(plan)
-    assert "annotations" not in daemon_set["metadata"]
+    assert "annotations" not in without_waivers(daemon_set)["metadata"]
 
 
 @pytest.mark.parametrize("stack", ["a4x-prod", "a3-prod"])

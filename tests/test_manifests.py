@@ -13,6 +13,7 @@ import yaml
 
 from components.catalog import catalog
 from components.gke import nccl_installer, tcpx
+from components.workload_security import without_waivers
 from offline.engine import manifest
 from tests.conftest import run_stack
 
@@ -61,6 +62,7 @@ def test_every_rendered_object_is_valid(a3_plan, smoke_plan):
         "DaemonSet",
         "Network",
         "GKENetworkParamSet",
+        "Namespace",
         "Pod",
         "Service",
     }
@@ -99,7 +101,7 @@ def test_installer_is_upstream_but_for_the_catalog_images(a3_plan):
     pod["initContainers"][0]["image"] = catalog().images.tcpx.installer
     pod["containers"][0]["image"] = catalog().images.pause
     upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
-    assert daemon_set == upstream
+    assert without_waivers(daemon_set) == upstream
     # The catalog default is the seed's installer; the upstream file pins the same one.
     assert catalog().images.tcpx.installer.endswith("nccl-plugin-gpudirecttcpx-dev:v3.1.9")
 
@@ -107,7 +109,7 @@ def test_installer_is_upstream_but_for_the_catalog_images(a3_plan):
 def test_installer_keeps_what_upstream_requires(a3_plan):
     (daemon_set,) = [o for o in objects_of(a3_plan) if o["kind"] == "DaemonSet"]
     pod = daemon_set["spec"]["template"]["spec"]
-    assert daemon_set["metadata"] == {
+    assert without_waivers(daemon_set)["metadata"] == {
         "name": "nccl-tcpx-installer",
         "namespace": "kube-system",
         "labels": {"k8s-app": "nccl-tcpx-installer"},

@@ -40,6 +40,8 @@ from typing import Any, Protocol
 
 import yaml
 
+from components.workload_security import SKIP, secure_workload, waivers
+
 from .nccl import LogError, Table, Verdict, describe, describe_verdict, judge, parse_log
 from .nccl_judge import Hardware, catalog_floor, run_shape, write_plot
 
@@ -405,11 +407,19 @@ def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
             "the hps-benchmark Job needs an image (seed 004 leaves it blank): set "
             "gpu-fabric:images.benchmark in the stack"
         )
-    manifest = benchmark_job(cfg.images.benchmark, BENCHMARK_GPUS, cfg.rdma.non_host_network)
+    manifest = benchmark_job(
+        cfg.images.benchmark, BENCHMARK_GPUS, cfg.rdma.non_host_network, {RUN_LABEL: stack}
+    )
     name = f"bw-{BENCHMARK_NAME}"
-    manifest["metadata"] = {"name": name, "namespace": NAMESPACE, "labels": {RUN_LABEL: stack}}
+    manifest["metadata"] = {
+        "name": name,
+        "namespace": NAMESPACE,
+        "labels": {RUN_LABEL: stack},
+        "annotations": {
+            k: v for k, v in manifest["metadata"]["annotations"].items() if k.startswith(SKIP)
+        },
+    }
     manifest["spec"]["backoffLimit"] = 0
-    manifest["spec"]["template"].setdefault("metadata", {})["labels"] = {RUN_LABEL: stack}
     run = Run(
         name=name,
         namespace=NAMESPACE,
@@ -460,7 +470,37 @@ def benchmark_for(stack: str, cfg: Any, nodes: int = 2) -> Benchmark:
         raise CouldNotRun(f"no bandwidth test for fabric {hardware.fabric!r}")
     if hardware.fabric != "ack-lingjun" and nodes < 2:
         raise CouldNotRun("the NCCL tests run across nodes: give --nodes 2 or more")
-    return builder(stack, hardware, cfg, nodes)
+    return _secured(builder(stack, hardware, cfg, nodes))
+
+
+BENCHMARK_SIZES = {"tcpxo-daemon": "daemon", "mpi-launcher": "small"}
+NCCL_TEST_CONTAINERS = ["nccl-test", "test", "tcpxo-daemon"]
+"""Containers of upstream's test pods that keep the runtime's default capabilities (sshd, the
+TCPXO daemon; components/workload_security.DEFAULT_CAPABILITIES)."""
+
+
+def _secure(obj: dict) -> dict:
+    """An object of upstream's test files with the secure defaults and its waivers; one this
+    package rendered (already waived) or without pods as it is."""
+    if waivers(obj) or obj["kind"] in ("Namespace", "Service"):
+        return obj
+    return secure_workload(obj, BENCHMARK_SIZES, NCCL_TEST_CONTAINERS)
+
+
+def _secured(benchmark: Benchmark) -> Benchmark:
+    """The benchmark with every object it creates secured (`_secure`), launched ones too."""
+    for phase in benchmark.phases:
+        phase.objects = [_secure(o) for o in phase.objects]
+        if phase.launch is not None:
+            phase.launch = _secured_launch(phase.launch)
+    return benchmark
+
+
+def _secured_launch(launch: Callable[[list[str]], list[dict]]) -> Callable[[list[str]], list[dict]]:
+    def secured(nodes: list[str]) -> list[dict]:
+        return [_secure(o) for o in launch(nodes)]
+
+    return secured
 
 
 # --- the cluster ---------------------------------------------------------------------------------

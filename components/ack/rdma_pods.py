@@ -20,6 +20,7 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
 from ..pod_spec import add_items, add_named, container_named, set_fields
+from ..workload_security import secure_workload
 
 SHM_PATH = "/dev/shm"
 CAPABILITIES = ["IPC_LOCK", "SYS_RESOURCE"]
@@ -29,6 +30,12 @@ BENCHMARK_GPUS = 8  # seed 004: `nvidia.com/gpu: 8`, a whole Lingjun node
 # Seed 004's Job tolerates every taint, as Alibaba's guide writes it (the fixture's last lines:
 # `tolerations: [{operator: Exists}]`, FACTS 4); the node selector still keeps it on Lingjun nodes.
 BENCHMARK_TOLERATIONS = [{"operator": "Exists"}]
+BENCHMARK_NAMESPACE = "gpu-fabric-benchmark"
+"""The Job's own namespace (the seed's is `default`; issue 15 keeps workloads out of it)."""
+LINGJUN_HOST_NETWORK = (
+    "RDMA on Lingjun nodes uses the host network unless the add-on's non-hostNetwork RDMA is on "
+    "(Alibaba, Use the RDMA network in pods on Lingjun nodes)"
+)
 
 
 def lingjun_toleration() -> dict:
@@ -102,9 +109,13 @@ def with_lingjun_rdma(
     return template
 
 
-def benchmark_job(image: str, gpus: int, non_host_network: bool) -> dict:
-    """Seed 004's `hps-benchmark` Job, its RDMA wiring from `with_lingjun_rdma`."""
+def benchmark_job(
+    image: str, gpus: int, non_host_network: bool, labels: dict[str, str] | None = None
+) -> dict:
+    """Seed 004's `hps-benchmark` Job, its RDMA wiring from `with_lingjun_rdma`, in a namespace
+    of its own and with the secure defaults (`secure_workload`); `labels` on its pods."""
     template = {
+        **({"metadata": {"labels": labels}} if labels else {}),
         "spec": {
             "restartPolicy": "Never",
             "containers": [
@@ -117,14 +128,14 @@ def benchmark_job(image: str, gpus: int, non_host_network: bool) -> dict:
                 }
             ],
             "tolerations": copy.deepcopy(BENCHMARK_TOLERATIONS),
-        }
+        },
     }
-    return {
+    job = {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {
             "name": BENCHMARK_NAME,
-            "namespace": "default",
+            "namespace": BENCHMARK_NAMESPACE,
             # A benchmark finishes on its own time; `pulumi up` does not wait for it to complete.
             "annotations": {"pulumi.com/skipAwait": "true"},
         },
@@ -133,6 +144,7 @@ def benchmark_job(image: str, gpus: int, non_host_network: bool) -> dict:
             "template": with_lingjun_rdma(template, non_host_network, shm_size="8Gi"),
         },
     }
+    return secure_workload(job, host_network=LINGJUN_HOST_NETWORK)
 
 
 @dataclass(frozen=True)
@@ -150,10 +162,15 @@ class Benchmark(pulumi.ComponentResource):
     def __init__(self, name: str, args: BenchmarkArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:ack:Benchmark", name, None, opts)
         manifest = benchmark_job(args.image, args.gpus, args.non_host_network)
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": manifest["metadata"]["namespace"]},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.job = k8s.batch.v1.Job(
             f"{name}-job",
             metadata=manifest["metadata"],
             spec=manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
         self.register_outputs({})

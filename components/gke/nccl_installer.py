@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from ..layers import after
+from ..workload_security import waive_upstream
 
 UPSTREAM = Path(__file__).with_name("upstream")
 # GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
@@ -32,7 +33,8 @@ RETAINED = pulumi.ResourceOptions(retain_on_delete=True)
 
 
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
-    """An upstream installer DaemonSet, verbatim but for its two images (from the catalog).
+    """An upstream installer DaemonSet, verbatim but for its two images (from the catalog) and
+    the checkov waivers its privileged design needs (`waive_upstream`, annotations only).
 
     The installer is the init container named like the DaemonSet; others (TCPXO's
     `pre-installation`) stay as upstream has them.
@@ -43,7 +45,7 @@ def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -
     (pause,) = pod["containers"]
     installer["image"] = installer_image
     pause["image"] = pause_image
-    return manifest
+    return waive_upstream(manifest)
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ class NcclInstaller(pulumi.ComponentResource):
             # The DaemonSet targets GPU nodes that may not exist yet (a pool of 0 nodes, capacity
             # still pending) or cannot run it yet (a bundle-installed driver): waiting for its
             # rollout could hold `pulumi up` until the timeout. `make verify` checks it instead.
-            metadata = {**metadata, "annotations": {SKIP_AWAIT: "true"}}
+            metadata = {**metadata, "annotations": {**metadata["annotations"], SKIP_AWAIT: "true"}}
         self.daemon_set = k8s.apps.v1.DaemonSet(
             name,
             metadata=metadata,

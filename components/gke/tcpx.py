@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..layers import after
+from ..workload_security import secure_workload
 
 GPU_RESOURCE = "nvidia.com/gpu"
 LIBRARY_DIR = "/usr/local/nvidia/lib64"
@@ -34,6 +35,34 @@ TCPX_PLUGIN_FILE = f"{LIBRARY_DIR}/libnccl-net.so"
 # Pod await logic). The test pods are created once the GPU node pools exist, then wait to be
 # scheduled on GPU nodes, for the GPU driver install and for the installer's plugin on the node
 # (wait_for_plugin_container) before Ready: give them 30 minutes, as Pulumi resource options.
+SMOKE_TEST_NAMESPACE = "gpu-fabric-smoke-test"
+"""The smoke test's own namespace (not `default`, issue 15): apply upstream's nccl-configmap
+there."""
+# Why seed 000's pods need what checkov flags (the GKE GPUDirect-TCPX guide, "Deploy a test
+# workload" and "Add GPUDirect-TCPX to your manifests").
+TCPX_HOST_NETWORK = (
+    "GPUDirect-TCPX pods use the host network: the tcpx-daemon serves the GPU NICs of the node "
+    "(GKE GPUDirect-TCPX guide)"
+)
+TCPX_PRIVILEGED = (
+    "the tcpx-daemon (RxDM) sidecar is privileged in the GKE GPUDirect-TCPX guide: it programs "
+    "the GPU NICs' receive queues"
+)
+SMOKE_TEST_SIZES = {"tcpx-daemon": "daemon", "wait-for-tcpx-plugin": "small"}
+
+
+def secure_tcpx_pod(manifest: dict) -> dict:
+    """A TCPX test pod with the secure defaults and its waivers: the nccl-test container keeps
+    the runtime's default capabilities (the image's sshd), the daemon stays privileged."""
+    return secure_workload(
+        manifest,
+        SMOKE_TEST_SIZES,
+        default_capabilities=["nccl-test"],
+        host_network=TCPX_HOST_NETWORK,
+        privileged=TCPX_PRIVILEGED,
+    )
+
+
 SMOKE_TEST_POD_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m")
 
 
@@ -170,12 +199,14 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
                 "metadata": {"name": f"nccl-host-{host}"},
                 "spec": {"selector": label, "clusterIP": "None"},
             },
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": f"nccl-test-host-{host}", "labels": label},
-                "spec": pod_spec,
-            },
+            secure_tcpx_pod(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {"name": f"nccl-test-host-{host}", "labels": label},
+                    "spec": pod_spec,
+                }
+            ),
         ]
     return manifests
 
@@ -184,7 +215,8 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
 class TcpxSmokeTestArgs:
     test_image: str
     daemon_image: str
-    namespace: str = "default"
+    namespace: str = SMOKE_TEST_NAMESPACE
+    """Created here."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """What the pods need running first (installer, Network objects)."""
     wait_for: pulumi.Input[list[str]] | None = None
@@ -198,8 +230,13 @@ class TcpxSmokeTest(pulumi.ComponentResource):
         self, name: str, args: TcpxSmokeTestArgs, opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__("gpu-fabric:gke:TcpxSmokeTest", name, None, opts)
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": args.namespace},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         # Children do not inherit a component's depends_on, so each pod and service gets it.
-        child = pulumi.ResourceOptions(parent=self, depends_on=args.depends_on)
+        child = pulumi.ResourceOptions(parent=self, depends_on=[*args.depends_on, namespace])
         for manifest in smoke_test_manifests(args.test_image, args.daemon_image):
             metadata: k8s.meta.v1.ObjectMetaArgsDict = {
                 **manifest["metadata"],

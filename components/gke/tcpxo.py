@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from ..pod_spec import add_items, add_named, container_named, set_fields
+from ..workload_security import waive_upstream
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
 from .nccl_installer import RETAINED, SKIP_AWAIT, UPSTREAM, awaited_spec
 
@@ -159,11 +160,12 @@ def with_tcpxo(
 
 
 def device_injector_manifest(image: str) -> dict:
-    """Upstream's NRI device injector DaemonSet, verbatim but for its image (from the catalog)."""
+    """Upstream's NRI device injector DaemonSet, verbatim but for its image (from the catalog)
+    and its checkov waivers (`waive_upstream`, annotations only)."""
     manifest = yaml.safe_load(NRI_DEVICE_INJECTOR.read_text())
     (injector,) = manifest["spec"]["template"]["spec"]["containers"]
     injector["image"] = image
-    return manifest
+    return waive_upstream(manifest)
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,7 @@ class NriDeviceInjector(pulumi.ComponentResource):
         manifest = device_injector_manifest(args.image)
         metadata = manifest["metadata"]
         if not args.await_rollout:
-            metadata = {**metadata, "annotations": {SKIP_AWAIT: "true"}}
+            metadata = {**metadata, "annotations": {**metadata["annotations"], SKIP_AWAIT: "true"}}
         k8s.apps.v1.DaemonSet(
             name,
             metadata=metadata,

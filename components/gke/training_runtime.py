@@ -8,6 +8,7 @@ import pulumi
 
 from ..crd_gate import CrdGate, CrdGateArgs
 from ..k8s_objects import custom_resource
+from ..workload_security import secure_workload
 from .gib import with_gib
 
 TRAINER_CRDS = ["clustertrainingruntimes.trainer.kubeflow.org"]
@@ -24,7 +25,7 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
         networks,
         gpus,
     )
-    return {
+    runtime = {
         "apiVersion": "trainer.kubeflow.org/v1alpha1",
         "kind": "ClusterTrainingRuntime",
         "metadata": {
@@ -52,6 +53,8 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
             },
         },
     }
+    # Secure defaults on the pod (issue 15): a torch-distributed pod needs no added capability.
+    return secure_workload(runtime)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import pulumi
 
 from ..crd_gate import CrdGate, CrdGateArgs
 from ..k8s_objects import custom_resource
+from ..workload_security import secure_workload
 from .claims import GPU_TOLERATION, INSTANCE_TYPE_LABEL, ClaimPlan, with_dra_claim
 
 MPIJOB_CRDS = ["mpijobs.kubeflow.org"]
@@ -122,10 +123,10 @@ def mpijob_manifest(
             ]
         }
     }
-    return {
+    job: dict = {
         "apiVersion": "kubeflow.org/v2beta1",
         "kind": "MPIJob",
-        "metadata": {"name": name, "namespace": namespace},
+        "metadata": {"name": name},
         "spec": {
             "slotsPerWorker": plan.gpus,
             "runPolicy": {"cleanPodPolicy": "Running"},
@@ -136,6 +137,10 @@ def mpijob_manifest(
             },
         },
     }
+    # The workers run sshd for mpirun: they keep the runtime's default capabilities.
+    job = secure_workload(job, {"mpi-launcher": "small"}, default_capabilities=["mpi-worker"])
+    job["metadata"]["namespace"] = namespace  # an output: set once the rest is copied
+    return job
 
 
 @dataclass(frozen=True)

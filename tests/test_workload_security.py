@@ -1,0 +1,229 @@
+"""Issue 15, "Secure by default": every object `make scan` gives checkov, the secure defaults of
+the pods this package writes, the waivers (each with its reason), and the scan's own verdict."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from components.workload_security import (
+    SIZES,
+    SKIP,
+    UPSTREAM_SOURCES,
+    UPSTREAM_WAIVED,
+    pod_reasons,
+    pod_templates,
+    secure_pod,
+    secure_workload,
+    waive,
+    waivers,
+    without_waivers,
+)
+from offline import engine, scan
+
+APPLYING_STACKS = [s for s in engine.stack_names() if "layers: cloud" not in
+                   (engine.STACKS_DIR / f"Pulumi.{s}.yaml").read_text()]  # fmt: skip
+CHECK_ID = re.compile(r"^CKV2?_K8S_\d+$")
+
+
+@pytest.fixture(scope="module", params=APPLYING_STACKS)
+def scanned(request) -> tuple[str, dict[str, dict]]:
+    return request.param, scan.stack_objects(request.param)
+
+
+def test_the_scan_covers_every_stack_that_applies_objects():
+    assert set(APPLYING_STACKS) == {
+        *("a3-prod", "a3-mega-prod", "a3-ultra-prod", "a4-prod", "a4x-prod"),
+        *("oke-dranet-fabric", "ack-lingjun-fabric"),
+    }
+
+
+def test_the_scan_sees_the_optional_workloads_and_the_benchmark(scanned):
+    stack, objects = scanned
+    kinds = {(name.split("-")[0], obj["kind"]) for name, obj in objects.items()}
+    assert ("bandwidth", "Namespace") in kinds or stack == "oke-dranet-fabric"
+    optional = {
+        "a3-prod": "Pod",  # the TCPX smoke test
+        "a4x-prod": "ClusterTrainingRuntime",
+        "oke-dranet-fabric": "MPIJob",
+        "ack-lingjun-fabric": "Job",
+    }
+    if stack in optional:
+        assert ("optional", optional[stack]) in kinds
+    # A custom resource's pods are scanned as Pods, pointing back at it.
+    for name, obj in objects.items():
+        if obj["kind"] in scan.POD_TEMPLATE_HOLDERS:
+            pods = [o for o in objects.values()
+                    if o["metadata"].get("annotations", {}).get(scan.HOLDER) == name]  # fmt: skip
+            assert len(pods) == len(list(pod_templates(obj["spec"])))
+            assert all(waivers(p) == waivers(obj) for p in pods)
+
+
+def _containers(spec: dict) -> list[dict]:
+    return [*spec.get("initContainers", []), *spec.get("containers", [])]
+
+
+def test_every_pod_this_package_writes_has_the_secure_defaults(scanned):
+    stack, objects = scanned
+    written = [o for o in objects.values()
+               if o["kind"] != "DaemonSet" and list(pod_templates(o))]  # fmt: skip
+    assert written
+    for obj in written:
+        what = f"{stack}: {obj['kind']} {obj['metadata']['name']}"
+        if obj["kind"] != "ClusterTrainingRuntime":  # cluster-scoped: the TrainJob's namespace
+            assert obj["metadata"]["namespace"] not in (None, "default"), what
+        for _, template in pod_templates(obj):
+            spec = template["spec"]
+            assert spec["automountServiceAccountToken"] is False, what
+            assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, what
+            for c in _containers(spec):
+                for kind in ("requests", "limits"):
+                    assert {"cpu", "memory"} <= set(c["resources"][kind]), (what, c["name"])
+                security = c["securityContext"]
+                if not security.get("privileged"):
+                    assert security["allowPrivilegeEscalation"] is False, (what, c["name"])
+                    assert security["capabilities"]["drop"] in (["ALL"], ["NET_RAW"]), what
+                if "@sha256:" not in c["image"]:
+                    assert "CKV_K8S_43" in waivers(obj), (what, c["image"])
+
+
+def test_upstream_daemon_sets_keep_their_shape_and_carry_their_waivers(scanned):
+    _, objects = scanned
+    for obj in (o for o in objects.values() if o["kind"] == "DaemonSet"):
+        name = obj["metadata"]["name"]
+        checks = waivers(obj)
+        assert set(checks) <= UPSTREAM_WAIVED[name]
+        assert UPSTREAM_WAIVED[name] - set(checks) <= {"CKV_K8S_43"}  # a pinned digest
+        assert all(UPSTREAM_SOURCES[name] in reason for reason in checks.values())
+        # Nothing but annotations differs from what upstream runs: no pod field was touched.
+        assert "automountServiceAccountToken" not in obj["spec"]["template"]["spec"]
+
+
+def test_every_waiver_names_a_check_and_a_reason(scanned):
+    _, objects = scanned
+    for obj in objects.values():
+        for check, reason in waivers(obj).items():
+            assert CHECK_ID.match(check), check
+            assert len(reason) > 20, (check, reason)
+
+
+# --- the functions ---------------------------------------------------------------------------
+
+
+def pod(**spec) -> dict:
+    containers = [{"name": "c", "image": "r/i:1"}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+            "spec": {"containers": containers, **spec}}  # fmt: skip
+
+
+def test_secure_pod_keeps_what_the_spec_says():
+    spec = {
+        "containers": [
+            {"name": "daemon", "image": "d", "securityContext": {"privileged": True}},
+            {
+                "name": "test",
+                "image": "t",
+                "resources": {"limits": {"memory": "1Gi"}},
+                "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
+            },  # fmt: skip
+            {"name": "sshd", "image": "s"},
+        ]
+    }
+    out = secure_pod(spec, {"daemon": "daemon"}, default_capabilities=["sshd"])
+    daemon, test, sshd = out["containers"]
+    assert daemon["securityContext"] == {"privileged": True}
+    assert daemon["resources"] == SIZES["daemon"]
+    assert test["resources"]["limits"]["memory"] == "1Gi"  # kept
+    assert test["securityContext"]["capabilities"] == {"add": ["IPC_LOCK"], "drop": ["ALL"]}
+    assert sshd["securityContext"]["capabilities"] == {"drop": ["NET_RAW"]}
+    assert spec["containers"][2] == {"name": "sshd", "image": "s"}  # a copy
+
+
+def test_a_pods_reasons_follow_its_spec():
+    plain = secure_pod(pod()["spec"])
+    assert set(pod_reasons(plain)) == {
+        *("CKV_K8S_8", "CKV_K8S_9", "CKV_K8S_22", "CKV_K8S_23", "CKV_K8S_40", "CKV_K8S_43"),
+        "CKV2_K8S_6",
+    }
+    pinned = secure_pod({"containers": [{"name": "c", "image": "r/i:1@sha256:" + "a" * 64}]})
+    assert "CKV_K8S_43" not in pod_reasons(pinned)
+    host = secure_pod(pod(hostNetwork=True)["spec"])
+    with pytest.raises(ValueError, match="host-network pod needs the reason"):
+        pod_reasons(host)
+    assert pod_reasons(host, host_network="because")["CKV_K8S_19"] == "because"
+    added = {"capabilities": {"add": ["SYS_ADMIN"]}}
+    odd = secure_pod({"containers": [{"name": "c", "image": "i", "securityContext": added}]})
+    with pytest.raises(ValueError, match="SYS_ADMIN"):
+        pod_reasons(odd)
+
+
+def test_a_job_waives_no_check_checkov_does_not_run_on_it():
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"},
+           "spec": {"template": {"spec": pod()["spec"]}}}  # fmt: skip
+    assert not {"CKV_K8S_8", "CKV_K8S_9", "CKV2_K8S_6"} & set(waivers(secure_workload(job)))
+    job["spec"]["template"]["metadata"] = {"labels": {"app": "j"}}
+    assert "CKV2_K8S_6" in waivers(secure_workload(job))
+
+
+def test_waivers_are_annotations_made_once():
+    waived = waive(pod(), {"CKV_K8S_9": "b", "CKV_K8S_10": "a"})
+    annotations = waived["metadata"]["annotations"]
+    assert annotations == {f"{SKIP}1": "CKV_K8S_9=b", f"{SKIP}2": "CKV_K8S_10=a"}
+    assert without_waivers(waived) == pod()
+    with pytest.raises(ValueError, match="already waived"):
+        waive(waived, {"CKV_K8S_8": "c"})
+
+
+# --- the scan's verdict, with a stand-in checkov ------------------------------------------------
+
+
+def fake_checkov(tmp_path: Path, failing: list[tuple[str, str]]) -> Path:
+    """A `checkov` that reports `failing` (file suffix, check) as failed, the rest as passed."""
+    script = tmp_path / "checkov"
+    report = {
+        "results": {
+            "failed_checks": [
+                {"check_id": check, "check_name": "n", "file_path": f"/{suffix}"}
+                for suffix, check in failing
+            ],
+            "passed_checks": [],
+            "skipped_checks": [],
+        }
+    }
+    script.write_text(f"#!/bin/sh\ncat <<'EOF'\n{json.dumps(report)}\nEOF\nexit 1\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_scan_fails_on_an_unwaived_finding_and_on_an_unneeded_waiver(tmp_path, capsys):
+    stack = "ack-lingjun-fabric"
+    job = next(n for n in scan.stack_objects(stack) if n.startswith("optional-job"))
+    out = tmp_path / "out"
+    # Every waiver of the Job is needed (it fails each without them): only the failure counts.
+    needed = [(f"{stack}/{job}", c) for c in waivers(scan.stack_objects(stack)[job])]
+    checkov = fake_checkov(tmp_path, needed)
+    assert scan.main([stack, "--checkov", str(checkov), "--out", str(out)]) == 1
+    assert "FAILED" in capsys.readouterr().out  # the stand-in fails them in both runs
+    # Nothing fails, so every waiver is unneeded.
+    checkov = fake_checkov(tmp_path, [])
+    assert scan.main([stack, "--checkov", str(checkov), "--out", str(out)]) == 1
+    assert f"UNNEEDED WAIVER {stack}/{job}: CKV_K8S_19" in capsys.readouterr().out
+    # No checkov: exit 2.
+    assert scan.main([stack, "--checkov", str(tmp_path / "none"), "--out", str(out)]) == 2
+
+
+def test_scan_passes_when_every_finding_is_waived_and_needed(tmp_path, capsys, monkeypatch):
+    stack = "ack-lingjun-fabric"
+    objects = scan.stack_objects(stack)
+    needed = [(f"{stack}/{name}", c) for name, obj in objects.items() for c in waivers(obj)]
+    reports = iter([{"results": {"passed_checks": [], "skipped_checks": [], "failed_checks": []}},
+                    {"results": {"passed_checks": [], "skipped_checks": [], "failed_checks": [
+                        {"check_id": c, "check_name": "n", "file_path": f"/{f}"}
+                        for f, c in needed]}}])  # fmt: skip
+    monkeypatch.setattr(scan, "run_checkov", lambda checkov, folder: next(reports))
+    assert scan.main([stack, "--out", str(tmp_path)]) == 0
+    assert "checkov: 0 unwaived" in capsys.readouterr().out
