@@ -23,3 +23,105 @@ def test_two_runs_give_the_kubernetes_provider_the_same_kubeconfig():
     assert {r.urn: r.inputs for r in first.resources} == {r.urn: r.inputs for r in second.resources}
     kubeconfig = yaml.safe_load(next(iter(_provider_inputs(first).values()))["kubeconfig"])
     assert kubeconfig["users"][0]["user"]["client-certificate-data"]
+
+
+# --- issue 14, item 14: the Lingjun pool must get nodes -----------------------------------------
+
+WAIT = "command:local:Command"
+
+
+def lingjun_wait(plan):
+    (wait,) = [r for r in plan.of_type(WAIT) if r.name.endswith("-lingjun-nodes-wait")]
+    return wait
+
+
+def test_the_fabric_stack_waits_for_the_lingjun_nodes_and_names_the_step():
+    plan = run_stack(stack=STACK)
+    wait = lingjun_wait(plan)
+    assert wait.urn.startswith("urn:pulumi:ack-lingjun-fabric::")
+    env = wait.inputs["environment"]
+    assert env["COUNT"] == "2"  # the committed file's lingjun.nodeCount
+    assert env["SELECTOR"] == "alibabacloud.com/lingjun-worker=true"
+    assert env["GROUP_ID"] == "i120021051733814190732"
+    assert env["POOL_ID"] == plan.outputs["lingjunNodePoolId"]
+    assert env["CLUSTER_ID"] == plan.outputs["clusterId"]
+    assert "environment" in wait.secret_inputs  # it carries the kubeconfig
+    assert wait.inputs["triggers"] == [plan.outputs["clusterId"], env["POOL_ID"], 2]
+
+
+def test_in_one_stack_the_wait_follows_the_lingjun_pool():
+    from tests.test_ack_stack import EXISTING_VPC
+
+    existing = {**EXISTING_VPC, "deployPath": "a runner inside the VPC"}
+    changes = {"gpu-fabric:layers": "all", "gpu-fabric:network": {"existing": existing}}
+    plan = run_stack(changes, stack=STACK)
+    (pool,) = [p for p in plan.of_type("alicloud:cs/nodePool:NodePool")
+               if p.inputs.get("type") == "lingjun"]  # fmt: skip
+    assert plan.depends_on(lingjun_wait(plan), pool)
+
+
+def test_no_count_no_wait_and_a_warning():
+    plan = run_stack({"gpu-fabric:lingjun.nodeCount": 0}, stack=STACK)
+    assert not [r for r in plan.of_type(WAIT) if r.name.endswith("-lingjun-nodes-wait")]
+    assert any("lingjun.nodeCount: 0" in w for w in plan.warnings)
+
+
+def test_the_count_is_required_and_not_negative():
+    from components.problems import MISSING
+    from tests.conftest import DELETE, assert_single_rule
+
+    assert_single_rule(
+        {"gpu-fabric:lingjun.nodeCount": DELETE}, "gpu-fabric:lingjun.nodeCount", MISSING,
+        "required", STACK,
+    )  # fmt: skip
+    for bad in (-1, 1001):
+        assert_single_rule(
+            {"gpu-fabric:lingjun.nodeCount": bad}, "gpu-fabric:lingjun.nodeCount", bad, "", STACK
+        )
+
+
+def run_wait(tmp_path, kubectl: str, timeout: int = 0):
+    from components.ack.node_wait import WAIT_SCRIPT
+    from tests.wait_script import run_wait_script
+
+    env = {
+        "SELECTOR": "alibabacloud.com/lingjun-worker=true",
+        "COUNT": "2",
+        "TIMEOUT_SECONDS": str(timeout),
+        "CLUSTER_ID": "c1",
+        "POOL_ID": "c1:np1",
+        "GROUP_ID": "ng-1",
+    }
+    return run_wait_script(tmp_path, WAIT_SCRIPT, kubectl, env)
+
+
+NODES = 'if [ "$1 $2" = "get nodes" ]; then printf "node/a\\nnode/b\\n"; exit 0; fi'
+
+
+def test_an_empty_pool_fails_naming_add_existing_node(tmp_path):
+    result = run_wait(tmp_path, "exit 0")
+    assert result.returncode == 1
+    assert "0 of 2 registered" in result.stderr
+    assert "Add Existing Node" in result.stderr and "ng-1" in result.stderr
+    assert "pool c1:np1" in result.stderr
+
+
+def test_ready_nodes_without_rdma_fail(tmp_path):
+    # Registered and Ready (`kubectl wait` passes), no rdma/hca, and the time is up.
+    kubectl = f'{NODES}\nif [ "$1" = get ]; then echo 0; fi'
+    result = run_wait(tmp_path, kubectl)
+    assert result.returncode == 1, result.stderr
+    assert "without rdma/hca: node/a node/b" in result.stderr
+
+
+def test_ready_nodes_with_rdma_pass(tmp_path):
+    kubectl = f'{NODES}\nif [ "$1" = get ]; then echo 1; fi'
+    result = run_wait(tmp_path, kubectl, timeout=600)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_wait_script_passes_shellcheck(tmp_path):
+    from components.ack.node_wait import WAIT_SCRIPT
+    from tests.wait_script import shellcheck_problems
+
+    assert shellcheck_problems(tmp_path, WAIT_SCRIPT) == ""

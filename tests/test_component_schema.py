@@ -177,6 +177,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "kubernetesProvider": "Input<kubernetes:Provider>!",
             "nonHostNetwork": "boolean!",
             "benchmarkImage": "string",
+            "lingjunNodes": "AckLingjunNodes",
         },
         "outputs": {
             "benchmarkJob": "string!",
@@ -267,6 +268,13 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "roots": "integer",
     },
     "OkeNcclTests": {"claims": "[string]!", "image": "string!", "workers": "integer!"},
+    "AckLingjunNodes": {
+        "count": "integer!",
+        "groupId": "string!",
+        "nodePoolId": "Input<string>!",
+        "clusterId": "Input<string>!",
+        "kubeconfig": "Input<string>!",
+    },
     "AckVpc": {
         "vpcCidr": "string!",
         "nodeVswitches": "[AckVswitch]!",

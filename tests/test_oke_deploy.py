@@ -180,29 +180,15 @@ def test_in_one_stack_the_wait_depends_on_the_instances_and_the_cluster():
 
 def run_wait(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
     from components.oke.node_wait import WAIT_SCRIPT
+    from tests.wait_script import run_wait_script
 
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in ("mktemp", "rm", "wc", "date", "cat"):
-        found = shutil.which(tool)
-        assert found
-        (bin_dir / tool).symlink_to(found)
-    for name, body in (("kubectl", kubectl), ("sleep", "exit 0")):
-        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
-        (bin_dir / name).chmod(0o755)
-    sh = shutil.which("sh")
-    assert sh
     env = {
-        "PATH": str(bin_dir),
-        "GPU_FABRIC_KUBECONFIG": "apiVersion: v1",
         "GPU_NODES": "oke-dranet-gpu-0 oke-dranet-gpu-1",
         "SELECTOR": "node.kubernetes.io/instance-type=BM.GPU.B4.8",
         "COUNT": "2",
         "TIMEOUT_SECONDS": str(timeout),
     }
-    return subprocess.run(
-        [sh, "-c", WAIT_SCRIPT], env=env, capture_output=True, text=True, check=False
-    )
+    return run_wait_script(tmp_path, WAIT_SCRIPT, kubectl, env)
 
 
 def test_the_wait_fails_naming_the_instances_and_their_join_log(tmp_path):
@@ -237,16 +223,10 @@ def test_the_wait_returns_once_every_node_is_registered_and_ready(tmp_path):
 
 
 def test_the_wait_script_passes_shellcheck(tmp_path):
-    import sys
-
     from components.oke.node_wait import WAIT_SCRIPT
+    from tests.wait_script import shellcheck_problems
 
-    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
-    assert shellcheck
-    script = tmp_path / "wait.sh"
-    script.write_text("#!/bin/sh\n" + WAIT_SCRIPT)
-    result = subprocess.run([shellcheck, str(script)], capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout
+    assert shellcheck_problems(tmp_path, WAIT_SCRIPT) == ""
 
 
 # --- nodes follow their cluster ----------------------------------------------------------------

@@ -293,6 +293,13 @@ class LingjunConfig(ConfigModel):
         description="ipv4 or ipv6: the computing network's IP version (set when it was created).",
     )
     pool_name: Name = Field("lingjun", description="Name of the Lingjun node pool.")
+    node_count: int = Field(
+        ge=0,
+        le=1000,
+        description="Nodes of the group you add to the Lingjun pool (console: Add Existing Node; "
+        "nothing in the stack can). The fabric layer waits for them, Ready with rdma/hca, and "
+        "fails naming that step. 0: no wait (a warning).",
+    )
 
 
 class RdmaConfig(ConfigModel):
@@ -391,6 +398,12 @@ class AckLingjunConfig(StackModel):
     def warnings(self) -> list[str]:
         """Advice that is not fatal: the stack deploys, but you may want to change it."""
         warnings = []
+        if self.lingjun.node_count == 0:
+            warnings.append(
+                f"{key('lingjun.nodeCount')}: 0, so `pulumi up` does not check that any Lingjun "
+                "node joined the pool (ACK adds none by itself: Add Existing Node); set how many "
+                "you add (warning, not fatal)"
+            )
         count = self.ack.system_pool.node_count
         if count < ADVISED_SYSTEM_NODES:
             warnings.append(

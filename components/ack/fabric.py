@@ -1,8 +1,11 @@
-"""ACK's in-cluster fabric layer: the seed's RDMA benchmark Job, on demand.
+"""ACK's in-cluster fabric layer: the wait for the Lingjun nodes, and the seed's RDMA benchmark
+Job, on demand.
 
-The RDMA device plugin itself is an ACK add-on, a cloud resource (the cloud layer's). The Job waits
-for the provider only: its pods stay Pending until a Lingjun node advertises `rdma/hca`, and
-`pulumi up` does not wait for the Job (skipAwait).
+The RDMA device plugin itself is an ACK add-on, a cloud resource (the cloud layer's). The Lingjun
+nodes are added to their pool by a person ("Add Existing Node", `node_wait.py`): the layer waits
+until they are Ready with `rdma/hca`, and fails naming that step. The Job waits for the provider
+only: its pods stay Pending until a Lingjun node advertises `rdma/hca`, and `pulumi up` does not
+wait for the Job (skipAwait).
 """
 
 from typing import NotRequired, TypedDict
@@ -11,7 +14,23 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..layers import child_options, declared_outputs, layer_token, whole_numbers
+from .node_wait import LingjunNodeWait, LingjunNodeWaitArgs
 from .rdma_pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs
+
+
+class AckLingjunNodes(TypedDict):
+    """The Lingjun nodes the fabric layer waits for (added to the pool with "Add Existing Node")."""
+
+    count: int
+    """How many nodes of the group are added to the pool."""
+    group_id: str
+    """The Lingjun node group (named in the failure)."""
+    node_pool_id: pulumi.Input[str]
+    """The Lingjun node pool (the cloud layer's `lingjunNodePoolId`)."""
+    cluster_id: pulumi.Input[str]
+    """The cluster (the cloud layer's `clusterId`)."""
+    kubeconfig: pulumi.Input[str]
+    """A kubeconfig of the cluster, for kubectl where `pulumi up` runs (secret)."""
 
 
 class AckFabricArgs(TypedDict):
@@ -23,6 +42,8 @@ class AckFabricArgs(TypedDict):
     """Whether the RDMA add-on serves pods off the host network (the cloud layer's setting)."""
     benchmark_image: NotRequired[str]
     """Run the seed's hps-benchmark Job with this image (unset: no Job)."""
+    lingjun_nodes: NotRequired[AckLingjunNodes]
+    """Wait for this many Lingjun nodes, Ready with `rdma/hca` (unset: no wait)."""
 
 
 class AckFabric(pulumi.ComponentResource):
@@ -37,6 +58,19 @@ class AckFabric(pulumi.ComponentResource):
         super().__init__(layer_token(AckFabric), name, None, opts)
         args = whole_numbers(args)
         job: pulumi.Input[str] = ""
+        nodes = args.get("lingjun_nodes")
+        if nodes is not None and nodes["count"]:
+            LingjunNodeWait(
+                f"{name}-lingjun-nodes",
+                LingjunNodeWaitArgs(
+                    kubeconfig=nodes["kubeconfig"],
+                    cluster_id=nodes["cluster_id"],
+                    node_pool_id=nodes["node_pool_id"],
+                    group_id=nodes["group_id"],
+                    count=nodes["count"],
+                ),
+                child_options(self, opts, [args["kubernetes_provider"]]),
+            )
         if "benchmark_image" in args:
             benchmark = Benchmark(
                 f"{name}-benchmark",

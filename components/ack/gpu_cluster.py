@@ -57,13 +57,22 @@ def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:
 
 
 def fabric_args(
-    cfg: AckLingjunConfig, provider: k8s.Provider, cloud: dict[str, Any] | None = None
+    cfg: AckLingjunConfig, provider: k8s.Provider, cloud: dict[str, Any]
 ) -> AckFabricArgs:
-    """The fabric layer's args (it needs no output of the cloud layer but its provider)."""
+    """The fabric layer's args: the stack config's own, and the cloud layer's outputs (`cloud`:
+    kubeconfig, cluster_id, lingjun_node_pool_id; Outputs or values) for the Lingjun node wait."""
     args: AckFabricArgs = {
         "kubernetes_provider": provider,
         "non_host_network": cfg.rdma.non_host_network,
     }
+    if cfg.lingjun.node_count:
+        args["lingjun_nodes"] = {
+            "count": cfg.lingjun.node_count,
+            "group_id": cfg.lingjun.group_id,
+            "node_pool_id": cloud["lingjun_node_pool_id"],
+            "cluster_id": cloud["cluster_id"],
+            "kubeconfig": cloud["kubeconfig"],
+        }
     if cfg.benchmark_job:
         args["benchmark_image"] = cfg.images.benchmark or ""
     return args
@@ -83,6 +92,7 @@ class GpuCluster(LayeredCluster):
         "rdmaNonHostNetwork": "rdma_non_host_network",
     }
     FABRIC_OUTPUTS = {"benchmarkJob": "benchmark_job"}
+    FABRIC_NEEDS = ("kubeconfig", "cluster_id", "lingjun_node_pool_id")
 
     CLOUD, FABRIC = AckCloud, AckFabric
     cloud_args = staticmethod(cloud_args)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_command as command
 
-from ..crd_gate import KUBECONFIG_ENV
+from ..node_wait import wait_command, wait_script
 from .claims import INSTANCE_TYPE_LABEL
 from .nodes import NODE_LABELS
 
@@ -24,31 +24,14 @@ JOIN_TIMEOUT_SECONDS = 40 * 60
 """From the instances' creation: the image's boot, the node package's install if the image lacks
 it, and `oke bootstrap`'s 20 attempts 15 s apart."""
 
-WAIT_SCRIPT = f"""set -u
-KUBECONFIG="$(mktemp)"
-export KUBECONFIG
-trap 'rm -f "$KUBECONFIG"' EXIT
-printf '%s' "${KUBECONFIG_ENV}" > "$KUBECONFIG"
-fail() {{
-  echo "GPU nodes did not join the cluster: $1." >&2
+WAIT_SCRIPT = wait_script(
+    f"""  echo "GPU nodes did not join the cluster: $1." >&2
   echo "Instances: $GPU_NODES (selector $SELECTOR)." >&2
   echo "Read a node's join log: sudo tail -n 200 {CLOUD_INIT_LOG} on the instance (SSH through" \\
     "a bastion, or its console connection in the OCI console); a failed join ends with the" \\
     "join script's error there." >&2
-  exit 1
-}}
-deadline=$(( $(date +%s) + TIMEOUT_SECONDS ))
-while :; do
-  joined=$(kubectl get nodes -l "$SELECTOR" -o name 2>/dev/null | wc -l)
-  [ "$joined" -ge "$COUNT" ] && break
-  [ "$(date +%s)" -ge "$deadline" ] && fail "$joined of $COUNT registered within $TIMEOUT_SECONDS s"
-  sleep 15
-done
-remaining=$(( deadline - $(date +%s) ))
-[ "$remaining" -gt 60 ] || remaining=60
-kubectl wait --for=condition=Ready node -l "$SELECTOR" --timeout="${{remaining}}s" \\
-  || fail "$COUNT registered, but not all Ready"
 """
+)
 
 
 def selector(shape: str) -> str:
@@ -79,19 +62,15 @@ class GpuNodeWait(pulumi.ComponentResource):
     ):
         super().__init__("gpu-fabric:oke:GpuNodeWait", name, None, opts)
         nodes = pulumi.Output.from_input(args.gpu_nodes).apply(lambda names: " ".join(names))
-        self.command = command.local.Command(
-            f"{name}-wait",
-            create=WAIT_SCRIPT,
-            interpreter=["/bin/sh", "-c"],
-            environment={
-                KUBECONFIG_ENV: pulumi.Output.secret(args.kubeconfig),
-                "GPU_NODES": nodes,
-                "SELECTOR": selector(args.shape),
-                "COUNT": str(args.count),
-                "TIMEOUT_SECONDS": str(args.timeout_seconds),
-            },
-            # Again when the cluster or the set of instances changes.
-            triggers=[args.cluster_id, args.gpu_nodes],
-            opts=pulumi.ResourceOptions(parent=self),
+        environment: dict[str, pulumi.Input[str]] = {
+            "GPU_NODES": nodes,
+            "SELECTOR": selector(args.shape),
+            "COUNT": str(args.count),
+            "TIMEOUT_SECONDS": str(args.timeout_seconds),
+        }
+        # Again when the cluster or the set of instances changes.
+        triggers = [args.cluster_id, args.gpu_nodes]
+        self.command = wait_command(
+            f"{name}-wait", WAIT_SCRIPT, args.kubeconfig, environment, triggers, self
         )
         self.register_outputs({})

@@ -1,0 +1,92 @@
+"""Wait until the Lingjun nodes are in the cluster, Ready and advertising `rdma/hca`, or fail the
+update with the step that adds them (issue 14, item 14).
+
+Nothing in this stack can put a Lingjun node group's nodes into the Lingjun node pool: the pool is
+created bound to the group (`eflo_node_group`), but pulumi-alicloud 4.0.0 has no auto-attach (the
+newer CS API's `eflo_node_group.auto_attach_enabled` is not in it), and attaching Lingjun node
+ids through the pool's `instances` (AttachInstancesToNodePool, documented for ECS `i-` ids) is
+unverified (ack/FACTS 1.15, 1.21, R6). Alibaba's way is the console's "Add Existing Node" on the
+pool ("Create and manage a Lingjun node pool"). So the step is the user's, between the cloud
+stack and the fabric stack, and this wait (in the fabric layer, where the API is reachable) makes
+it explicit: `pulumi up` of the fabric stack fails, naming the step, until the nodes are there.
+
+The nodes are found by ACK's Lingjun label (catalog `ack.lingjun_nodes.worker_label`): a Lingjun
+node of another pool of the same cluster counts too (the pool label of Lingjun nodes is not
+documented).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_command as command
+
+from ..catalog import catalog
+from ..node_wait import wait_command, wait_script
+
+WAIT_MINUTES = 30
+"""From the fabric stack's `pulumi up`: nodes added just before it have time to turn Ready and
+get the device plugin."""
+
+WAIT_SCRIPT = wait_script(
+    """  echo "Lingjun nodes are not ready for RDMA pods: $1." >&2
+  echo "ACK does not add a Lingjun node group's nodes to a node pool by itself, and this" \\
+    "stack cannot (pulumi-alicloud 4.0.0 has no auto-attach)." >&2
+  echo "Add them: ACK console > cluster $CLUSTER_ID > Nodes > Node Pools > pool $POOL_ID >" \\
+    "Add Existing Node, selecting the nodes of Lingjun node group $GROUP_ID; then run" \\
+    "pulumi up again. Nodes: kubectl get nodes -l $SELECTOR" >&2
+""",
+    then="""while :; do
+  missing=""
+  for node in $(kubectl get nodes -l "$SELECTOR" -o name); do
+    hca=$(kubectl get "$node" -o jsonpath='{.status.allocatable.rdma/hca}')
+    case "$hca" in ''|0) missing="$missing $node" ;; esac
+  done
+  [ -z "$missing" ] && break
+  [ "$(date +%s)" -ge "$deadline" ] && fail "Ready, but without rdma/hca:$missing (the \\
+ack-rdma-device-plugin add-on advertises it)"
+  sleep 15
+done
+""",
+)
+
+
+def selector() -> str:
+    return ",".join(f"{k}={v}" for k, v in catalog().ack.lingjun_nodes.worker_label.items())
+
+
+@dataclass(frozen=True)
+class LingjunNodeWaitArgs:
+    kubeconfig: pulumi.Input[str]
+    cluster_id: pulumi.Input[str]
+    node_pool_id: pulumi.Input[str]
+    group_id: str
+    count: int
+    timeout_seconds: int = WAIT_MINUTES * 60
+
+
+class LingjunNodeWait(pulumi.ComponentResource):
+    """A `command.local.Command` that returns once `count` Lingjun nodes are Ready with
+    `rdma/hca`, and fails naming "Add Existing Node" otherwise."""
+
+    command: command.local.Command
+
+    def __init__(
+        self, name: str, args: LingjunNodeWaitArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:ack:LingjunNodeWait", name, None, opts)
+        environment: dict[str, pulumi.Input[str]] = {
+            "SELECTOR": selector(),
+            "COUNT": str(args.count),
+            "TIMEOUT_SECONDS": str(args.timeout_seconds),
+            "CLUSTER_ID": args.cluster_id,
+            "POOL_ID": args.node_pool_id,
+            "GROUP_ID": args.group_id,
+        }
+        # Again when the cluster, the pool or the expected count changes.
+        triggers = [args.cluster_id, args.node_pool_id, args.count]
+        self.command = wait_command(
+            f"{name}-wait", WAIT_SCRIPT, args.kubeconfig, environment, triggers, self
+        )
+        self.register_outputs({})
