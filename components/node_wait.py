@@ -34,9 +34,15 @@ fail() {{
 }}
 deadline=$(( $(date +%s) + TIMEOUT_SECONDS ))
 while :; do
-  joined=$(kubectl get nodes -l "$SELECTOR" -o name 2>/dev/null | wc -l)
-  [ "$joined" -ge "$COUNT" ] && break
-  [ "$(date +%s)" -ge "$deadline" ] && fail "$joined of $COUNT registered within $TIMEOUT_SECONDS s"
+  # An API error is not "no node": it is retried, and named if the time runs out.
+  if listed=$(kubectl get nodes -l "$SELECTOR" -o name 2>&1); then
+    joined=$(printf '%s\n' "$listed" | grep -c '^node/')
+    [ "$joined" -ge "$COUNT" ] && break
+    why="$joined of $COUNT registered within $TIMEOUT_SECONDS s"
+  else
+    why="kubectl could not list the nodes: $listed"
+  fi
+  [ "$(date +%s)" -ge "$deadline" ] && fail "$why"
   sleep 15
 done
 remaining=$(( deadline - $(date +%s) ))

@@ -13,10 +13,10 @@ Two kinds of objects:
   host-level design fails, naming the upstream manifest.
 - **This package's own** (the TCPX smoke-test pods, the benchmark Jobs and pods of `make verify
   BANDWIDTH=1`, the OKE MPIJobs, the ACK Job, the Kubeflow training runtime): `secure_pod` gives
-  every container CPU and memory requests and limits, `allowPrivilegeEscalation: false` and all
-  capabilities dropped but the ones the fabric names, the pod a RuntimeDefault seccomp profile and
-  no service account token. `waive` then names what the fabric still needs (host network, a
-  privileged TCPX daemon, IPC_LOCK, root), each with the source document's reason.
+  every container CPU and memory requests and a memory limit (`SIZES`), `allowPrivilegeEscalation:
+  false` and all capabilities dropped but the ones the fabric names, and the pod no service
+  account token. `waive` then names what the fabric still needs (host network, a privileged TCPX
+  daemon, IPC_LOCK, root, no CPU limit, no seccomp profile), each with its reason.
 """
 
 from __future__ import annotations
@@ -167,54 +167,78 @@ def waive_upstream(manifest: dict) -> dict:
 # --- this package's own pods --------------------------------------------------------------------
 
 SIZES: dict[str, dict[str, dict[str, str]]] = {
-    # The main container of a test on a whole GPU node (nccl-tests, the ACK benchmark). Estimates,
-    # not from a source: requests a scheduler can place beside the system pods, limits far below
-    # the smallest GPU machine here (a4x-highgpu-4g: 140 vCPUs, 884 GB) and far above what
-    # nccl-tests holds in host memory (its buffers are on the GPUs).
-    "test": {
-        "requests": {"cpu": "4", "memory": "16Gi"},
-        "limits": {"cpu": "64", "memory": "256Gi"},
-    },
-    # The TCPX/TCPXO receive daemons beside a test (estimates, as above).
-    "daemon": {
-        "requests": {"cpu": "2", "memory": "4Gi"},
-        "limits": {"cpu": "16", "memory": "32Gi"},
-    },
+    # The main container of a test on a whole GPU node (nccl-tests, the ACK benchmark): requests
+    # a scheduler can place beside the system pods, and a memory limit far below the smallest GPU
+    # machine here (a4x-highgpu-4g: 884 GB) and far above what nccl-tests holds in host memory
+    # (its buffers are on the GPUs). Estimates, not from a source. No CPU limit (CPU_LIMIT).
+    "test": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"memory": "256Gi"}},
+    # The TCPX/TCPXO receive daemons beside a test (estimates, as above; no CPU limit).
+    "daemon": {"requests": {"cpu": "2", "memory": "4Gi"}, "limits": {"memory": "32Gi"}},
     # An MPI launcher or a wait-for-the-plugin init container: a shell and mpirun.
     "small": {
         "requests": {"cpu": "250m", "memory": "256Mi"},
         "limits": {"cpu": "1", "memory": "1Gi"},
     },
+    # A job that takes a whole GPU node and whose host memory use is its own (the ACK benchmark):
+    # requests only, no limit (the caller gives the reason).
+    "whole-node": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {}},
+    # What a pod of the training runtime gets: nothing (RUNTIME_REASONS, resources).
+    "none": {"requests": {}, "limits": {}},
 }
 
-
+CPU_LIMIT = (
+    "no CPU limit: a CFS quota throttles NCCL's proxy and network threads and the receive "
+    "daemons, and the test is alone on its GPU node (upstream's test pods set none); the CPU "
+    "request is set"
+)
+SECCOMP = (
+    "no seccomp profile, as upstream's test pods: NCCL, MPI and the CUDA driver bind memory to "
+    "NUMA nodes (mbind, set_mempolicy), which the container runtime's default profile admits "
+    "only with CAP_SYS_NICE (UNVERIFIED on a cluster which calls a run makes)"
+)
 DEFAULT_CAPABILITIES = (
     "keeps the container runtime's default capabilities but NET_RAW: the NCCL test images start "
     "sshd for mpirun (privilege separation needs SETUID, SETGID and SYS_CHROOT), and upstream's "
-    "TCPX/TCPXO daemons run with the defaults"
+    "TCPXO daemon runs with the defaults (UNVERIFIED that it needs none but NET_ADMIN and "
+    "NET_BIND_SERVICE)"
 )
+RUNTIME_REASONS = {
+    "CKV_K8S_8": "a training job runs to completion: nothing to probe",
+    "CKV_K8S_9": "a training job runs to completion: nothing to probe",
+    **dict.fromkeys(
+        ("CKV_K8S_10", "CKV_K8S_11", "CKV_K8S_12", "CKV_K8S_13"),
+        "a runtime is the template of every TrainJob that names it: their requests and limits "
+        "are the TrainJob's (`spec.trainer.resourcesPerNode`, Kubeflow Trainer)",
+    ),
+    "CKV_K8S_22": "the TrainJob's image decides whether its root filesystem can be read-only",
+    "CKV_K8S_23": "the TrainJob's image decides its user",
+    "CKV_K8S_40": "the TrainJob's image decides its user",
+    "CKV2_K8S_6": "the pods run in the TrainJob's namespace, whose NetworkPolicies are its own",
+}
+"""The training runtime's reasons, where a test pod's do not fit (it runs users' jobs)."""
 
 
 def secure_pod(
     spec: dict,
     sizes: Mapping[str, str] | None = None,
     default_capabilities: Iterable[str] = (),
+    default_size: str = "test",
 ) -> dict:
     """A copy of pod `spec` with the secure defaults.
 
-    `sizes` maps a container name to a SIZES key (others: "test"). Containers named in
+    `sizes` maps a container name to a SIZES key (others: `default_size`). Containers named in
     `default_capabilities` drop only NET_RAW; the others drop ALL. What the spec already sets is
-    kept: privileged containers keep their privilege, added capabilities stay added.
+    kept: privileged containers keep their privilege, added capabilities stay added. No seccomp
+    profile is set (SECCOMP).
     """
     out = copy.deepcopy(spec)
     out.setdefault("automountServiceAccountToken", False)
-    out.setdefault("securityContext", {}).setdefault("seccompProfile", {"type": "RuntimeDefault"})
     keep = set(default_capabilities)
     for container in [*out.get("initContainers", []), *out.get("containers", [])]:
-        size = SIZES[(sizes or {}).get(container["name"], "test")]
-        resources = container.setdefault("resources", {})
+        size = SIZES[(sizes or {}).get(container["name"], default_size)]
         for kind in ("requests", "limits"):
             for resource, quantity in size[kind].items():
+                resources = container.setdefault("resources", {})
                 resources.setdefault(kind, {}).setdefault(resource, quantity)
         container.setdefault("imagePullPolicy", "Always")
         security = container.setdefault("securityContext", {})
@@ -225,40 +249,61 @@ def secure_pod(
     return out
 
 
+_RESOURCE_CHECKS = {
+    ("requests", "cpu"): "CKV_K8S_10",
+    ("limits", "cpu"): "CKV_K8S_11",
+    ("requests", "memory"): "CKV_K8S_12",
+    ("limits", "memory"): "CKV_K8S_13",
+}
+
+
 def pod_reasons(
-    pod_spec: Mapping, host_network: str | None = None, privileged: str | None = None
+    pod_spec: Mapping,
+    host_network: str | None = None,
+    privileged: str | None = None,
+    reasons: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The waivers a secured test pod needs: probes, root, a writable root filesystem, and what
-    its spec says (added or default capabilities, images without a digest, the host network, a
-    privileged sidecar; the caller gives the reasons of the last two)."""
-    reasons = {
+    """The waivers a secured pod needs: probes, root, a writable root filesystem, no seccomp
+    profile, and what its spec says (added or default capabilities, images without a digest,
+    resources not set, the host network, a privileged sidecar). `reasons` replaces the default
+    reason of a check (and gives the one of a resource left unset on purpose, but a CPU limit's);
+    the caller gives the reasons for the host network and a privileged container."""
+    given = dict(reasons or {})
+    found = {
         "CKV_K8S_8": PROBES,
         "CKV_K8S_9": PROBES,
         "CKV_K8S_22": ROOT_FS,
         "CKV_K8S_23": ROOT_USER,
+        "CKV_K8S_29": SECCOMP,
+        "CKV_K8S_31": SECCOMP,
         "CKV_K8S_40": ROOT_USER,
         "CKV2_K8S_6": NETWORK_POLICY_FABRIC,
     }
     containers = [*pod_spec.get("initContainers", []), *pod_spec.get("containers", [])]
+    for (kind, resource), check in _RESOURCE_CHECKS.items():
+        if any(resource not in (c.get("resources") or {}).get(kind, {}) for c in containers):
+            if check not in given and check != "CKV_K8S_11":
+                raise ValueError(f"{kind} {resource} left unset needs the reason for it")
+            found[check] = given.get(check, CPU_LIMIT)
     capabilities = [(c.get("securityContext") or {}).get("capabilities") or {} for c in containers]
     added = {capability for c in capabilities for capability in c.get("add", [])}
     if added:
-        reasons["CKV_K8S_25"] = _capabilities(added)
+        found["CKV_K8S_25"] = _capabilities(added)
     if any("ALL" not in c.get("drop", []) for c in capabilities):
-        reasons["CKV_K8S_37"] = DEFAULT_CAPABILITIES
+        found["CKV_K8S_37"] = DEFAULT_CAPABILITIES
     if not _digest_pinned(pod_spec):
-        reasons["CKV_K8S_43"] = NO_DIGEST
+        found["CKV_K8S_43"] = NO_DIGEST
     if pod_spec.get("hostNetwork"):
         if host_network is None:
             raise ValueError("a host-network pod needs the reason for it")
-        reasons["CKV_K8S_19"] = host_network
-        reasons["CKV2_K8S_6"] = NETWORK_POLICY_HOST
+        found["CKV_K8S_19"] = host_network
+        found["CKV2_K8S_6"] = NETWORK_POLICY_HOST
     if any((c.get("securityContext") or {}).get("privileged") for c in containers):
         if privileged is None:
             raise ValueError("a privileged container needs the reason for it")
         for check in ("CKV_K8S_16", "CKV_K8S_20", "CKV_K8S_28", "CKV_K8S_37"):
-            reasons[check] = privileged
-    return reasons
+            found[check] = privileged
+    return {check: given.get(check, why) for check, why in found.items()}
 
 
 def pod_templates(obj: Any, path: str = "") -> Iterator[tuple[str, dict]]:
@@ -281,14 +326,18 @@ def secure_workload(
     default_capabilities: Iterable[str] = (),
     host_network: str | None = None,
     privileged: str | None = None,
+    default_size: str = "test",
+    reasons_for: Mapping[str, str] | None = None,
 ) -> dict:
     """A copy of a workload this package writes (a Pod, Job, MPIJob or training runtime) with
-    every pod template secured (`secure_pod`) and the object waived for what they still need."""
+    every pod template secured (`secure_pod`) and the object waived for what they still need
+    (`pod_reasons`; `reasons_for` replaces a check's reason)."""
     out = copy.deepcopy(obj)
     reasons: dict[str, str] = {}
     for _, template in list(pod_templates(out)):
-        template["spec"] = secure_pod(template["spec"], sizes, default_capabilities)
-        found = pod_reasons(template["spec"], host_network, privileged)
+        spec = secure_pod(template["spec"], sizes, default_capabilities, default_size)
+        template["spec"] = spec
+        found = pod_reasons(spec, host_network, privileged, reasons_for)
         if out["kind"] == "Job":
             # checkov (3.3.30) runs no probe check on a Job, and its NetworkPolicy check only on
             # a labelled pod template (it is a graph check on Pods): no waiver where nothing

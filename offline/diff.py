@@ -207,7 +207,7 @@ def field_changes(
         digest_before = old.get("secretDigests", {}).get(path)
         digest_after = new.get("secretDigests", {}).get(path)
         if was != now or (comparable and digest_before != digest_after):
-            forces = rules.forcing_field(new["type"], path, None, None)
+            forces = rules.forcing_field(new["type"], path, None, None) or _replaces_on(new, path)
             changes.append(FieldChange(path, None, None, secret=True, forces=forces))
     before, after = leaves(old["inputs"]), leaves(new["inputs"])
     for path in sorted(set(before) | set(after)):
@@ -218,8 +218,15 @@ def field_changes(
         value_before, value_after = before.get(path, ABSENT), after.get(path, ABSENT)
         if value_before != value_after:
             forces = rules.forcing_field(new["type"], path, value_before, value_after)
+            forces = forces or _replaces_on(new, path)
             changes.append(FieldChange(path, value_before, value_after, forces=forces))
     return sorted(changes, key=lambda c: c.path)
+
+
+def _replaces_on(resource: dict[str, Any], path: str) -> str | None:
+    """The resource's own `replaceOnChanges` path this change is at or under, or None."""
+    bare = re.sub(r"\[\d+\]", "", path)
+    return next((p for p in resource.get("replaceOnChanges", []) if _under(bare, p)), None)
 
 
 def diff_plans(old: dict[str, Any], new: dict[str, Any], rules: ReplaceRules) -> StackDiff:

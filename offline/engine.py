@@ -72,6 +72,8 @@ class Registration:
     retain_on_delete: bool = False
     """`retainOnDelete`: when the resource leaves the program, Pulumi forgets it and leaves the
     object where it is (Pulumi docs, resource option `retainOnDelete`)."""
+    replace_on_changes: list[str] = field(default_factory=list)
+    """`replaceOnChanges`: input paths whose change replaces the resource, beyond its provider's."""
 
     @property
     def provider_urn(self) -> str:
@@ -93,6 +95,7 @@ class Registration:
             "protect": self.protect,
             "deleteBeforeReplace": self.delete_before_replace,
             "retainOnDelete": self.retain_on_delete,
+            "replaceOnChanges": self.replace_on_changes,
             "ignoreChanges": self.ignore_changes,
             "secretInputs": self.secret_inputs,
             "aliases": sorted(self.aliases),
@@ -206,6 +209,7 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
                     secret_inputs=secrets,
                     aliases=[self._alias_urn(request, alias) for alias in request.aliases],
                     retain_on_delete=bool(request.retainOnDelete),
+                    replace_on_changes=list(request.replaceOnChanges),
                 )
             )
         return response

@@ -288,7 +288,14 @@ def test_smoke_test_is_off_by_default_and_waits_for_the_fabric():
         assert plan.depends_on(pod, daemon_set)
         for obj in plan.of_type(K8S_NETWORK):
             assert plan.depends_on(pod, obj)
-    assert len(plan.of_type("kubernetes:core/v1:Service")) == 2
+    services = plan.of_type("kubernetes:core/v1:Service")
+    assert len(services) == 2
+    # In a namespace of their own (issue 15), which they wait for; replaced old ones first (a new
+    # pod needs the GPUs the old one holds).
+    (namespace,) = plan.of_type("kubernetes:core/v1:Namespace")
+    for obj in [*pods, *services]:
+        assert obj.inputs["metadata"]["namespace"] == "gpu-fabric-smoke-test"
+        assert plan.depends_on(obj, namespace) and obj.delete_before_replace
 
 
 def test_smoke_test_pods_wait_long_enough_for_gpu_scheduling_and_the_driver(monkeypatch):

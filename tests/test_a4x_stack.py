@@ -251,7 +251,16 @@ def test_training_runtime_matches_aicr():
     reference = _rendered_reference([gib.ARM64_TOLERATION])
     del reference["metadata"]["annotations"]  # Helm hook annotations: not a Helm release here
     # AICR's runtime with the secure defaults of every pod this package writes (issue 15).
-    assert ours == secure_workload(reference)
+    assert ours == secure_workload(
+        reference, default_size="none", reasons_for=training_runtime.RUNTIME_REASONS
+    )
+    pod = ours["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    (node,) = pod["spec"]["containers"]
+    # CPU and memory are each TrainJob's (no cap on users' training), and the reasons say so.
+    assert (
+        set(node["resources"]["limits"]) == set(node["resources"]["requests"]) == {"nvidia.com/gpu"}
+    )
+    assert waivers(ours)["CKV_K8S_13"] == training_runtime.RUNTIME_REASONS["CKV_K8S_13"]
 
 
 # --- with_gib ----------------------------------------------------------------------------------

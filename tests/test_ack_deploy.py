@@ -103,7 +103,21 @@ def test_an_empty_pool_fails_naming_add_existing_node(tmp_path):
     assert result.returncode == 1
     assert "0 of 2 registered" in result.stderr
     assert "Add Existing Node" in result.stderr and "ng-1" in result.stderr
-    assert "pool c1:np1" in result.stderr
+    assert "pool np1 >" in result.stderr  # the pool's id as the console shows it
+
+
+def test_an_api_error_is_named_not_taken_for_no_nodes(tmp_path):
+    result = run_wait(tmp_path, 'echo "Unable to connect to the server" >&2; exit 1')
+    assert result.returncode == 1
+    assert "kubectl could not list the nodes: Unable to connect" in result.stderr
+
+
+def test_an_api_error_after_ready_does_not_pass(tmp_path):
+    # Listed and Ready, then the API fails when the nodes are read: not "nothing missing".
+    kubectl = f'{NODES}\nif [ "$1" = get ]; then echo "error: forbidden" >&2; exit 1; fi'
+    result = run_wait(tmp_path, kubectl)
+    assert result.returncode == 1
+    assert "without rdma/hca: node/a node/b" in result.stderr
 
 
 def test_ready_nodes_without_rdma_fail(tmp_path):

@@ -267,11 +267,9 @@ def test_benchmark_job_is_the_seeds_with_a_lingjun_selector(benchmark_plan):
     ours_c, seed_c = ours_spec["containers"][0], seed_spec["containers"][0]
     for key in ("name", "image", "command", "workingDir", "volumeMounts"):
         assert ours_c[key] == seed_c[key], key
-    # The seed's limits, and the CPU and memory every pod of this package sets (issue 15).
-    assert ours_c["resources"]["limits"] == {
-        **seed_c["resources"]["limits"],
-        **SIZES["test"]["limits"],
-    }
+    # The seed's limits (no memory cap: HPS keeps its tables in host memory), and requests.
+    assert ours_c["resources"]["limits"] == seed_c["resources"]["limits"]
+    assert ours_c["resources"]["requests"] == SIZES["whole-node"]["requests"]
     assert sorted(ours_c["securityContext"]["capabilities"]["add"]) == sorted(
         seed_c["securityContext"]["capabilities"]["add"]
     )
@@ -281,20 +279,18 @@ def test_benchmark_job_is_the_seeds_with_a_lingjun_selector(benchmark_plan):
     assert seed_spec["tolerations"] == [{"operator": "Exists"}]
     assert ours["spec"]["parallelism"] == seed["spec"]["parallelism"]
     # The additions: the Lingjun label's node selector keeps it on Lingjun nodes, and the
-    # secure defaults (issue 15) keep the service account token and seccomp as they should be.
-    assert set(ours_spec) - set(seed_spec) == {
-        "nodeSelector",
-        "automountServiceAccountToken",
-        "securityContext",
-    }
+    # secure defaults (issue 15) keep the service account token out of the pod.
+    assert set(ours_spec) - set(seed_spec) == {"nodeSelector", "automountServiceAccountToken"}
     assert ours_spec["nodeSelector"] == {"alibabacloud.com/lingjun-worker": "true"}
     assert without_waivers(ours)["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     assert ours["metadata"]["namespace"] == "gpu-fabric-benchmark"
     assert ours_c["securityContext"]["capabilities"]["drop"] == ["ALL"]
     # What the Job still needs, each with its reason; the image here has no digest (43).
     assert set(waivers(ours)) == {
-        *("CKV_K8S_19", "CKV_K8S_22", "CKV_K8S_23", "CKV_K8S_25", "CKV_K8S_40", "CKV_K8S_43")
+        *("CKV_K8S_11", "CKV_K8S_13", "CKV_K8S_19", "CKV_K8S_22", "CKV_K8S_23", "CKV_K8S_25"),
+        *("CKV_K8S_29", "CKV_K8S_31", "CKV_K8S_40", "CKV_K8S_43"),
     }
+    assert waivers(ours)["CKV_K8S_13"] == rdma_pods.HPS_MEMORY
 
 
 def test_the_function_on_the_seeds_own_job_adds_only_the_node_selector():

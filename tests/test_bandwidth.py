@@ -398,11 +398,24 @@ def test_a_refused_object_stops_the_run_and_deletes_what_was_created():
     assert_all_deleted(server)
 
 
+def test_the_nccl_config_map_is_found_in_the_smoke_tests_namespace_first():
+    from components.gke.tcpx import SMOKE_TEST_NAMESPACE
+
+    assert bandwidth.CONFIG_MAP_SOURCE_NAMESPACES == (SMOKE_TEST_NAMESPACE, "default")
+    server = FakeApiServer(TCPX_LOG)
+    data = server.config_maps.pop("default/nccl-configmap")
+    server.config_maps[f"{SMOKE_TEST_NAMESPACE}/nccl-configmap"] = data
+    report, said = run("a3-prod", server)
+    assert report.code == 0, report.error
+    assert "  create ConfigMap nccl-configmap" in said
+
+
 def test_missing_nccl_config_map_says_how_to_apply_it():
     server = FakeApiServer(TCPX_LOG)
     server.config_maps.clear()
     report, _ = run("a3-prod", server)
     assert report.code == 2 and "nccl-config-default.yaml" in report.error
+    assert "kubectl apply -n gpu-fabric-smoke-test" in report.error
     assert_all_deleted(server)
 
 

@@ -257,7 +257,11 @@ def test_a_system_shape_outside_ocis_grammar_is_refused(shape, says):
 
 
 @pytest.mark.parametrize(
-    "shape", ["VM.Standard.E5.Flex", "VM.Standard3.Flex", "BM.Standard.E5.192", "VM.New9.Flex"]
+    "shape",
+    [
+        *("VM.Standard.E5.Flex", "VM.Standard3.Flex", "BM.Standard.E5.192", "VM.New9.Flex"),
+        "VM.Standard.X9-v2.Flex",  # hyphens, as in OCI's BM.GPU.A100-v2.8 and BM.GPU.L40S-NC.4
+    ],
 )
 def test_a_system_shape_of_ocis_grammar_is_accepted(shape):
     # A name the catalog does not list is accepted: the list only feeds the guess.
@@ -268,12 +272,15 @@ def test_a_system_shape_of_ocis_grammar_is_accepted(shape):
 @pytest.mark.parametrize(
     "shape, says",
     [
-        ("BM.GPU.B4-8", "not an OCI shape name"),  # grammar
+        ("BM.GPU.B4_8", "not an OCI shape name"),  # grammar
         ("bm.gpu.b4.8", "not an OCI shape name"),  # grammar (case)
+        ("BM.GPU.B4-8", "not a GPU shape of the catalog for oke-dranet"),  # a hyphen is OCI's
         ("BM.GPU.B4.4", "not a GPU shape of the catalog for oke-dranet"),  # catalog
     ],
 )
 def test_a_gpu_shape_slip_is_refused_with_the_catalogs_shape(shape, says):
+    # BM.GPU.A100-v2.8 is a real shape: hyphens are in OCI's grammar, so a slip to one is
+    # caught by the catalog.
     key = "gpu-fabric:gpuNodes.shape"
     assert_single_rule({key: shape}, key, shape, says, OKE)
     assert_single_rule({key: shape}, key, shape, "did you mean 'BM.GPU.B4.8'?", OKE)
@@ -495,7 +502,7 @@ def test_a_key_pair_name_outside_the_grammar_is_refused(name, says):
     assert_single_rule({key: name}, key, name, "not an ECS key pair name", ACK)
 
 
-@pytest.mark.parametrize("name", ["ab", "k" * 128, "ack:admin_key-1", "ops.key"])
+@pytest.mark.parametrize("name", ["ab", "k" * 128, "ack:admin_key-1", "ops.key", "密钥-1"])
 def test_a_key_pair_name_of_the_grammar_is_accepted(name):
     key = "gpu-fabric:ack.systemPool.keyName"
     assert parse_stack({key: name}, ACK).ack.system_pool.key_name == name

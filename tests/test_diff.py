@@ -643,3 +643,14 @@ def test_a_change_under_ignore_changes_is_no_change():
     shown = {**new, "ignoreChanges": []}
     (change,) = diff.diff_plans({"resources": [old]}, {"resources": [shown]}, RULES).changes
     assert change.fields[0].path == "metadata.user_data"
+
+
+def test_a_new_lingjun_group_replaces_the_pool_old_one_first():
+    """The provider ignores `efloNodeGroup` after create (not ForceNew); the pool's own
+    `replaceOnChanges` makes the change a replacement, and `make diff` reads it from the plan."""
+    base = as_file(run_stack(stack="ack-lingjun"))
+    result = diff_with(base, {"gpu-fabric:lingjun.groupId": "ng-ec3c96ff0aa2"}, stack="ack-lingjun")
+    (pool,) = [c for c in result.changes if c.type == "alicloud:cs/nodePool:NodePool"]
+    assert pool.action == "replace" and pool.delete_first
+    assert pool.reason == "forced by `efloNodeGroup`"
+    assert "efloNodeGroup" not in RULES.fields("alicloud:cs/nodePool:NodePool")

@@ -13,7 +13,7 @@ def run_wait_script(
 ) -> subprocess.CompletedProcess:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("mktemp", "rm", "wc", "date", "cat"):
+    for tool in ("mktemp", "rm", "wc", "date", "cat", "grep"):
         found = shutil.which(tool)
         assert found
         (bin_dir / tool).symlink_to(found)

@@ -50,7 +50,9 @@ NAMESPACE = "gpu-fabric-bandwidth"
 RUN_LABEL = "gpu-fabric/bandwidth"
 """Label on every pod and Service created here (value: the stack)."""
 TCPX_CONFIG_MAP = "nccl-configmap"
-CONFIG_MAP_SOURCE_NAMESPACE = "default"
+CONFIG_MAP_SOURCE_NAMESPACES = ("gpu-fabric-smoke-test", "default")
+"""Where upstream's nccl-configmap is looked for, in order: the smoke test's namespace
+(docs/gke.md applies it there), then `default` (the GKE guide's)."""
 NCCL_CONFIG_URL = (
     "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/master/"
     "gpudirect-tcpx/nccl-config-default.yaml"
@@ -910,11 +912,14 @@ def run_benchmark(
 def _copy_config_map(cluster: Cluster, benchmark: Benchmark, create: Callable) -> None:
     name = benchmark.copy_config_map
     assert name
-    found = cluster.config_map(CONFIG_MAP_SOURCE_NAMESPACE, name)
+    found = next(
+        (m for ns in CONFIG_MAP_SOURCE_NAMESPACES if (m := cluster.config_map(ns, name))), None
+    )
     if found is None:
         raise CouldNotRun(
-            f"ConfigMap {CONFIG_MAP_SOURCE_NAMESPACE}/{name} (upstream's all-gather scripts) is "
-            f"missing: kubectl apply -f {NCCL_CONFIG_URL}"
+            f"ConfigMap {name} (upstream's all-gather scripts) is in none of the namespaces "
+            f"{', '.join(CONFIG_MAP_SOURCE_NAMESPACES)}: kubectl apply -n "
+            f"{CONFIG_MAP_SOURCE_NAMESPACES[0]} -f {NCCL_CONFIG_URL}"
         )
     create(
         [

@@ -56,8 +56,10 @@ _INSTANCE_TYPE = re.compile(r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$")
 # Key pair names: 2 to 128 characters, a letter first, then letters, digits, colons, underscores and
 # hyphens (ECS API CreateKeyPair, `KeyPairName`,
 # https://www.alibabacloud.com/help/en/ecs/developer-reference/api-ecs-2014-05-26-createkeypair);
-# periods too, which older versions of the same page list, so that no real name is refused.
-_KEY_PAIR_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9.:_-]{1,127}$")
+# periods too, which older versions of the same page list, so that no real name is refused. The
+# console takes Chinese names as well: "letter" is any Unicode letter (Python's `\w` less digits
+# and `_`), so 密钥-1 passes.
+_KEY_PAIR_NAME = re.compile(r"^[^\W\d_][\w.:-]{1,127}$")
 
 
 def ack_version_tuple(value: str) -> tuple[int, int, int, int]:

@@ -33,16 +33,21 @@ WAIT_SCRIPT = wait_script(
     """  echo "Lingjun nodes are not ready for RDMA pods: $1." >&2
   echo "ACK does not add a Lingjun node group's nodes to a node pool by itself, and this" \\
     "stack cannot (pulumi-alicloud 4.0.0 has no auto-attach)." >&2
-  echo "Add them: ACK console > cluster $CLUSTER_ID > Nodes > Node Pools > pool $POOL_ID >" \\
+  echo "Add them: ACK console > cluster $CLUSTER_ID > Nodes > Node Pools > pool ${POOL_ID#*:} >" \\
     "Add Existing Node, selecting the nodes of Lingjun node group $GROUP_ID; then run" \\
     "pulumi up again. Nodes: kubectl get nodes -l $SELECTOR" >&2
 """,
     then="""while :; do
   missing=""
-  for node in $(kubectl get nodes -l "$SELECTOR" -o name); do
-    hca=$(kubectl get "$node" -o jsonpath='{.status.allocatable.rdma/hca}')
-    case "$hca" in ''|0) missing="$missing $node" ;; esac
-  done
+  if listed=$(kubectl get nodes -l "$SELECTOR" -o name 2>&1); then
+    for node in $listed; do
+      hca=$(kubectl get "$node" -o jsonpath='{.status.allocatable.rdma/hca}' 2>&1) \\
+        || hca="unreadable"
+      case "$hca" in ''|0|unreadable) missing="$missing $node" ;; esac
+    done
+  else
+    missing=" (kubectl could not list the nodes: $listed)"
+  fi
   [ -z "$missing" ] && break
   [ "$(date +%s)" -ge "$deadline" ] && fail "Ready, but without rdma/hca:$missing (the \\
 ack-rdma-device-plugin add-on advertises it)"

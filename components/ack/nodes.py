@@ -132,6 +132,13 @@ class LingjunPool(pulumi.ComponentResource):
                 # The add-on is a documented prerequisite of a Lingjun pool (FACTS 3.8).
                 depends_on=[self.addon],
                 ignore_changes=ACK_OWNED_POOL_FIELDS,
+                # The provider reads `eflo_node_group` only when it creates the pool and ignores a
+                # change later (terraform-provider-alicloud, resource_alicloud_cs_kubernetes_node_
+                # pool.go: not ForceNew, in the create request only): another Lingjun cluster or
+                # group would leave the pool bound to the old one while `pulumi up` reports
+                # success. So a change replaces the pool, the old one first: a group binds one pool.
+                replace_on_changes=["efloNodeGroup"],
+                delete_before_replace=True,
             ),
         )
         self.register_outputs({})

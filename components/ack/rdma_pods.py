@@ -30,6 +30,10 @@ BENCHMARK_GPUS = 8  # seed 004: `nvidia.com/gpu: 8`, a whole Lingjun node
 # Seed 004's Job tolerates every taint, as Alibaba's guide writes it (the fixture's last lines:
 # `tolerations: [{operator: Exists}]`, FACTS 4); the node selector still keeps it on Lingjun nodes.
 BENCHMARK_TOLERATIONS = [{"operator": "Exists"}]
+HPS_MEMORY = (
+    "no memory limit: HPS holds its embedding tables in host memory, and the Job takes a whole "
+    "Lingjun node, whose memory differs by machine type"
+)
 BENCHMARK_NAMESPACE = "gpu-fabric-benchmark"
 """The Job's own namespace (the seed's is `default`; issue 15 keeps workloads out of it)."""
 LINGJUN_HOST_NETWORK = (
@@ -144,7 +148,12 @@ def benchmark_job(
             "template": with_lingjun_rdma(template, non_host_network, shm_size="8Gi"),
         },
     }
-    return secure_workload(job, host_network=LINGJUN_HOST_NETWORK)
+    return secure_workload(
+        job,
+        {BENCHMARK_NAME: "whole-node"},
+        host_network=LINGJUN_HOST_NETWORK,
+        reasons_for={"CKV_K8S_13": HPS_MEMORY},
+    )
 
 
 @dataclass(frozen=True)

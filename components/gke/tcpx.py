@@ -236,7 +236,11 @@ class TcpxSmokeTest(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
         # Children do not inherit a component's depends_on, so each pod and service gets it.
-        child = pulumi.ResourceOptions(parent=self, depends_on=[*args.depends_on, namespace])
+        # Deleted before they are replaced: a new pod needs the GPUs the old one holds, and
+        # pulumi-kubernetes deletes first on its own only when name and namespace stay the same.
+        child = pulumi.ResourceOptions(
+            parent=self, depends_on=[*args.depends_on, namespace], delete_before_replace=True
+        )
         for manifest in smoke_test_manifests(args.test_image, args.daemon_image):
             metadata: k8s.meta.v1.ObjectMetaArgsDict = {
                 **manifest["metadata"],

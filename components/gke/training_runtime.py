@@ -8,7 +8,7 @@ import pulumi
 
 from ..crd_gate import CrdGate, CrdGateArgs
 from ..k8s_objects import custom_resource
-from ..workload_security import secure_workload
+from ..workload_security import RUNTIME_REASONS, secure_workload
 from .gib import with_gib
 
 TRAINER_CRDS = ["clustertrainingruntimes.trainer.kubeflow.org"]
@@ -53,8 +53,9 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
             },
         },
     }
-    # Secure defaults on the pod (issue 15): a torch-distributed pod needs no added capability.
-    return secure_workload(runtime)
+    # Secure defaults on the pod (issue 15): a torch-distributed pod needs no added capability;
+    # its resources are each TrainJob's, and the reasons are a runtime's, not a test's.
+    return secure_workload(runtime, default_size="none", reasons_for=RUNTIME_REASONS)
 
 
 @dataclass(frozen=True)

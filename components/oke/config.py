@@ -97,9 +97,10 @@ def _kubernetes_version(value: str) -> str:
     return value
 
 
-# Shape names: `VM.` or `BM.`, then dot-separated parts of letters and digits (OCI docs,
-# "Compute Shapes": VM.Standard.E5.Flex, BM.Standard.E5.192, BM.GPU.B4.8, VM.GPU3.1).
-_SHAPE = re.compile(r"^(VM|BM)\.[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$")
+# Shape names: `VM.` or `BM.`, then dot-separated parts of letters, digits and hyphens (OCI docs,
+# "Compute Shapes": VM.Standard.E5.Flex, BM.Standard.E5.192, BM.GPU.B4.8, VM.GPU3.1,
+# BM.GPU.A100-v2.8, BM.GPU.L40S-NC.4).
+_SHAPE = re.compile(r"^(VM|BM)\.[A-Za-z0-9]+(-[A-Za-z0-9]+)*(\.[A-Za-z0-9]+(-[A-Za-z0-9]+)*)*$")
 
 
 def _shape(value: str) -> str:
@@ -109,8 +110,8 @@ def _shape(value: str) -> str:
     guess = closest_known(value, known)
     fix = f"did you mean {guess!r}?" if guess else "e.g. VM.Standard.E5.Flex or BM.GPU.B4.8"
     raise ValueError(
-        "not an OCI shape name: VM. or BM. and dot-separated letters and digits, case as OCI "
-        f'writes it (OCI docs, "Compute Shapes"; `oci compute shape list`); {fix}'
+        "not an OCI shape name: VM. or BM. and dot-separated letters, digits and hyphens, case "
+        f'as OCI writes it (OCI docs, "Compute Shapes"; `oci compute shape list`); {fix}'
     )
 
 
