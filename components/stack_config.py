@@ -270,7 +270,7 @@ def parse(
 
     `secret`: the raw mapping's top-level keys that Pulumi holds as secrets (their problems say
     so: a secret is text, and only a text key may hold one)."""
-    written = written_problems(raw)
+    written = _without_secrets(written_problems(raw), raw, secret)
     try:
         # As JSON, which is what Pulumi hands a program: strict models then take enum values and
         # literals as written, and refuse every coercion (see ConfigModel).
@@ -278,13 +278,48 @@ def parse(
     except ValidationError as err:
         keys = {p.key for p in written}
         found = [_problem_from_pydantic(e, secret) for e in err.errors()]
+        found = _without_secrets(found, raw, secret)
         raise ConfigError(stack, written + [p for p in found if p.key not in keys]) from None
     if written:
         raise ConfigError(stack, written)
     problems = layer_problems(cfg) + CROSS_FIELD_RULES[cfg.platform](cfg)
     if problems:
-        raise ConfigError(stack, problems)
+        raise ConfigError(stack, _without_secrets(problems, raw, secret))
     return cfg
+
+
+def _without_secrets(
+    problems: list[Problem], raw: dict[str, Any], secret: frozenset[str]
+) -> list[Problem]:
+    """`problems` with no secret in them: the value of a problem under a secret key is
+    SECRET_PLACEHOLDER, and any secret text a message quotes (a cross-field rule names values)
+    is replaced by it too. Pulumi holds a whole top-level key secret once any part of it is."""
+    texts = sorted(
+        {t for key in secret if key in raw for t in _texts(raw[key]) if len(t) >= 4},
+        key=len,
+        reverse=True,
+    )
+    if not texts:
+        return problems
+    out = []
+    for problem in problems:
+        namespace, _, name = problem.key.partition(":")
+        top = problem.key if problem.key in secret else re.split(r"[.\[]", name, maxsplit=1)[0]
+        hidden = namespace == NAMESPACE and top in secret or problem.key in secret
+        message = problem.message
+        for text in texts:
+            message = message.replace(text, SECRET_PLACEHOLDER)
+        out.append(Problem(problem.key, SECRET_PLACEHOLDER if hidden else problem.value, message))
+    return out
+
+
+def _texts(value: Any) -> list[str]:
+    """Every text (and number, as written) inside a config value."""
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
 
 
 def layer_problems(cfg) -> list[Problem]:

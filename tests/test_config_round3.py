@@ -364,3 +364,26 @@ def test_a_region_is_spelled_as_compute_engine_spells_it(region, says):
         p.key == "gpu-fabric:region" and p.value == region and says in p.message
         for p in problems.value.problems
     )
+
+
+def test_a_cross_field_problem_under_a_secret_key_does_not_show_its_values():
+    """A rule that names values (the Lingjun group id equal to the cluster id) under a key Pulumi
+    holds secret shows neither the value nor the ids in its message."""
+    from components.problems import ConfigError
+    from components.stack_config import SECRET_PLACEHOLDER, parse_pulumi_config
+    from tests.conftest import encode, stack_values, with_changes
+
+    cluster = "i118191731740041623425"
+    values = encode(
+        with_changes(stack_values("ack-lingjun"), {"gpu-fabric:lingjun.groupId": cluster})
+    )
+    with pytest.raises(ConfigError) as plain:
+        parse_pulumi_config(values, "ack-lingjun", stacks_dir=None)
+    assert cluster in str(plain.value)  # the rule names it when the key is not secret
+    with pytest.raises(ConfigError) as err:
+        parse_pulumi_config(
+            values, "ack-lingjun", stacks_dir=None, secret_keys=["gpu-fabric:lingjun"]
+        )
+    (problem,) = err.value.problems
+    assert problem.key == "gpu-fabric:lingjun.groupId" and problem.value == SECRET_PLACEHOLDER
+    assert cluster not in str(err.value)
