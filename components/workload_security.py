@@ -191,10 +191,13 @@ CPU_LIMIT = (
     "daemons, and the test is alone on its GPU node (upstream's test pods set none); the CPU "
     "request is set"
 )
+# containerd's RuntimeDefault profile (contrib/seccomp/seccomp_default.go) has neither mbind,
+# set_mempolicy nor get_mempolicy in its allow-list, and no capability adds them: they fail with
+# EPERM under it, whatever the container's capabilities.
 SECCOMP = (
     "no seccomp profile, as upstream's test pods: NCCL, MPI and the CUDA driver bind memory to "
-    "NUMA nodes (mbind, set_mempolicy), which the container runtime's default profile admits "
-    "only with CAP_SYS_NICE (UNVERIFIED on a cluster which calls a run makes)"
+    "NUMA nodes (mbind, set_mempolicy, get_mempolicy), which containerd's default profile does "
+    "not admit (UNVERIFIED on a cluster which of them a run makes)"
 )
 DEFAULT_CAPABILITIES = (
     "keeps the container runtime's default capabilities but NET_RAW: the NCCL test images start "
