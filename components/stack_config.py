@@ -185,8 +185,8 @@ def _problem_from_pydantic(error: ErrorDetails, secret: frozenset[str] = frozens
             f"`pulumi config set --path '{key}' VALUE` (without --secret). Only text keys may "
             "hold a secret",
         )
-    # A secret key's values are not echoed: Pulumi holds the whole key secret.
-    shown = SECRET_PLACEHOLDER if in_secret_key else error["input"]
+    # (A secret key's values are masked in every problem at once, by `_without_secrets`.)
+    shown = error["input"]
     if kind == "value_error":
         message = str(error["ctx"]["error"])
         if offline_secret:
