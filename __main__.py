@@ -2,9 +2,9 @@
 
 import pulumi
 
-from components.platforms import build
-from components.secrets import keep_secret, mark_derived_secrets
-from components.stack_config import load_stack_config
+from gpu_fabric.platforms import build
+from gpu_fabric.secrets import keep_secret, mark_derived_secrets
+from gpu_fabric.stack_config import load_stack_config
 
 # Validates everything before any resource is registered.
 config, secret_texts = load_stack_config()

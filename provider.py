@@ -10,14 +10,14 @@ Importing this module starts nothing: only running it as a script serves the com
 
 from pulumi.provider.experimental import component_provider_host
 
-from components import __version__
-from components.registry import SPECS
+from gpu_fabric import __version__
+from gpu_fabric.registry import SPECS
 
 NAME = "gpu-fabric"
-"""The package name: the first part of every component's type token (`components/layers.py`)."""
+"""The package name: the first part of every component's type token (`gpu_fabric/layers.py`)."""
 
 VERSION = __version__
-"""The package (schema and SDK) version: the Python package's (`components/__init__.py`), tagged
+"""The package (schema and SDK) version: the Python package's (`gpu_fabric/__init__.py`), tagged
 `v<VERSION>` for consumers to pin (`pulumi package add <git URL>@v<VERSION>`)."""
 
 COMPONENTS = [

@@ -26,8 +26,8 @@ from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resour
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from components.problems import ConfigError, Problem
-from components.stack_file import (  # noqa: F401 (the plan's readers take them from here)
+from gpu_fabric.problems import ConfigError, Problem
+from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them from here)
     SECRET_PLACEHOLDER,
     STACKS_DIR,
     read_stack_file,
@@ -468,7 +468,7 @@ class _CloudMocks(pulumi_mocks.Mocks):
             temporary = args.args.get("temporaryDurationMinutes") is not None
             return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id, temporary)}
         if args.token == "alicloud:cs/getKubernetesAddonMetadata:getKubernetesAddonMetadata":
-            from components.catalog import catalog
+            from gpu_fabric.catalog import catalog
 
             key = catalog().ack.rdma_device_plugin.non_host_network_key
             return {

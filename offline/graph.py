@@ -30,8 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.layers import TOKEN_MODULE
-from components.problems import ConfigError
+from gpu_fabric.layers import TOKEN_MODULE
+from gpu_fabric.problems import ConfigError
 from offline.engine import Plan, Registration, run
 from offline.plan import OUT_DIR
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from components.problems import ConfigError
+from gpu_fabric.problems import ConfigError
 from offline.engine import ROOT, Plan, Registration, manifest, run
 
 OUT_DIR = ROOT / "build" / "plan"

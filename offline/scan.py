@@ -12,7 +12,7 @@ What is scanned, per stack file (build/scan/<stack>/, one YAML file per object):
 checkov does not look inside custom resources, so each pod template of an MPIJob or a training
 runtime is also written as a Pod of its own, with its parent's waivers.
 
-Waivers are the objects' own `checkov.io/skipN` annotations (components/workload_security.py);
+Waivers are the objects' own `checkov.io/skipN` annotations (gpu_fabric/workload_security.py);
 checkov counts them as skipped. Nothing is waived on the command line.
 """
 
@@ -31,8 +31,8 @@ from typing import Any
 
 import yaml
 
-from components.stack_config import parse_pulumi_config
-from components.workload_security import pod_templates, waivers, without_waivers
+from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.workload_security import pod_templates, waivers, without_waivers
 from offline import engine
 from offline.engine import ROOT, manifest
 from verify.bandwidth import benchmark_for

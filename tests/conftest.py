@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from components.problems import ConfigError, Problem
-from components.stack_config import StackConfig, parse_pulumi_config
+from gpu_fabric.problems import ConfigError, Problem
+from gpu_fabric.stack_config import StackConfig, parse_pulumi_config
 from offline import engine
 
 

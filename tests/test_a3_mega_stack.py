@@ -8,9 +8,9 @@ import json
 import pytest
 import yaml
 
-from components.catalog import catalog
-from components.gke import nccl_installer, tcpxo
-from components.workload_security import waivers, without_waivers
+from gpu_fabric.catalog import catalog
+from gpu_fabric.gke import nccl_installer, tcpxo
+from gpu_fabric.workload_security import waivers, without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack

@@ -8,9 +8,9 @@ import json
 import pytest
 import yaml
 
-from components.catalog import catalog
-from components.gke import gib, nccl_installer, training_runtime
-from components.workload_security import UPSTREAM_WAIVED, secure_workload, waivers, without_waivers
+from gpu_fabric.catalog import catalog
+from gpu_fabric.gke import gib, nccl_installer, training_runtime
+from gpu_fabric.workload_security import UPSTREAM_WAIVED, secure_workload, waivers, without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import run_stack

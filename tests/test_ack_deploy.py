@@ -67,7 +67,7 @@ def test_no_count_no_wait_and_a_warning():
 
 
 def test_the_count_is_required_and_not_negative():
-    from components.problems import MISSING
+    from gpu_fabric.problems import MISSING
     from tests.conftest import DELETE, assert_single_rule
 
     assert_single_rule(
@@ -81,7 +81,7 @@ def test_the_count_is_required_and_not_negative():
 
 
 def run_wait(tmp_path, kubectl: str, timeout: int = 0):
-    from components.ack.node_wait import WAIT_SCRIPT
+    from gpu_fabric.ack.node_wait import WAIT_SCRIPT
     from tests.wait_script import run_wait_script
 
     env = {
@@ -135,7 +135,7 @@ def test_ready_nodes_with_rdma_pass(tmp_path):
 
 
 def test_the_wait_script_passes_shellcheck(tmp_path):
-    from components.ack.node_wait import WAIT_SCRIPT
+    from gpu_fabric.ack.node_wait import WAIT_SCRIPT
     from tests.wait_script import shellcheck_problems
 
     assert shellcheck_problems(tmp_path, WAIT_SCRIPT) == ""

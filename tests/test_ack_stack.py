@@ -9,10 +9,10 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from components.ack import rdma_pods
-from components.ack.nodes import addon_config
-from components.catalog import AddonConfigKey, catalog
-from components.workload_security import SIZES, waivers, without_waivers
+from gpu_fabric.ack import rdma_pods
+from gpu_fabric.ack.nodes import addon_config
+from gpu_fabric.catalog import AddonConfigKey, catalog
+from gpu_fabric.workload_security import SIZES, waivers, without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import kubernetes_provider, run_stack
@@ -181,7 +181,7 @@ def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
     (addon,) = plan.of_type(ADDON)
     assert json.loads(addon.inputs["config"]) == {}
     # The key can be set per stack, once the catalog records it (preview checks it there).
-    monkeypatch.setattr("components.ack.checks.catalog", lambda: catalog_recording("rdmaIpv6"))
+    monkeypatch.setattr("gpu_fabric.ack.checks.catalog", lambda: catalog_recording("rdmaIpv6"))
     plan = run_stack(
         {
             "gpu-fabric:rdma": {"nonHostNetwork": True, "nonHostNetworkKey": "rdmaIpv6"},

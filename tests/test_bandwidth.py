@@ -15,8 +15,8 @@ from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.rest import RESTResponse
 
 import verify.__main__ as verify_cli
-from components.stack_config import parse_pulumi_config
-from components.stack_file import stack_config
+from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_file import stack_config
 from tests.test_manifests import KUBERNETES_VERSION
 from verify import bandwidth
 from verify.bandwidth import (
@@ -399,7 +399,7 @@ def test_a_refused_object_stops_the_run_and_deletes_what_was_created():
 
 
 def test_the_nccl_config_map_is_found_in_the_smoke_tests_namespace_first():
-    from components.gke.tcpx import SMOKE_TEST_NAMESPACE
+    from gpu_fabric.gke.tcpx import SMOKE_TEST_NAMESPACE
 
     assert bandwidth.CONFIG_MAP_SOURCE_NAMESPACES == (SMOKE_TEST_NAMESPACE, "default")
     server = FakeApiServer(TCPX_LOG)

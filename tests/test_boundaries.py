@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from components.catalog import catalog
-from components.config_base import MAX_NODES, WIDEST_PUBLIC_SOURCE
-from components.problems import ConfigError
+from gpu_fabric.catalog import catalog
+from gpu_fabric.config_base import MAX_NODES, WIDEST_PUBLIC_SOURCE
+from gpu_fabric.problems import ConfigError
 from tests.conftest import assert_single_rule, parse_stack
 
 GKE, A4X, OKE, ACK = "a3-prod", "a4x-prod", "oke-dranet", "ack-lingjun"

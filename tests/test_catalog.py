@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from components.catalog import GkeVersion, GkeVersionRules, NicGroup, catalog
-from components.config_base import ImageReference, parse_image
+from gpu_fabric.catalog import GkeVersion, GkeVersionRules, NicGroup, catalog
+from gpu_fabric.config_base import ImageReference, parse_image
 
 
 def test_catalog_loads_both_machines():

@@ -32,7 +32,7 @@ from pulumi.provider.experimental.analyzer import Analyzer
 from pulumi.provider.experimental.schema import generate_schema
 
 import provider
-from components.layers import layer_token
+from gpu_fabric.layers import layer_token
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_REF = f"#/types/{provider.NAME}:index:"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from components import catalog as catalog_module
-from components.problems import ConfigError
-from components.stack_config import MODELS, PROVIDER_KEYS, parse_pulumi_config
+from gpu_fabric import catalog as catalog_module
+from gpu_fabric.problems import ConfigError
+from gpu_fabric.stack_config import MODELS, PROVIDER_KEYS, parse_pulumi_config
 from offline import engine
 from offline import plan as plan_cli
 from tests.conftest import (
@@ -225,8 +225,8 @@ def test_machine_type_of_another_platform(monkeypatch):
     real = catalog_module.catalog()
     other = real.machines["a3-highgpu-8g"].model_copy(update={"platform": "gke-other"})
     fake = real.model_copy(update={"machines": {**real.machines, "x-gpu": other}})
-    monkeypatch.setattr("components.gke.config.catalog", lambda: fake)
-    monkeypatch.setattr("components.gke.checks.catalog", lambda: fake)
+    monkeypatch.setattr("gpu_fabric.gke.config.catalog", lambda: fake)
+    monkeypatch.setattr("gpu_fabric.gke.checks.catalog", lambda: fake)
     found = problems({"gpu-fabric:gpuPool.machineType": "x-gpu"})
     assert any(
         p.key == "gpu-fabric:gpuPool.machineType" and "gke-other" in p.message for p in found

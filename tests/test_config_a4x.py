@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.problems import ConfigError, Problem
+from gpu_fabric.problems import ConfigError, Problem
 from offline import engine
 from tests.conftest import DELETE, encode, parse_stack, stack_values, with_changes
 from tests.conftest import only_problem as single_problem

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.catalog import catalog
-from components.problems import ConfigError
+from gpu_fabric.catalog import catalog
+from gpu_fabric.problems import ConfigError
 from tests.conftest import (
     assert_registers_nothing,
     assert_single_rule,

@@ -8,8 +8,8 @@ import json
 import pytest
 import yaml
 
-from components import stack_file
-from components.problems import ConfigError
+from gpu_fabric import stack_file
+from gpu_fabric.problems import ConfigError
 from offline import engine
 from offline import plan as plan_cli
 from tests.conftest import (
@@ -176,7 +176,7 @@ def test_single_rule(rule):
     if rule == "a flat key written without --path":
         values = encode(_flat(stack_values()))
         with pytest.raises(ConfigError) as err:
-            from components.stack_config import parse_pulumi_config
+            from gpu_fabric.stack_config import parse_pulumi_config
 
             parse_pulumi_config(values, "a3-prod")
         (problem,) = err.value.problems
@@ -279,7 +279,7 @@ def test_options_without_effect_and_floating_versions_are_refused(stack, changes
     ],
 )
 def test_provider_namespaces_are_checked_by_platform_and_key(stack, key, says):
-    from components.stack_config import parse_pulumi_config
+    from gpu_fabric.stack_config import parse_pulumi_config
 
     with pytest.raises(ConfigError) as err:
         parse_pulumi_config({**encode(stack_values(stack)), key: "x"}, stack)
@@ -636,7 +636,7 @@ def test_a_reservation_block_is_accepted():
 
 
 def test_a_copied_stack_file_that_keeps_another_stacks_names_is_refused(tmp_path):
-    from components.stack_config import parse_pulumi_config
+    from gpu_fabric.stack_config import parse_pulumi_config
     from offline.engine import STACKS_DIR
 
     for name in ("a3-prod", "a4x-prod"):
@@ -665,8 +665,8 @@ def test_a_copied_stack_file_that_keeps_another_stacks_names_is_refused(tmp_path
 
 
 def test_service_accounts_that_would_collide_when_truncated_get_a_hash(tmp_path):
-    from components.gke.config import node_account_id
-    from components.stack_config import parse_pulumi_config
+    from gpu_fabric.gke.config import node_account_id
+    from gpu_fabric.stack_config import parse_pulumi_config
     from offline.engine import STACKS_DIR
 
     (tmp_path / "Pulumi.a3-prod.yaml").write_text((STACKS_DIR / "Pulumi.a3-prod.yaml").read_text())

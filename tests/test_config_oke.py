@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.problems import ConfigError
+from gpu_fabric.problems import ConfigError
 from tests.conftest import (
     DELETE,
     OKE_EXISTING_VCN,
@@ -384,7 +384,7 @@ def test_bad_config_registers_nothing(rule):
 )
 def test_aligned_claims_spread_over_the_fewest_roots_that_hold_them(gpus, rails, roots):
     cfg = parse_stack(claims({"name": "c", "gpus": gpus, "rails": rails}), stack=STACK)
-    from components.oke.claims import plan_claim
+    from gpu_fabric.oke.claims import plan_claim
 
     plan = plan_claim(cfg.claims[0], cfg.shape, cfg.gpu_nodes.shape)
     assert plan.roots == roots

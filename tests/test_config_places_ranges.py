@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.catalog import catalog, closest_known
+from gpu_fabric.catalog import catalog, closest_known
 from tests.conftest import DELETE, assert_single_rule, parse_stack
 
 OKE, ACK = "oke-dranet", "ack-lingjun"

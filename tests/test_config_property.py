@@ -17,8 +17,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.problems import ConfigError
-from components.stack_config import parse_pulumi_config
+from gpu_fabric.problems import ConfigError
+from gpu_fabric.stack_config import parse_pulumi_config
 from offline.engine import STACKS_DIR
 from tests.conftest import encode, stack_values
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.catalog import catalog
+from gpu_fabric.catalog import catalog
 from tests.conftest import assert_single_rule, parse_stack
 
 OKE, ACK, GKE = "oke-dranet", "ack-lingjun", "a3-prod"
@@ -198,8 +198,8 @@ def test_a_pair_added_to_the_catalog_is_accepted(monkeypatch):
         update={"known_pairs": {**real.oke.dranet.known_pairs, "1.6.0": "v1.6.0"}}
     )
     fake = real.model_copy(update={"oke": real.oke.model_copy(update={"dranet": dranet})})
-    monkeypatch.setattr("components.oke.checks.catalog", lambda: fake)
-    monkeypatch.setattr("components.oke.config.catalog", lambda: fake)
+    monkeypatch.setattr("gpu_fabric.oke.checks.catalog", lambda: fake)
+    monkeypatch.setattr("gpu_fabric.oke.config.catalog", lambda: fake)
     both = {"gpu-fabric:charts": {"dranet": {"version": "1.6.0", "imageTag": "v1.6.0"}}}
     assert parse_stack(both, OKE).dranet_image_tag == "v1.6.0"
     wrong = {"gpu-fabric:charts": {"dranet": {"version": "1.6.0", "imageTag": "v1.5.0"}}}

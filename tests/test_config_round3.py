@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from components import stack_file
-from components.problems import ConfigError
-from components.stack_config import parse_pulumi_config
+from gpu_fabric import stack_file
+from gpu_fabric.problems import ConfigError
+from gpu_fabric.stack_config import parse_pulumi_config
 from offline import engine
 from tests.conftest import (
     assert_single_rule,
@@ -369,8 +369,8 @@ def test_a_region_is_spelled_as_compute_engine_spells_it(region, says):
 def test_a_cross_field_problem_under_a_secret_key_does_not_show_its_values():
     """A rule that names values (the Lingjun group id equal to the cluster id) under a key Pulumi
     holds secret shows neither the value nor the ids in its message."""
-    from components.problems import ConfigError
-    from components.stack_config import SECRET_PLACEHOLDER, parse_pulumi_config
+    from gpu_fabric.problems import ConfigError
+    from gpu_fabric.stack_config import SECRET_PLACEHOLDER, parse_pulumi_config
     from tests.conftest import encode, stack_values, with_changes
 
     cluster = "i118191731740041623425"

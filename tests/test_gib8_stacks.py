@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from components.catalog import catalog
-from components.gke import gib, nccl_installer
-from components.workload_security import without_waivers
+from gpu_fabric.catalog import catalog
+from gpu_fabric.gke import gib, nccl_installer
+from gpu_fabric.workload_security import without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack

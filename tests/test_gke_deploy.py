@@ -153,7 +153,7 @@ def test_long_names_are_cut_with_a_hash_and_stay_unique():
 
 
 def test_placement_names_that_collide_are_refused(monkeypatch):
-    from components.gke import checks
+    from gpu_fabric.gke import checks
 
     monkeypatch.setattr(
         checks, "placement_policy_name", lambda c, p: f"{c}-{p}-compact"[:63].rstrip("-")
@@ -199,7 +199,7 @@ def test_awaited_daemon_sets_wait_for_the_gpu_node_pools(stack, daemon_sets):
 
 
 def test_only_an_awaited_spec_waits():
-    from components.gke.nccl_installer import awaited_spec
+    from gpu_fabric.gke.nccl_installer import awaited_spec
 
     assert awaited_spec({"a": 1}, False, ["pool"]) == {"a": 1}
     assert awaited_spec({"a": 1}, True, None) == {"a": 1}

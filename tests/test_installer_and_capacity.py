@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.gke import nccl_installer, tcpx
-from components.workload_security import without_waivers
+from gpu_fabric.gke import nccl_installer, tcpx
+from gpu_fabric.workload_security import without_waivers
 from offline import engine
 from offline.engine import manifest
 from tests.conftest import assert_single_rule, parse_stack, problems, run_stack

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.problems import ConfigError
-from components.stack_config import parse_pulumi_config
+from gpu_fabric.problems import ConfigError
+from gpu_fabric.stack_config import parse_pulumi_config
 from offline import engine
 from tests.conftest import encode, parse_stack, problems
 
@@ -99,11 +99,11 @@ def test_a_hosted_layer_takes_counts_that_arrive_as_floats():
     """Other languages' numbers reach a hosted component as floats (2.0); counts stay counts."""
     import pulumi_kubernetes as k8s
 
-    from components.ack.cloud import AckCloud
-    from components.ack.gpu_cluster import cloud_args as ack_cloud_args
-    from components.oke.cloud import OkeCloud
-    from components.oke.fabric import OkeFabric
-    from components.oke.gpu_cluster import cloud_args, fabric_args
+    from gpu_fabric.ack.cloud import AckCloud
+    from gpu_fabric.ack.gpu_cluster import cloud_args as ack_cloud_args
+    from gpu_fabric.oke.cloud import OkeCloud
+    from gpu_fabric.oke.fabric import OkeFabric
+    from gpu_fabric.oke.gpu_cluster import cloud_args, fabric_args
     from tests.conftest import parse_stack
 
     def floats(value):
@@ -146,12 +146,12 @@ def _modules_after(code: str) -> set[str]:
 
 def test_config_and_checks_import_no_component_module():
     loaded = _modules_after(
-        "from components.stack_config import parse_pulumi_config\n"
-        "from components.stack_file import stack_config\n"
+        "from gpu_fabric.stack_config import parse_pulumi_config\n"
+        "from gpu_fabric.stack_file import stack_config\n"
         "for stack in ('a3-prod', 'oke-dranet', 'ack-lingjun'):\n"
         "    parse_pulumi_config(stack_config(stack), stack)"
     )
-    ours = {m for m in loaded if m.startswith("components")}
+    ours = {m for m in loaded if m.startswith("gpu_fabric")}
     config_side = {"config", "checks", "claim_plan"}
     components = {m for m in ours if m.count(".") == 2 and m.rsplit(".", 1)[1] not in config_side}
     assert components == set()

@@ -11,9 +11,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from components.catalog import catalog
-from components.gke import nccl_installer, tcpx
-from components.workload_security import without_waivers
+from gpu_fabric.catalog import catalog
+from gpu_fabric.gke import nccl_installer, tcpx
+from gpu_fabric.workload_security import without_waivers
 from offline.engine import manifest
 from tests.conftest import run_stack
 

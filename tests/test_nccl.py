@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from components.catalog import NcclThreshold, catalog
+from gpu_fabric.catalog import NcclThreshold, catalog
 from verify import nccl_judge
 from verify.nccl import (
     COLLECTIVES,

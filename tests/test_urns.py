@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import provider
-from components.layers import layer_token
+from gpu_fabric.layers import layer_token
 from offline import engine
 from tests.conftest import run_stack
 

@@ -12,7 +12,7 @@ from kubernetes.client import ApiClient
 
 import verify.__main__ as verify_cli
 import verify.gke as verify_gke
-from components.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import (
     RecordedCluster,

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import verify.ack as verify_ack
-from components.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
 from verify.ack import Snapshot, check, expected_from

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from components.workload_security import (
+from gpu_fabric.workload_security import (
     CPU_LIMIT,
     SECCOMP,
     SIZES,

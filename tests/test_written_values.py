@@ -98,7 +98,7 @@ def test_a_public_key_is_accepted():
     [("oke-dranet", "oci:privateKey"), ("ack-lingjun", "alicloud:secretKey")],
 )
 def test_a_provider_credential_in_plain_text_is_refused_and_a_secret_one_accepted(stack, key):
-    from components.problems import ConfigError
+    from gpu_fabric.problems import ConfigError
 
     values = {**engine.stack_config(stack), key: "not-a-real-credential"}
     with pytest.raises(ConfigError) as err:

@@ -1,4 +1,4 @@
-"""Running a node wait's script (components/node_wait.py) with a fake kubectl and a `sleep` that
+"""Running a node wait's script (gpu_fabric/node_wait.py) with a fake kubectl and a `sleep` that
 returns at once."""
 
 from __future__ import annotations

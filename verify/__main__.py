@@ -23,10 +23,10 @@ from typing import Any
 
 import yaml
 
-from components.problems import ConfigError
-from components.registry import spec_of
-from components.stack_config import parse_pulumi_config
-from components.stack_file import stack_config
+from gpu_fabric.problems import ConfigError
+from gpu_fabric.registry import spec_of
+from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_file import stack_config
 
 
 def _stack_kubeconfig(stack: str) -> str | None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.ack.config import AckLingjunConfig
-from components.catalog import catalog
+from gpu_fabric.ack.config import AckLingjunConfig
+from gpu_fabric.catalog import catalog
 from verify.rollout import daemon_set_problems, read_or_none
 
 

@@ -4,17 +4,17 @@ run the fabric's NCCL test on the deployed cluster, judge it, clean up.
 Per fabric, the benchmark is the one its guide or seed runs, built here by pure functions (the
 manifests are what the tests validate):
 
-- GPUDirect-TCPX (A3 High): seed 000's test pods (`components/gke/tcpx.py`, `with_tcpx`), the
+- GPUDirect-TCPX (A3 High): seed 000's test pods (`gpu_fabric/gke/tcpx.py`, `with_tcpx`), the
   all-gather of upstream's `nccl-config-default.yaml` (`/configs/allgather.sh NODE...`, which takes
   the nodes' names: the pods use the host network);
 - GPUDirect-TCPXO (A3 Mega): upstream's `gpudirect-tcpxo` test pods
-  (`components/gke/upstream/nccl-test-tcpxo.yaml`) and their
+  (`gpu_fabric/gke/upstream/nccl-test-tcpxo.yaml`) and their
   `/scripts/allgather.sh nccl-host-1 ...`;
 - gIB (A3 Ultra, A4, A4X): upstream's `gpudirect-rdma` test pods (`nccl-test-rdma.yaml`) and
   `/usr/local/gib/scripts/run_nccl_tests.sh -t all_gather -b 1K -e 8G nccl-host-1 ...`;
 - oke-dranet: seed 002's `all_reduce_perf` MPIJob over the aligned whole-node claim, then its two
-  jobs over the half-node claims at once (`components/oke/nccl_jobs.py`);
-- ack-lingjun: seed 004's `hps-benchmark` Job (`components/ack/rdma_pods.py`). Its output is not
+  jobs over the half-node claims at once (`gpu_fabric/oke/nccl_jobs.py`);
+- ack-lingjun: seed 004's `hps-benchmark` Job (`gpu_fabric/ack/rdma_pods.py`). Its output is not
   nccl-tests and the catalog has no threshold for it: the log is kept and the run "not judged".
 
 Where upstream's pods wait (`sleep infinity`) for a `kubectl exec`, the first pod here runs the
@@ -40,12 +40,12 @@ from typing import Any, Protocol
 
 import yaml
 
-from components.workload_security import SKIP, secure_workload, waivers
+from gpu_fabric.workload_security import SKIP, secure_workload, waivers
 
 from .nccl import LogError, Table, Verdict, describe, describe_verdict, judge, parse_log
 from .nccl_judge import Hardware, catalog_floor, run_shape, write_plot
 
-UPSTREAM = Path(__file__).resolve().parent.parent / "components" / "gke" / "upstream"
+UPSTREAM = Path(__file__).resolve().parent.parent / "gpu_fabric" / "gke" / "upstream"
 NAMESPACE = "gpu-fabric-bandwidth"
 RUN_LABEL = "gpu-fabric/bandwidth"
 """Label on every pod and Service created here (value: the stack)."""
@@ -231,7 +231,7 @@ def _gke_phase(
 
 def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """A3 High: seed 000's pods; host 1 runs `/configs/allgather.sh` over every pod's node."""
-    from components.gke.tcpx import smoke_test_manifests
+    from gpu_fabric.gke.tcpx import smoke_test_manifests
 
     images = cfg.tcpx_images
     manifests = _host_pods(
@@ -346,9 +346,9 @@ def gib_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
 def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """oke-dranet: the MPIJob over the aligned whole-node claim, then two over the half-node
     claims at once (seed 002's runs)."""
-    from components.oke.claim_plan import Claim, plan_claim
-    from components.oke.dranet import NAMESPACE as RDMA_NAMESPACE
-    from components.oke.nccl_jobs import mpijob_manifest
+    from gpu_fabric.oke.claim_plan import Claim, plan_claim
+    from gpu_fabric.oke.dranet import NAMESPACE as RDMA_NAMESPACE
+    from gpu_fabric.oke.nccl_jobs import mpijob_manifest
 
     gpus, rails = cfg.shape.gpu_count, cfg.shape.rail_count
     shape = cfg.gpu_nodes.shape
@@ -402,7 +402,7 @@ def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
 
 def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """ack-lingjun: seed 004's hps-benchmark Job on one Lingjun node (it is not nccl-tests)."""
-    from components.ack.rdma_pods import BENCHMARK_GPUS, BENCHMARK_NAME, benchmark_job
+    from gpu_fabric.ack.rdma_pods import BENCHMARK_GPUS, BENCHMARK_NAME, benchmark_job
 
     if not cfg.images.benchmark:
         raise CouldNotRun(
@@ -478,7 +478,7 @@ def benchmark_for(stack: str, cfg: Any, nodes: int = 2) -> Benchmark:
 BENCHMARK_SIZES = {"tcpxo-daemon": "daemon", "mpi-launcher": "small"}
 NCCL_TEST_CONTAINERS = ["nccl-test", "test", "tcpxo-daemon"]
 """Containers of upstream's test pods that keep the runtime's default capabilities (sshd, the
-TCPXO daemon; components/workload_security.DEFAULT_CAPABILITIES)."""
+TCPXO daemon; gpu_fabric/workload_security.DEFAULT_CAPABILITIES)."""
 
 
 def _secure(obj: dict) -> dict:

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.catalog import NcclThreshold, catalog
+from gpu_fabric.catalog import NcclThreshold, catalog
 
 from .nccl import (
     COLLECTIVES,
@@ -55,8 +55,8 @@ class RunShape:
 
 def stack_hardware(stack: str) -> Hardware:
     """The fabric and machine of a stack file's platform (ConfigError, FileNotFoundError)."""
-    from components.stack_config import parse_pulumi_config
-    from components.stack_file import stack_config
+    from gpu_fabric.stack_config import parse_pulumi_config
+    from gpu_fabric.stack_file import stack_config
 
     cfg = parse_pulumi_config(stack_config(stack), stack)
     if hasattr(cfg, "machine"):  # GKE: a machine type of the catalog
@@ -140,7 +140,7 @@ def catalog_threshold(
 
 
 def _threshold_text(entry: NcclThreshold) -> str:
-    where = "components/catalog.yaml"
+    where = "gpu_fabric/catalog.yaml"
     kind = (
         f"an ESTIMATE, not a published figure (why: {where})"
         if entry.estimate
@@ -152,7 +152,7 @@ def _threshold_text(entry: NcclThreshold) -> str:
 def _judge_with_stack(
     tables: list[Table], stack: str, args: argparse.Namespace, out: list[str]
 ) -> list[Verdict]:
-    from components.problems import ConfigError
+    from gpu_fabric.problems import ConfigError
 
     try:
         hardware = stack_hardware(stack)
@@ -176,7 +176,7 @@ def _judge_with_stack(
     if not verdicts:
         raise LogError(
             f"no table of the log has a catalog threshold for stack {stack}; pass MIN_BUSBW= "
-            "and SIZE= instead, or add the run to nccl_thresholds in components/catalog.yaml"
+            "and SIZE= instead, or add the run to nccl_thresholds in gpu_fabric/catalog.yaml"
         )
     return verdicts
 

@@ -1,8 +1,8 @@
 """GPUDirect-RDMA (gIB) on GKE: the pod-spec wiring (`with_gib`) of A3 Ultra, A4 and A4X.
 
-A4X (arm64): seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (components/gke/upstream/)
+A4X (arm64): seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (gpu_fabric/gke/upstream/)
 are the source of every field. A3 Ultra and A4 (amd64): upstream's `nccl-test-rdma.yaml`
-(components/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators), the GKE doc's test
+(gpu_fabric/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators), the GKE doc's test
 pods: the host's driver and gIB directories mounted at /usr/local/nvidia and /usr/local/gib, and
 /usr/local/gib/scripts/set_nccl_env.sh sourced before NCCL runs. A4X's StorageClass is
 `storage.py`, its runtime `training_runtime.py`.

@@ -2,7 +2,7 @@
 
 Every registry (the config models by `gpu-fabric:platform`, their cross-field rules, the provider
 keys read as fields, the stack builder, `make verify`'s checks) is derived from the list of specs
-in `components/registry.py`. Config and checks import no component module: the builder and the
+in `gpu_fabric/registry.py`. Config and checks import no component module: the builder and the
 verify checks are named by module and imported only when a stack is built or verified.
 """
 
@@ -30,7 +30,7 @@ class PlatformSpec:
     """Provider keys the config reads as fields (`gcp:project`)."""
     stack: str
     """Module with `GpuCluster` (a `LayeredCluster`): what a stack of it registers, relative to
-    this package (`.gke.gpu_cluster`), so it imports as `components` and as `gpu_fabric`."""
+    this package (`.gke.gpu_cluster`), relative, so the package imports under any name."""
     verify: str
     """Module with `expected_from(cfg)`, `read_snapshot(expected, api_client)`, `check(...)`."""
 
