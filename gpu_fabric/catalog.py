@@ -17,47 +17,14 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from .versions import GKE_VERSION, MINOR_VERSION, Version
+
 CATALOG_FILE = Path(__file__).with_name("catalog.yaml")
-
-_GKE_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)$")
-
-
-@functools.total_ordering
-class GkeVersion:
-    """A full GKE version such as `1.33.5-gke.1080000`, ordered by (major, minor, patch, build)."""
-
-    def __init__(self, text: str):
-        match = _GKE_VERSION.match(text)
-        if not match:
-            raise ValueError(
-                f"{text!r} is not a full GKE version; use the MAJOR.MINOR.PATCH-gke.BUILD form "
-                "from `gcloud container get-server-config`, e.g. 1.33.5-gke.1080000"
-            )
-        self.text = text
-        self.parts = tuple(int(p) for p in match.groups())
-
-    @property
-    def minor(self) -> str:
-        """`MAJOR.MINOR`, e.g. `1.33`."""
-        return f"{self.parts[0]}.{self.parts[1]}"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, GkeVersion) and self.parts == other.parts
-
-    def __lt__(self, other: GkeVersion) -> bool:
-        return self.parts < other.parts
-
-    def __hash__(self) -> int:
-        return hash(self.parts)
-
-    def __str__(self) -> str:
-        return self.text
 
 
 def minor_tuple(minor: str) -> tuple[int, int]:
     """`"1.27"` -> `(1, 27)`, for comparing minors."""
-    major, _, rest = minor.partition(".")
-    return int(major), int(rest)
+    return MINOR_VERSION.parse(minor).minor_parts
 
 
 class DeviceMode(str, Enum):
@@ -138,20 +105,20 @@ class GkeVersionRules(_Data):
     def _floors_parse(self) -> GkeVersionRules:
         for floors in (self.patch_floors, self.advisory_floors):
             for minor, floor in floors.items():
-                if GkeVersion(floor).minor != minor:
+                if GKE_VERSION.parse(floor).minor != minor:
                     raise ValueError(f"patch floor {floor} is filed under minor {minor}")
         if self.default_driver_from is not None:
-            GkeVersion(self.default_driver_from)
+            GKE_VERSION.parse(self.default_driver_from)
         return self
 
-    def floor_for(self, minor: str) -> GkeVersion | None:
+    def floor_for(self, minor: str) -> Version | None:
         """The patch floor of a minor, or None where the minor has no floor of its own."""
         floor = self.patch_floors.get(minor)
-        return GkeVersion(floor) if floor else None
+        return GKE_VERSION.parse(floor) if floor else None
 
-    def advisory_floor_for(self, minor: str) -> GkeVersion | None:
+    def advisory_floor_for(self, minor: str) -> Version | None:
         floor = self.advisory_floors.get(minor)
-        return GkeVersion(floor) if floor else None
+        return GKE_VERSION.parse(floor) if floor else None
 
 
 class Machine(_Data):

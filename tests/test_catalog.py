@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from gpu_fabric.catalog import GkeVersion, GkeVersionRules, NicGroup, catalog
+from gpu_fabric.catalog import GkeVersionRules, NicGroup, catalog
 from gpu_fabric.config_base import ImageReference, parse_image
+from gpu_fabric.versions import GKE_VERSION
 
 
 def test_catalog_loads_both_machines():
@@ -39,9 +40,9 @@ def test_patch_floor_filed_under_the_wrong_minor_is_refused():
 
 
 def test_gke_versions_order_by_build():
-    assert GkeVersion("1.28.8-gke.1094000") < GkeVersion("1.28.8-gke.1095000")
-    assert GkeVersion("1.28.10-gke.1") > GkeVersion("1.28.9-gke.99999")
-    assert GkeVersion("1.33.5-gke.1862000").minor == "1.33"
+    assert GKE_VERSION.parse("1.28.8-gke.1094000") < GKE_VERSION.parse("1.28.8-gke.1095000")
+    assert GKE_VERSION.parse("1.28.10-gke.1") > GKE_VERSION.parse("1.28.9-gke.99999")
+    assert GKE_VERSION.parse("1.33.5-gke.1862000").minor == "1.33"
 
 
 DIGEST = "sha256:" + "880e63f94b145e46f1b1082bb71b85e21f16b99b180b9996407d61240ceb9830"

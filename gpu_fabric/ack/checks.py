@@ -15,7 +15,8 @@ from ..catalog import catalog
 from ..config_base import Layers
 from ..problems import Problem, private_endpoint_fix
 from ..problems import key as _key
-from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork, ack_version_tuple, version_tuple
+from ..versions import ACK_VERSION, ADDON_VERSION, MINOR_VERSION
+from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork
 
 # Alibaba region ids: cn-wulanchabu, cn-hangzhou, ap-southeast-1; zones add `-<letter>`.
 _REGION = re.compile(r"^[a-z]+-[a-z]+(-\d+)?$")
@@ -117,7 +118,7 @@ def _region_checks(cfg: AckLingjunConfig) -> list[Problem]:
 def _version_checks(cfg: AckLingjunConfig) -> list[Problem]:
     floor = catalog().ack.min_kubernetes
     version = cfg.ack.kubernetes_version
-    if ack_version_tuple(version)[:2] < version_tuple(floor)[:2]:
+    if ACK_VERSION.parse(version).minor_parts < MINOR_VERSION.parse(floor).minor_parts:
         return [
             Problem(
                 _key("ack.kubernetesVersion"),
@@ -166,7 +167,7 @@ def _rdma_checks(cfg: AckLingjunConfig) -> list[Problem]:
             )
         )
     version = cfg.rdma_addon_version
-    if version_tuple(version) < version_tuple(plugin.non_host_network_min_version):
+    if ADDON_VERSION.parse(version) < ADDON_VERSION.parse(plugin.non_host_network_min_version):
         problems.append(
             Problem(
                 _key("rdma.addonVersion"),

@@ -23,12 +23,10 @@ from ..config_base import (
     system_node_count,
 )
 from ..problems import key
+from ..versions import AckVersionText, AddonVersionText
 
 REGION_KEY = "alicloud:region"
 
-# ACK versions are `MAJOR.MINOR.PATCH-aliyun.N` (pulumi-alicloud ManagedKubernetes `version`,
-# e.g. 1.22.3-aliyun.1; `alicloud.cs.get_kubernetes_version` lists them).
-_ACK_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-aliyun\.(\d+)$")
 # Alibaba resource ids: `vpc-...`, `vsw-...` (TF: pod_vswitch_ids must match `^vsw-`).
 _VPC_ID = re.compile(r"^vpc-[a-z0-9]+$")
 _VSWITCH_ID = re.compile(r"^vsw-[a-z0-9]+$")
@@ -62,21 +60,6 @@ _INSTANCE_TYPE = re.compile(r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$")
 _KEY_PAIR_NAME = re.compile(r"^[^\W\d_][\w.:-]{1,127}$")
 
 
-def ack_version_tuple(value: str) -> tuple[int, int, int, int]:
-    match = _ACK_VERSION.match(value)
-    if not match:
-        raise ValueError(
-            "not an ACK Kubernetes version; ACK writes them as MAJOR.MINOR.PATCH-aliyun.N, e.g. "
-            "1.33.3-aliyun.1 (`aliyun cs GET /api/v1/metadata/versions` or the console)"
-        )
-    return tuple(int(p) for p in match.groups())  # type: ignore[return-value]
-
-
-def _ack_version(value: str) -> str:
-    ack_version_tuple(value)
-    return value
-
-
 def _matching(pattern: re.Pattern, what: str, example: str):
     def check(value: str) -> str:
         if not pattern.match(value):
@@ -104,12 +87,6 @@ def _ip_stack(value: str) -> str:
         )
     if value != "ipv4":
         raise ValueError("must be ipv4 (the only stack a Lingjun node pool supports)")
-    return value
-
-
-def _addon_version(value: str) -> str:
-    if not re.match(r"^\d+\.\d+\.\d+$", value):
-        raise ValueError("not an add-on version; write MAJOR.MINOR.PATCH, e.g. 1.1.5")
     return value
 
 
@@ -155,7 +132,7 @@ def _key_pair_name(value: str) -> str:
     )
 
 
-AckVersion = Annotated[str, AfterValidator(_ack_version)]
+AckVersion = AckVersionText
 ZoneId = Annotated[str, AfterValidator(_zone_id)]
 InstanceType = Annotated[str, AfterValidator(_instance_type)]
 KeyPairName = Annotated[str, AfterValidator(_key_pair_name)]
@@ -185,12 +162,7 @@ LingjunGroupId = Annotated[
 ]
 Name = Annotated[str, AfterValidator(_name)]
 IpStack = Annotated[str, AfterValidator(_ip_stack)]
-AddonVersion = Annotated[str, AfterValidator(_addon_version)]
-
-
-def version_tuple(value: str) -> tuple[int, ...]:
-    """`1.1.5` -> (1, 1, 5)."""
-    return tuple(int(p) for p in value.split("."))
+AddonVersion = AddonVersionText
 
 
 class ComputingNetwork(str, Enum):

@@ -14,10 +14,11 @@ import math
 import re
 import string
 
-from ..catalog import GkeVersion, Machine, NicGroup, catalog, minor_tuple
+from ..catalog import Machine, NicGroup, catalog, minor_tuple
 from ..config_base import WIDEST_PUBLIC_SOURCE, parse_image, public_addresses
 from ..problems import MISSING, Problem
 from ..problems import key as _key
+from ..versions import GKE_VERSION
 from .config import (
     DriverInstall,
     GkeA3HighConfig,
@@ -112,7 +113,7 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
 
 def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     key = _key("gke.version")
-    version = GkeVersion(cfg.gke.version)
+    version = GKE_VERSION.parse(cfg.gke.version)
     rules = machine.gke
     if minor_tuple(version.minor) < minor_tuple(rules.min_minor):
         return [
@@ -327,7 +328,7 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     if (
         driver_from is not None
         and cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT
-        and GkeVersion(cfg.gke.version) < GkeVersion(driver_from)
+        and GKE_VERSION.parse(cfg.gke.version) < GKE_VERSION.parse(driver_from)
     ):
         # The catalog's source: GKE doc DOC-A3U-A4 ("Requirements": R550 on A3 Ultra).
         problems.append(

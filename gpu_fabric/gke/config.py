@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Protocol
 
 from pydantic import AfterValidator, Field
 
-from ..catalog import GkeVersion, Machine, NicGroup, catalog
+from ..catalog import Machine, NicGroup, catalog
 from ..config_base import (
     NAMESPACE,
     Cidr,
@@ -28,6 +28,7 @@ from ..config_base import (
     StackModel,
     system_node_count,
 )
+from ..versions import GKE_VERSION, GkeVersionText
 
 GCP_PROJECT_KEY = "gcp:project"
 
@@ -46,11 +47,6 @@ def _gce_name(max_len: int):
         return value
 
     return check
-
-
-def _gke_version(value: str) -> str:
-    GkeVersion(value)
-    return value
 
 
 # GCP project IDs: 6-30 characters, lowercase letters, digits and hyphens, starting with a letter
@@ -133,7 +129,6 @@ GcpProjectId = Annotated[str, AfterValidator(_gcp_project)]
 GcpRegion = Annotated[str, AfterValidator(_gcp_region)]
 ReservationName = Annotated[str, AfterValidator(_reservation)]
 MachineType = Annotated[str, AfterValidator(_machine_type)]
-GkeVersionText = Annotated[str, AfterValidator(_gke_version)]
 
 
 class GpuDriverVersion(str, Enum):
@@ -601,7 +596,7 @@ class GkeStackConfig(StackModel):
     def warnings(self) -> list[str]:
         """Advice that is not fatal: the stack deploys, but you may want to change it."""
         warnings = []
-        version = GkeVersion(self.gke.version)
+        version = GKE_VERSION.parse(self.gke.version)
         advised = self.machine.gke.advisory_floor_for(version.minor)
         if advised and version < advised:
             warnings.append(

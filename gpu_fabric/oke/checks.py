@@ -15,8 +15,9 @@ from ..catalog import catalog, closest_known
 from ..config_base import Layers
 from ..problems import NO_VALUE, Problem, private_endpoint_fix
 from ..problems import key as _key
+from ..versions import OKE_VERSION
 from .claim_plan import plan_claim
-from .config import REGION_KEY, Cni, OkeDranetConfig, kubernetes_version_tuple, ocid_place
+from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
 
 # Availability domains are `<tenancy prefix>:<REGION>-AD-<n>`. The oldest regions name it without
 # the region's number (us-ashburn-1 -> US-ASHBURN-AD-1) or with an airport code; newer ones in full
@@ -175,7 +176,7 @@ def _image_region_checks(cfg: OkeDranetConfig) -> list[Problem]:
 def _version_checks(cfg: OkeDranetConfig) -> list[Problem]:
     floor = catalog().oke.min_kubernetes
     version = cfg.oke.kubernetes_version
-    if kubernetes_version_tuple(version)[:2] < kubernetes_version_tuple(f"{floor}.0")[:2]:
+    if OKE_VERSION.parse(version).minor_parts < OKE_VERSION.parse(f"{floor}.0").minor_parts:
         return [
             Problem(
                 _key("oke.kubernetesVersion"),

@@ -26,6 +26,7 @@ from ..config_base import (
     system_node_count,
 )
 from ..problems import key
+from ..versions import OkeVersionText
 
 TENANCY_KEY = "oci:tenancyOcid"
 REGION_KEY = "oci:region"
@@ -35,7 +36,6 @@ REGION_KEY = "oci:region"
 _OCID = re.compile(r"^ocid1\.([a-z0-9]+)\.(oc[0-9]+)\.([a-z0-9-]*)(\.[a-z0-9-]*)?\.[a-z0-9]+$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_K8S_VERSION = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 
 
 def ocid_kind(value: str) -> str | None:
@@ -81,22 +81,6 @@ def _dns_label(max_len: int, pattern: re.Pattern = _DNS_LABEL, starts: str = "a 
     return check
 
 
-def kubernetes_version_tuple(value: str) -> tuple[int, int, int]:
-    match = _K8S_VERSION.match(value)
-    if not match:
-        raise ValueError(
-            "not an OKE Kubernetes version; OKE writes them with a leading v, e.g. v1.36.1 "
-            "(`oci ce cluster-options get --cluster-option-id all`)"
-        )
-    major, minor, patch = (int(p) for p in match.groups())
-    return major, minor, patch
-
-
-def _kubernetes_version(value: str) -> str:
-    kubernetes_version_tuple(value)
-    return value
-
-
 # Shape names: `VM.` or `BM.`, then dot-separated parts of letters, digits and hyphens (OCI docs,
 # "Compute Shapes": VM.Standard.E5.Flex, BM.Standard.E5.192, BM.GPU.B4.8, VM.GPU3.1,
 # BM.GPU.A100-v2.8, BM.GPU.L40S-NC.4).
@@ -120,7 +104,7 @@ TenancyId = Annotated[str, AfterValidator(_ocid("tenancy"))]
 ImageId = Annotated[str, AfterValidator(_ocid("image"))]
 VcnId = Annotated[str, AfterValidator(_ocid("vcn"))]
 SubnetId = Annotated[str, AfterValidator(_ocid("subnet"))]
-KubernetesVersion = Annotated[str, AfterValidator(_kubernetes_version)]
+KubernetesVersion = OkeVersionText
 Shape = Annotated[str, AfterValidator(_shape)]
 # The cluster name also makes the VCN's DNS label, which must start with a letter.
 Name = Annotated[str, AfterValidator(_dns_label(40, _NAME, "a letter"))]

@@ -1,0 +1,107 @@
+"""Versions: one type, and one grammar per way a cloud or project writes them.
+
+Every version the config takes or the catalog holds is parsed here, so an ordering, a minor or a
+floor means the same thing everywhere. A number is written without leading zeros (`1.33`, never
+`1.033`): the clouds and Helm (semver 2.0.0, item 2: "MUST NOT contain leading zeroes") write
+none, and `1.033` would compare equal to `1.33` while naming a version no API lists.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+_NUMBER = r"(0|[1-9][0-9]*)"
+
+
+@functools.total_ordering
+@dataclass(frozen=True)
+class Version:
+    """A parsed version: its text as written and its numbers, ordered by the numbers."""
+
+    text: str = field(compare=False)
+    parts: tuple[int, ...]
+
+    @property
+    def minor(self) -> str:
+        """`MAJOR.MINOR`, e.g. `1.33`."""
+        return f"{self.parts[0]}.{self.parts[1]}"
+
+    @property
+    def minor_parts(self) -> tuple[int, int]:
+        return self.parts[0], self.parts[1]
+
+    def __lt__(self, other: Version) -> bool:
+        return self.parts < other.parts
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class VersionGrammar:
+    """How one cloud or project writes a version, and what to write instead of a wrong one."""
+
+    form: str
+    """The form with `N` for each number, e.g. `N.N.N-gke.N`."""
+    fix: str
+    """What a refusal says after "not <what>": the form spelled out, an example, where to look."""
+    what: str
+
+    @functools.cached_property
+    def _pattern(self) -> re.Pattern[str]:
+        return re.compile("^" + re.escape(self.form).replace("N", _NUMBER) + "$")
+
+    def parse(self, text: str) -> Version:
+        match = self._pattern.match(text) if isinstance(text, str) else None
+        if not match:
+            leading_zero = isinstance(text, str) and re.search(r"(^|\D)0\d", text)
+            zeros = " (numbers are written without leading zeros)" if leading_zero else ""
+            raise ValueError(f"not {self.what}{zeros}; {self.fix}")
+        return Version(text, tuple(int(p) for p in match.groups()))
+
+    def check(self, text: str) -> str:
+        """`text` if it parses (a pydantic validator); else ValueError with the fix."""
+        self.parse(text)
+        return text
+
+
+GKE_VERSION = VersionGrammar(
+    "N.N.N-gke.N",
+    "use the MAJOR.MINOR.PATCH-gke.BUILD form from `gcloud container get-server-config`, "
+    "e.g. 1.33.5-gke.1080000",
+    "a full GKE version",
+)
+"""GKE cluster and node versions (`gcloud container get-server-config`)."""
+
+ACK_VERSION = VersionGrammar(
+    "N.N.N-aliyun.N",
+    "ACK writes them as MAJOR.MINOR.PATCH-aliyun.N, e.g. 1.33.3-aliyun.1 "
+    "(`aliyun cs GET /api/v1/metadata/versions` or the console)",
+    "an ACK Kubernetes version",
+)
+"""ACK cluster versions (pulumi-alicloud ManagedKubernetes `version`, e.g. 1.22.3-aliyun.1)."""
+
+OKE_VERSION = VersionGrammar(
+    "vN.N.N",
+    "OKE writes them with a leading v, e.g. v1.36.1 "
+    "(`oci ce cluster-options get --cluster-option-id all`)",
+    "an OKE Kubernetes version",
+)
+"""OKE cluster and node pool versions."""
+
+ADDON_VERSION = VersionGrammar("N.N.N", "write MAJOR.MINOR.PATCH, e.g. 1.1.5", "an add-on version")
+"""ACK add-on versions (`ack-rdma-device-plugin` 1.1.5)."""
+
+MINOR_VERSION = VersionGrammar("N.N", "write MAJOR.MINOR, e.g. 1.33", "a MAJOR.MINOR version")
+"""Kubernetes minors (the catalog's floors and support windows)."""
+
+# Config field types: text that must parse in the grammar (the text is what the cloud takes).
+GkeVersionText = Annotated[str, AfterValidator(GKE_VERSION.check)]
+AckVersionText = Annotated[str, AfterValidator(ACK_VERSION.check)]
+OkeVersionText = Annotated[str, AfterValidator(OKE_VERSION.check)]
+AddonVersionText = Annotated[str, AfterValidator(ADDON_VERSION.check)]
