@@ -17,16 +17,16 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
-import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from .config_base import NAMESPACE, ConfigModel, Layers, StackModel
 from .problems import MISSING, ConfigError, Problem
+from .problems import key as stack_key
 from .registry import SPECS, Platform
 from .secrets import secret_texts
-from .stack_file import SECRET_PLACEHOLDER, STACKS_DIR, offline_value
+from .stack_file import SECRET_PLACEHOLDER, STACKS_DIR, file_config_and_secrets
 
 MODELS: dict[Platform, type[StackModel]] = {
     Platform(name): model for spec in SPECS for name, model in spec.platforms.items()
@@ -75,10 +75,11 @@ _SECRET_TYPE_NEEDS = {
 
 
 def _stack_key(loc: tuple) -> str:
+    """The stack key of a pydantic error location (`("gke", "version")`, `("gpuPools", 0)`)."""
     if loc and loc[0] in PROVIDER_KEYS:
         return loc[0]
     path = ".".join(str(part) if not isinstance(part, int) else f"[{part}]" for part in loc)
-    return f"{NAMESPACE}:{path.replace('.[', '[')}"
+    return stack_key(path.replace(".[", "["))
 
 
 def _nested_models(annotation: Any) -> list[type[BaseModel]]:
@@ -153,13 +154,13 @@ def _problem_from_pydantic(error: ErrorDetails, secret: frozenset[str] = frozens
     kind = error["type"]
     if kind == "union_tag_not_found":
         return Problem(
-            f"{NAMESPACE}:platform",
+            stack_key("platform"),
             MISSING,
             f"required; one of {', '.join(p.value for p in MODELS)}",
         )
     if kind == "union_tag_invalid":
         return Problem(
-            f"{NAMESPACE}:platform",
+            stack_key("platform"),
             error["ctx"]["tag"],
             f"must be one of {', '.join(p.value for p in MODELS)}",
         )
@@ -327,7 +328,7 @@ def layer_problems(cfg) -> list[Problem]:
     if cfg.layers is Layers.FABRIC and cfg.cloud_stack is None:
         return [
             Problem(
-                f"{NAMESPACE}:cloudStack",
+                stack_key("cloudStack"),
                 MISSING,
                 "required with gpu-fabric:layers: fabric; name the stack that runs the cloud "
                 "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
@@ -336,7 +337,7 @@ def layer_problems(cfg) -> list[Problem]:
     if cfg.layers is not Layers.FABRIC and cfg.cloud_stack is not None:
         return [
             Problem(
-                f"{NAMESPACE}:cloudStack",
+                stack_key("cloudStack"),
                 cfg.cloud_stack,
                 f"has no effect with gpu-fabric:layers: {cfg.layers.value} (only a fabric stack "
                 "reads another stack); remove it, or set gpu-fabric:layers: fabric",
@@ -499,7 +500,7 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
             key = mine[scoped]
             problems.append(
                 Problem(
-                    f"{NAMESPACE}:{key}",
+                    stack_key(key),
                     name.rsplit(" ", 1)[-1],
                     f"stack {other} ({path.name}) already uses {name} in {scope}; is this a copy "
                     "of its stack file? Give this stack names of its own",
@@ -511,7 +512,7 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
             key, why = my_exclusive[scoped]
             problems.append(
                 Problem(
-                    f"{NAMESPACE}:{key}",
+                    stack_key(key),
                     what.rsplit(" ", 1)[-1],
                     f"stack {other} ({path.name}) already uses {what} in {scope}, and {why}; is "
                     f"this a copy of its stack file? Give stack {stack} its own (or make it "
@@ -537,10 +538,12 @@ def exclusive_resources(cfg) -> dict[str, tuple[str, str, str]]:
 @functools.lru_cache(maxsize=64)
 def _other_stack(path: Path, mtime_ns: int, project: str):
     """Another stack file, parsed (None if it does not parse); kept while the file is unchanged:
-    every plan compares itself with every other stack file."""
+    every plan compares itself with every other stack file. Read as the planned stack is read
+    (`stack_file.file_config_and_secrets`)."""
     other = path.name[len("Pulumi.") : -len(".yaml")]
     try:
-        return parse_pulumi_config(_stack_file_values(path), other, project, None)
+        values, secret_keys = file_config_and_secrets(path)
+        return parse_pulumi_config(values, other, project, None, secret_keys)
     except (ConfigError, ValueError, OSError):
         return None
 
@@ -555,19 +558,6 @@ def _same_deployment(cfg, stack: str, theirs, other: str) -> bool:
         fabric.cloud_stack is not None and referenced_stack(fabric.cloud_stack) == cloud
         for fabric, cloud in ((cfg, other), (theirs, stack))
     )
-
-
-def _stack_file_values(path: Path) -> dict[str, Any]:
-    """A stack file's config as Pulumi hands it to a program (objects as JSON text). A top-level
-    encrypted value is left out (its key then reads as unset); a nested one reads as
-    SECRET_PLACEHOLDER, as in the offline plan (`stack_file.offline_value`)."""
-    config = (yaml.safe_load(path.read_text()) or {}).get("config") or {}
-    values = {
-        str(k): offline_value(v)
-        for k, v in config.items()
-        if not (isinstance(v, dict) and set(v) == {"secure"})
-    }
-    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
 
 
 def raw_from_pulumi_config(values: dict[str, Any], project: str = NAMESPACE) -> dict[str, Any]:

@@ -137,6 +137,13 @@ def stack_config_and_secrets(stack: str) -> tuple[dict[str, str], list[str]]:
             p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
         )
         raise FileNotFoundError(f"no stack file {path}; known stacks: {', '.join(known)}")
+    return file_config_and_secrets(path)
+
+
+def file_config_and_secrets(path: Path) -> tuple[dict[str, str], list[str]]:
+    """A stack file's config as Pulumi hands it to a program (objects as JSON text), and its
+    secret keys: the one reading of a stack file, for the stack being planned and for the other
+    stack files it is compared with. An encrypted (`secure:`) value reads as SECRET_PLACEHOLDER."""
     values = read_stack_file(path)
     problems = [
         Problem(str(key), None, "is null; give it a value or remove the key")
@@ -144,7 +151,7 @@ def stack_config_and_secrets(stack: str) -> tuple[dict[str, str], list[str]]:
         if value is None
     ]
     if problems:
-        raise ConfigError(stack, problems)
+        raise ConfigError(path.name[len("Pulumi.") : -len(".yaml")], problems)
     secret = sorted(str(k) for k, v in values.items() if holds_secure(v))
     return {str(key): _config_text(value) for key, value in values.items()}, secret
 
