@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import pulumi
-from pulumi import _types
+
+from .pulumi_internals import sdk
 
 MIN_SECRET_LENGTH = 4
 """Shorter texts (`true`, `2`) would match everywhere and say nothing about a secret."""
@@ -50,8 +51,8 @@ def holds_secret(value: Any, texts: set[str]) -> bool:
         return any(holds_secret(v, texts) for v in value.values())
     if isinstance(value, (list, tuple)):
         return any(holds_secret(v, texts) for v in value)
-    if _types.is_input_type(type(value)):
-        return holds_secret(_types.input_type_to_dict(value), texts)
+    if sdk("is_input_type")(type(value)):
+        return holds_secret(sdk("input_type_to_dict")(value), texts)
     return False
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import importlib
 import itertools
 import json
 import re
@@ -24,6 +23,7 @@ from pydantic_core import ErrorDetails
 from .config_base import NAMESPACE, ConfigModel, Layers, StackModel
 from .problems import MISSING, ConfigError, Problem
 from .problems import key as stack_key
+from .pulumi_internals import provider_config_keys, sdk
 from .registry import SPECS, Platform
 from .secrets import secret_texts
 from .stack_file import SECRET_PLACEHOLDER, STACKS_DIR, file_config_and_secrets
@@ -361,13 +361,7 @@ OTHER_NAMESPACES = {"pulumi", *CLOUD_SDKS, *UNUSED_NAMESPACES}
 @functools.cache
 def provider_keys(namespace: str) -> frozenset[str]:
     """The config keys a cloud provider reads (`gcp:project`, ...), from its SDK's config module."""
-    config = importlib.import_module(f"{CLOUD_SDKS[namespace]}.config")
-    exportable = config.vars._ExportableConfig
-    return frozenset(
-        to_camel(name)
-        for name in dir(exportable)
-        if isinstance(getattr(exportable, name), property)
-    )
+    return frozenset(to_camel(name) for name in provider_config_keys(CLOUD_SDKS[namespace]))
 
 
 def key_problems(values: dict[str, Any], project: str = NAMESPACE) -> list[Problem]:
@@ -591,11 +585,10 @@ def load_stack_config() -> tuple[StackConfig, set[str]]:
     Also returns the texts of its secret keys, which must stay secret in whatever uses them.
     """
     import pulumi
-    from pulumi.runtime import config as runtime_config
 
-    values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    secret_keys = [k for k in values if runtime_config.is_config_secret(k)]
-    secret_keys += runtime_config.get_config_secret_keys_env()
+    values = {**sdk("config_env")(), **sdk("config_values").get()}
+    secret_keys = [k for k in values if sdk("is_config_secret")(k)]
+    secret_keys += sdk("config_secret_keys_env")()
     plain_credentials = credential_problems(values, set(secret_keys))
     cfg = parse_pulumi_config(
         values, pulumi.get_stack(), pulumi.get_project(), secret_keys=secret_keys

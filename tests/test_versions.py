@@ -28,7 +28,11 @@ from tests.conftest import only_problem
 )
 def test_each_grammar_parses_its_form(grammar, text, parts):
     version = grammar.parse(text)
-    assert version.parts == parts and str(version) == text and version.minor == "%d.%d" % parts[:2]
+    assert (
+        version.parts == parts
+        and str(version) == text
+        and version.minor == f"{parts[0]}.{parts[1]}"
+    )
 
 
 @pytest.mark.parametrize(
