@@ -370,7 +370,8 @@ def test_a_cross_field_problem_under_a_secret_key_does_not_show_its_values():
     """A rule that names values (the Lingjun group id equal to the cluster id) under a key Pulumi
     holds secret shows neither the value nor the ids in its message."""
     from gpu_fabric.problems import ConfigError
-    from gpu_fabric.stack_config import SECRET_PLACEHOLDER, parse_pulumi_config
+    from gpu_fabric.stack_config import parse_pulumi_config
+    from gpu_fabric.stack_file import SECRET_PLACEHOLDER
     from tests.conftest import encode, stack_values, with_changes
 
     cluster = "i118191731740041623425"

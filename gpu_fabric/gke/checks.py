@@ -2,7 +2,7 @@
 
 Each rule returns `Problem`s that name the stack key, the bad value and the fix;
 `cross_field_problems(cfg)` runs them all on a config whose fields already parsed
-(`gpu_fabric/stack_config.py`).
+(`gpu_fabric/stack_config/`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,97 @@
+"""A stack file copied from another one that kept its names or exclusive resources is refused: it
+would take over, or collide with, the other stack's cloud resources."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from ..problems import ConfigError, Problem
+from ..problems import key as stack_key
+from ..stack_file import file_config_and_secrets
+
+
+def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> list[Problem]:
+    """Names this stack shares with another stack file in the same scope, and cloud resources
+    that only one owner may hold (`exclusive_resources`): a copied stack file that kept the
+    other's would take over (or collide with) its resources. A cloud stack and its fabric stack
+    (`_same_deployment`) share them by design."""
+    mine = {scoped: key for key, scoped in cfg.owned_names.items()}
+    my_exclusive = {
+        (scope, what): (key, why) for key, (scope, what, why) in exclusive_resources(cfg).items()
+    }
+    problems = []
+    for path in sorted(stacks_dir.glob("Pulumi.*.yaml")):
+        other = path.name[len("Pulumi.") : -len(".yaml")]
+        if other == stack:
+            continue
+        theirs = _other_stack(path, path.stat().st_mtime_ns, project)
+        if theirs is None:
+            continue  # a broken stack file is that stack's problem, reported when it runs
+        if _same_deployment(cfg, stack, theirs, other):
+            continue  # a cloud stack and its fabric stack share the cluster by design
+        for scoped in set(mine) & set(theirs.owned_names.values()):
+            scope, name = scoped
+            key = mine[scoped]
+            problems.append(
+                Problem(
+                    stack_key(key),
+                    name.rsplit(" ", 1)[-1],
+                    f"stack {other} ({path.name}) already uses {name} in {scope}; is this a copy "
+                    "of its stack file? Give this stack names of its own",
+                )
+            )
+        their_exclusive = {(s, w) for s, w, _ in exclusive_resources(theirs).values()}
+        for scoped in sorted(set(my_exclusive) & their_exclusive):
+            scope, what = scoped
+            key, why = my_exclusive[scoped]
+            problems.append(
+                Problem(
+                    stack_key(key),
+                    what.rsplit(" ", 1)[-1],
+                    f"stack {other} ({path.name}) already uses {what} in {scope}, and {why}; is "
+                    f"this a copy of its stack file? Give stack {stack} its own (or make it "
+                    f"{other}'s fabric stack, gpu-fabric:cloudStack: {other})",
+                )
+            )
+    return problems
+
+
+def exclusive_resources(cfg) -> dict[str, tuple[str, str, str]]:
+    """Existing cloud resources a stack names (not derives from its own names) that the cloud lets
+    only one owner hold: stack key -> (scope, resource, why only one), from the platform model's
+    `exclusive_resources` (GKE: reservations; ACK: the Lingjun node group).
+
+    OKE has none: the compute cluster and the GPU nodes are created by the stack (named after
+    `oke.name`, checked by `owned_names`), and an existing VCN and its subnets may hold several
+    OKE clusters (OKE docs, "Network Resource Configuration for Cluster Creation and
+    Deployment": clusters can share a VCN and subnets).
+    """
+    return dict(getattr(cfg, "exclusive_resources", {}))
+
+
+@functools.lru_cache(maxsize=64)
+def _other_stack(path: Path, mtime_ns: int, project: str):
+    """Another stack file, parsed (None if it does not parse); kept while the file is unchanged:
+    every plan compares itself with every other stack file. Read as the planned stack is read
+    (`stack_file.file_config_and_secrets`)."""
+    from .loading import parse_pulumi_config  # loading runs this check: imported when first used
+
+    other = path.name[len("Pulumi.") : -len(".yaml")]
+    try:
+        values, secret_keys = file_config_and_secrets(path)
+        return parse_pulumi_config(values, other, project, None, secret_keys)
+    except (ConfigError, ValueError, OSError):
+        return None
+
+
+def referenced_stack(reference: str) -> str:
+    """The stack name of a `gpu-fabric:cloudStack` reference (`org/project/stack` or `stack`)."""
+    return reference.rsplit("/", 1)[-1]
+
+
+def _same_deployment(cfg, stack: str, theirs, other: str) -> bool:
+    return any(
+        fabric.cloud_stack is not None and referenced_stack(fabric.cloud_stack) == cloud
+        for fabric, cloud in ((cfg, other), (theirs, stack))
+    )
