@@ -166,3 +166,24 @@ def test_config_and_checks_import_no_component_module():
 
 def test_verify_imports_nothing_from_offline():
     assert not {m for m in _modules_after("import verify.__main__") if m.startswith("offline")}
+
+
+def test_component_class_names_equal_their_type_tokens():
+    """A component's class is named as its type token's last part (`gpu-fabric:oke:Cluster` is
+    `Cluster`): what a URN says is what a reader finds in the code."""
+    import ast
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "gpu_fabric"
+    mismatched = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                token = re.search(
+                    r'"gpu-fabric:[a-z]+:([A-Za-z]+)"', ast.get_source_segment(text, node) or ""
+                )
+                if token and token.group(1) != node.name:
+                    mismatched.append(f"{path.relative_to(root)}: {node.name} is {token.group(0)}")
+    assert mismatched == []

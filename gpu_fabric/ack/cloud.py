@@ -13,8 +13,8 @@ import pulumi
 
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token, whole_numbers
-from .cluster import AckCluster, AckClusterArgs, SystemPoolArgs
-from .network import AckNetwork, AckNetworkArgs, ExistingAckNetworkArgs, VswitchArgs
+from .cluster import AckClusterArgs, Cluster, SystemPoolArgs
+from .network import AckNetworkArgs, ExistingAckNetworkArgs, Network, VswitchArgs
 from .nodes import LingjunPool, LingjunPoolArgs
 
 
@@ -151,8 +151,8 @@ class AckCloud(pulumi.ComponentResource):
         args = whole_numbers(args)
         child = child_options(self, opts)
         facts, system = catalog().ack, args["system_pool"]
-        net = AckNetwork(f"{name}-network", _network_args(args), child)
-        cluster = AckCluster(
+        net = Network(f"{name}-network", _network_args(args), child)
+        cluster = Cluster(
             name,
             AckClusterArgs(
                 name=args["cluster_name"],

@@ -48,7 +48,7 @@ class AckClusterArgs:
     system_pool: SystemPoolArgs
 
 
-class AckCluster(pulumi.ComponentResource):
+class Cluster(pulumi.ComponentResource):
     """The cluster, an ECS node pool for system components, and a Kubernetes provider for it.
 
     The kubeconfig comes from `cs.get_cluster_credential` (pulumi-alicloud has no credential

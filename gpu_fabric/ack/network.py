@@ -39,7 +39,7 @@ class ExistingAckNetworkArgs:
     pod_vswitch_ids: list[str]
 
 
-class AckNetwork(pulumi.ComponentResource):
+class Network(pulumi.ComponentResource):
     """The VPC of an ACK cluster and its node and pod vSwitches (or existing ones)."""
 
     vpc_id: pulumi.Output[str]

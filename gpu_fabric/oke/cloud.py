@@ -16,8 +16,8 @@ import pulumi
 import pulumi_oci as oci
 
 from ..layers import child_options, declared_outputs, layer_token, whole_numbers
-from .cluster import OkeCluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
-from .network import ExistingOkeNetworkArgs, Nsg, OkeNetwork, OkeNetworkArgs
+from .cluster import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
+from .network import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
 from .nodes import RdmaNodes, RdmaNodesArgs
 
 
@@ -228,9 +228,9 @@ class OkeCloud(pulumi.ComponentResource):
         args = whole_numbers(args)
         child = child_options(self, opts)
         nodes, system = args["gpu_nodes"], args["system_pool"]
-        net = OkeNetwork(f"{name}-network", _network_args(args), child)
+        net = Network(f"{name}-network", _network_args(args), child)
         pods_nsg = net.nsg_ids.get(Nsg.PODS)
-        cluster = OkeCluster(
+        cluster = Cluster(
             name,
             OkeClusterArgs(
                 compartment_id=args["compartment_id"],

@@ -61,7 +61,7 @@ def ca_certificate_pem(kubeconfig: str) -> str:
     return base64.b64decode(ca_certificate(kubeconfig)).decode()
 
 
-class OkeCluster(pulumi.ComponentResource):
+class Cluster(pulumi.ComponentResource):
     """The cluster, a small managed CPU node pool, and a Kubernetes provider for it.
 
     The kubeconfig comes from OKE (`get_cluster_kube_config`) and authenticates through the OCI CLI

@@ -177,7 +177,7 @@ class ExistingOkeNetworkArgs:
     ssh_allowed_cidrs: list[str] = field(default_factory=list)
 
 
-class OkeNetwork(pulumi.ComponentResource):
+class Network(pulumi.ComponentResource):
     """The VCN of an OKE cluster (or an existing one) and the NSGs of its parts."""
 
     vcn_id: pulumi.Output[str]
