@@ -1,4 +1,4 @@
-"""What `pulumi up` of ack-lingjun does between runs: the credential it keeps (issue 14)."""
+"""What `pulumi up` of ack-lingjun does between runs: the credential it keeps."""
 
 from __future__ import annotations
 

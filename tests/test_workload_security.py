@@ -1,4 +1,4 @@
-"""Issue 15, "Secure by default": every object `make scan` gives checkov, the secure defaults of
+"""Secure by default: every object `make scan` gives checkov, the secure defaults of
 the pods this package writes, the waivers (each with its reason), and the scan's own verdict."""
 
 from __future__ import annotations

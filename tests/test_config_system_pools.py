@@ -1,4 +1,4 @@
-"""Issue 15, classes 4 and 8: system pools (GPU families refused, at least one node, a warning
+"""System pools (GPU families refused, at least one node, a warning
 below two) and DRANET's chart and image as a known pair. Each rule is triggered on both sides of
 its limit, and its problem names the key, the value and the fix."""
 

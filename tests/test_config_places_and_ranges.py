@@ -1,4 +1,4 @@
-"""Issue 15, classes 5, 6 and 9 on OKE and ACK: places (regions, availability domains, zones and
+"""OKE and ACK places (regions, availability domains, zones and
 the region of an image, from the providers' published lists in the catalog), ranges (reserved
 ranges and the capacity a range must hold) and free text with a grammar (shapes, ECS instance
 types, key pair names, zone ids). Each rule is triggered, and each limit is tried on both sides;

@@ -1,4 +1,4 @@
-"""Issue 15, classes 2 and 7: blank nested values and repeated list items are refused, on every
+"""Blank nested values and repeated list items are refused, on every
 platform, and the offline engine stops on a duplicate URN as Pulumi's engine does."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 8, item 4: installer ownership and rollout waiting, the 1x72 pool size, pod IP capacity,
+"""GKE installer ownership and rollout waiting, the 1x72 pool size, pod IP capacity,
 and the A3 smoke test waiting for the plugin on its node. Each rule is shown failing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15, class 11: every numeric limit of the config, tried on both sides.
+"""Every numeric limit of the config, tried on both sides.
 
 A rule whose limit moves by one (a `<` turned into `<=`, a threshold doubled, a check limited to
 neighbouring items) must fail a test here: each limit is tried at its last accepted value and at
