@@ -14,8 +14,7 @@ from typing import Any, cast
 from gpu_fabric.gke.config import GkeStackConfig
 from gpu_fabric.gke.fabric import installer_file
 from gpu_fabric.gke.gpu_cluster import gpu_networks
-from gpu_fabric.gke.nccl_installer import installer_manifest
-from gpu_fabric.gke.tcpxo import device_injector_manifest
+from gpu_fabric.gke.nccl_installer import device_injector_manifest, installer_manifest
 from verify.rollout import daemon_set_and_pods, daemon_set_problems
 
 GROUP = "networking.gke.io"

@@ -22,11 +22,12 @@ from .nccl_installer import (
     TCPXO_INSTALLER,
     NcclInstaller,
     NcclInstallerArgs,
+    NriDeviceInjector,
+    NriDeviceInjectorArgs,
 )
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .storage import HyperdiskStorage, HyperdiskStorageArgs
 from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
-from .tcpxo import NriDeviceInjector, NriDeviceInjectorArgs
 from .training_runtime import TrainingRuntime, TrainingRuntimeArgs
 
 

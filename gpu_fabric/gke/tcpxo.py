@@ -1,4 +1,4 @@
-"""GPUDirect-TCPXO on GKE A3 Mega: the pod wiring and the NRI device injector DaemonSet.
+"""GPUDirect-TCPXO on GKE A3 Mega: the pod wiring (the NRI device injector is `nccl_installer.py`).
 
 Sources: container-engine-accelerators `gpudirect-tcpxo/nccl-test-latest.yaml` (the pod-network
 pattern: NRI device annotation, interfaces annotation, tcpxo-daemon, aperture devices) and
@@ -9,22 +9,14 @@ commit 992db812 (the test pods are kept in upstream/nccl-test-tcpxo.yaml).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
-
-import pulumi
-import pulumi_kubernetes as k8s
-import yaml
 
 from ..pod_spec import add_items, add_named, container_named, set_fields
-from ..workload_security import waive_upstream
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
-from .nccl_installer import RETAINED, SKIP_AWAIT, UPSTREAM, awaited_spec
 
 GPU_RESOURCE = "nvidia.com/gpu"
 DAEMON = "tcpxo-daemon"
 LIBRARY_DIR = "/usr/local/nvidia/lib64"
 APERTURE_DEVICES = "/dev/aperture_devices"
-NRI_DEVICE_INJECTOR = UPSTREAM / "nri-device-injector.yaml"
 # The NRI device injector reads `devices.gke.io/container.<container name>` (its README).
 DEVICES_ANNOTATION = f"devices.gke.io/container.{DAEMON}"
 # Upstream's label and anti-affinity: one TCPXO pod per node.
@@ -154,49 +146,3 @@ def with_tcpxo(
         [ONE_PER_NODE],
     )
     return template
-
-
-# --- NRI device injector -----------------------------------------------------------------------
-
-
-def device_injector_manifest(image: str) -> dict:
-    """Upstream's NRI device injector DaemonSet, verbatim but for its image (from the catalog)
-    and its checkov waivers (`waive_upstream`, annotations only)."""
-    manifest = yaml.safe_load(NRI_DEVICE_INJECTOR.read_text())
-    (injector,) = manifest["spec"]["template"]["spec"]["containers"]
-    injector["image"] = image
-    return waive_upstream(manifest)
-
-
-@dataclass(frozen=True)
-class NriDeviceInjectorArgs:
-    image: str
-    await_rollout: bool = False
-    """As the installer's: not awaited by default (it targets GPU nodes that may not exist yet)."""
-    wait_for: pulumi.Input[list[str]] | None = None
-    """With await_rollout: the GPU node pools' names, as the installer's `wait_for`."""
-
-
-class NriDeviceInjector(pulumi.ComponentResource):
-    """The NRI device injector DaemonSet, which gives the tcpxo-daemon its GPU devices.
-
-    Privileged with hostNetwork/hostPID, as upstream requires (it mounts /dev and the NRI socket).
-    """
-
-    def __init__(
-        self, name: str, args: NriDeviceInjectorArgs, opts: pulumi.ResourceOptions | None = None
-    ):
-        super().__init__("gpu-fabric:gke:NriDeviceInjector", name, None, opts)
-        manifest = device_injector_manifest(args.image)
-        metadata = manifest["metadata"]
-        if not args.await_rollout:
-            metadata = {**metadata, "annotations": {**metadata["annotations"], SKIP_AWAIT: "true"}}
-        k8s.apps.v1.DaemonSet(
-            name,
-            metadata=metadata,
-            spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            # Retained like the installer (issue 14, item 5): the external owner's bundle applies
-            # the same DaemonSet, and the TCPXO daemon gets no GPUs while it is missing.
-            opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
-        )
-        self.register_outputs({})
