@@ -10,21 +10,16 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from ..catalog import Machine, catalog
 from ..layers import after
 from ..workload_security import waive_upstream
 
+# GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md); which
+# installer a machine runs is its fabric's catalog entry (`fabrics.<fabric>.installers`).
 UPSTREAM = Path(__file__).with_name("upstream")
-# GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
-TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
-GIB_INSTALLER = UPSTREAM / "nccl-rdma-installer-a4x.yaml"
-TCPXO_INSTALLER = UPSTREAM / "nccl-tcpxo-installer.yaml"
-# The amd64 gIB installer of A3 Ultra and A4 (its node affinity names both accelerators).
-GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
 NRI_DEVICE_INJECTOR = UPSTREAM / "nri-device-injector.yaml"
 # pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
 SKIP_AWAIT = "pulumi.com/skipAwait"
-GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
-"""The gIB installer manifest per node architecture (the catalog's `arch`)."""
 # Issue 14, item 5: handing an owned DaemonSet to another owner (`installer.owner: external`) must
 # not delete it, or every new GPU pod breaks until the other owner's bundle applies the same name.
 # With `retainOnDelete` (Pulumi resource option; docs "Resource options: retainOnDelete") a
@@ -32,6 +27,11 @@ GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
 # `pulumi destroy` leaves it too: the cluster going away removes it (or delete it with kubectl).
 RETAINED = pulumi.ResourceOptions(retain_on_delete=True)
 """Options of every DaemonSet this package hands over to another owner (installer, injector)."""
+
+
+def installer_file(machine: Machine) -> Path:
+    """The vendored upstream installer of a machine's fabric, for its node architecture."""
+    return UPSTREAM / catalog().fabrics[machine.fabric].installers[machine.arch]
 
 
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:

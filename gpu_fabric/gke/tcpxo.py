@@ -1,4 +1,5 @@
-"""GPUDirect-TCPXO on GKE A3 Mega: the pod wiring (the NRI device injector is `nccl_installer.py`).
+"""GPUDirect-TCPXO on GKE A3 Mega: the pod wiring, and the fabric's spec (`FABRIC`: its installer
+image, the NRI device injector that comes with it (`nccl_installer.py`), its image checks).
 
 Sources: container-engine-accelerators `gpudirect-tcpxo/nccl-test-latest.yaml` (the pod-network
 pattern: NRI device annotation, interfaces annotation, tcpxo-daemon, aperture devices) and
@@ -9,9 +10,18 @@ commit 992db812 (the test pods are kept in upstream/nccl-test-tcpxo.yaml).
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
+from ..catalog import Fabric, catalog
 from ..pod_spec import add_items, add_named, container_named, set_fields
+from ..problems import Problem
+from .config import GkeA3MegaConfig, InstallerOwner
+from .fabric_spec import GkeFabricSpec
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
+from .image_checks import coupled_pair_problems
+
+if TYPE_CHECKING:
+    from .fabric import GkeFabricArgs
 
 GPU_RESOURCE = "nvidia.com/gpu"
 DAEMON = "tcpxo-daemon"
@@ -146,3 +156,29 @@ def with_tcpxo(
         [ONE_PER_NODE],
     )
     return template
+
+
+# --- the fabric ----------------------------------------------------------------------------------
+
+
+def _add_fabric_args(cfg: GkeA3MegaConfig, args: GkeFabricArgs) -> None:
+    if cfg.installer.owner is InstallerOwner.STACK and FABRIC.facts.nri_device_injector:
+        # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream README):
+        # it comes with the installer, and an external owner applies both.
+        args["nri_device_injector_image"] = cfg.nri_device_injector_image
+
+
+def _image_problems(cfg: GkeA3MegaConfig) -> list[Problem]:
+    """TCPXO installer and RxDM images must be a pair the catalog knows (they are coupled)."""
+    return coupled_pair_problems("images.tcpxo", cfg.images.tcpxo, catalog().images.tcpxo, "RxDM")
+
+
+FABRIC = GkeFabricSpec(
+    fabric=Fabric.TCPXO,
+    installer_image=lambda cfg: cfg.tcpxo_images.installer,
+    add_fabric_args=_add_fabric_args,
+    image_problems=_image_problems,
+    wire_pod=lambda template, cfg: with_tcpxo(
+        template, cfg.tcpxo_images.daemon, cfg.network_object_names, cfg.machine.accelerator.count
+    ),
+)
