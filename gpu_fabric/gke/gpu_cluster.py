@@ -8,7 +8,7 @@ them one per stack.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pulumi_kubernetes as k8s
 
@@ -65,16 +65,18 @@ def gpu_networks(cfg: GkeStackConfig) -> list[GkeGpuNetwork]:
 
 
 def _gpu_pool(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
-    out: GkeGpuPool = {
-        "name": pool.name,
-        "zone": pool.zone,
-        "machine_type": pool.machine_type,
-        "node_count": pool.node_count,
-        "gpu_driver_version": cfg.gpu_driver_version_of(pool).value,
-        "local_ssd_count": cfg.local_ssd_count_of(pool),
-        "boot_disk_type": cfg.boot_disk_type_of(pool),
-        "boot_disk_size_gb": pool.boot_disk.size_gb,
+    """The pool's typed args: its settings under their own names, then what the stack derives."""
+    keys = GkeGpuPool.__required_keys__ | GkeGpuPool.__optional_keys__
+    same_name = {
+        key: value
+        for key, value in pool.model_dump(mode="json").items()
+        if key in keys and value is not None and not isinstance(value, dict)
     }
+    out = cast(GkeGpuPool, same_name)
+    out["gpu_driver_version"] = cfg.gpu_driver_version_of(pool).value
+    out["local_ssd_count"] = cfg.local_ssd_count_of(pool)
+    out["boot_disk_type"] = cfg.boot_disk_type_of(pool)
+    out["boot_disk_size_gb"] = pool.boot_disk.size_gb
     if pool.driver_install is DriverInstall.BUNDLE:
         out["labels"] = NO_GKE_DEVICE_PLUGIN_LABEL
     if pool.compact_placement:
