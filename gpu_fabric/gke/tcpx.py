@@ -1,6 +1,7 @@
-"""GPUDirect-TCPX on GKE: the pod-spec wiring (seed 000), the smoke test's manifests (its
-component is `tcpx_smoke_test.py`), and the fabric's spec (`FABRIC`: its installer image, its
-smoke test, its image checks)."""
+"""GPUDirect-TCPX on GKE: the pod-spec wiring of GKE's guide "Maximize GPU network bandwidth with
+GPUDirect-TCPX and multi-networking" (cloud.google.com/kubernetes-engine/docs/how-to/
+gpu-bandwidth-gpudirect-tcpx), the smoke test's manifests (its component is `tcpx_smoke_test.py`),
+and the fabric's spec (`FABRIC`: its installer image, its smoke test, its image checks)."""
 
 from __future__ import annotations
 
@@ -215,7 +216,7 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
 
 def _add_fabric_args(cfg: GkeA3HighConfig, args: GkeFabricArgs) -> None:
     if cfg.smoke_test:
-        # The installer image carries NCCL and the plugin, as in seed 000's test pods.
+        # The installer image carries NCCL and the plugin, as in the GKE guide's test pods.
         images = cfg.tcpx_images
         args["smoke_test"] = {"test_image": images.installer, "daemon_image": images.daemon}
 

@@ -1,5 +1,5 @@
-"""The GPUDirect-TCPX smoke test: seed 000's two test pods (`tcpx.smoke_test_manifests`) in a
-namespace of their own, off by default."""
+"""The GPUDirect-TCPX smoke test: the two test pods of GKE's GPUDirect-TCPX guide
+(`tcpx.smoke_test_manifests`) in a namespace of their own, off by default."""
 
 from __future__ import annotations
 
