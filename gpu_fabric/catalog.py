@@ -35,6 +35,24 @@ class DeviceMode(str, Enum):
     DPDK_VFIO = "DPDK-VFIO"
 
 
+class Fabric(str, Enum):
+    """A GKE GPU network fabric: `Machine.fabric`, and the key of the catalog's `fabrics:` table.
+
+    Each has one module in gpu_fabric/gke/ (`tcpx.py`, `tcpxo.py`, `gib.py`) that the rest of the
+    code asks (`gpu_fabric.gke.fabrics.fabric_of`), instead of comparing these values.
+    """
+
+    TCPX = "gpudirect-tcpx"
+    """GPUDirect-TCPX (A3 High)."""
+    TCPXO = "gpudirect-tcpxo"
+    """GPUDirect-TCPXO (A3 Mega)."""
+    GIB = "gpudirect-rdma"
+    """GPUDirect-RDMA over the gIB NCCL plugin (A3 Ultra, A4, A4X)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class _Data(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -124,8 +142,8 @@ class GkeVersionRules(_Data):
 class Machine(_Data):
     platform: str
     """The gpu-fabric platform that builds this machine type."""
-    fabric: str
-    """GPU network fabric: `gpudirect-tcpx` or `gpudirect-rdma`."""
+    fabric: Fabric
+    """GPU network fabric (an entry of the catalog's `fabrics:`)."""
     accelerator: Accelerator
     arch: str
     """CPU architecture of the nodes (`amd64`, `arm64`)."""
@@ -162,6 +180,19 @@ class GibImages(_Data):
     """NCCL gIB plugin installer image (arm64, A4X)."""
     installer_amd64: str
     """NCCL gIB plugin installer image (amd64, A3 Ultra and A4)."""
+
+
+class FabricFacts(_Data):
+    """One GKE GPU fabric: what its in-cluster layer installs (catalog `fabrics:`)."""
+
+    installers: dict[str, str]
+    """Node architecture (`Machine.arch`) -> its NCCL installer, a vendored upstream manifest in
+    gpu_fabric/gke/upstream/."""
+    images: str
+    """Key of its pinned images under `images:` (and of its `gpu-fabric:images.<key>` override)."""
+    nri_device_injector: bool = False
+    """Its RxDM daemon gets its GPU devices from the NRI device injector, which comes with the
+    installer (whoever owns the installer applies it too)."""
 
 
 class Images(_Data):
@@ -461,6 +492,8 @@ class GpuFamilies(_Data):
 class Catalog(_Data):
     machines: dict[str, Machine]
     """GKE machine types."""
+    fabrics: dict[Fabric, FabricFacts]
+    """GKE's GPU fabrics, one entry each."""
     oci_shapes: dict[str, OciShape]
     images: Images
     oke: OkeCatalog
@@ -469,6 +502,27 @@ class Catalog(_Data):
     """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
+
+    @model_validator(mode="after")
+    def _every_fabric_complete(self) -> Catalog:
+        missing = [f.value for f in Fabric if f not in self.fabrics]
+        if missing:
+            raise ValueError(f"fabrics: no entry for {', '.join(missing)}")
+        for name, facts in self.fabrics.items():
+            if facts.images not in Images.model_fields:
+                raise ValueError(f"fabrics.{name}.images: {facts.images} is not a key of images")
+        for machine_type, machine in self.machines.items():
+            others = {m.fabric for m in self.machines.values() if m.platform == machine.platform}
+            if others != {machine.fabric}:
+                raise ValueError(
+                    f"machine {machine_type}: its platform's machines differ in fabric"
+                )
+            if machine.arch not in self.fabrics[machine.fabric].installers:
+                raise ValueError(
+                    f"machine {machine_type}: fabric {machine.fabric} has no installer for "
+                    f"{machine.arch} nodes"
+                )
+        return self
 
 
 def closest_known(value: str, known: list[str]) -> str | None:

@@ -91,7 +91,7 @@ def test_tcpxo_installer_is_upstream_but_for_the_catalog_images(mega_plan):
 
 def test_nri_device_injector_is_upstream_but_for_the_catalog_image(mega_plan):
     rendered = daemon_sets(mega_plan)["device-injector"]
-    upstream = yaml.safe_load(tcpxo.NRI_DEVICE_INJECTOR.read_text())
+    upstream = yaml.safe_load(nccl_installer.NRI_DEVICE_INJECTOR.read_text())
     upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
     assert without_waivers(rendered) == upstream  # the catalog pins upstream's digest
     assert "CKV_K8S_43" not in waivers(rendered)  # pinned by digest: nothing to waive

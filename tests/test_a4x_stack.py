@@ -162,7 +162,8 @@ def test_gib_installer_is_upstream_but_for_the_catalog_images(a4x_plan):
         {"key": "cloud.google.com/gke-accelerator", "operator": "In", "values": ["nvidia-gb200"]},
         {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]},
     ]
-    assert nccl_installer.GIB_INSTALLER.name == "nccl-rdma-installer-a4x.yaml"
+    machine = catalog().machines["a4x-highgpu-4g"]
+    assert nccl_installer.installer_file(machine).name == "nccl-rdma-installer-a4x.yaml"
 
 
 def test_hyperdisk_storage_class_is_not_the_default_unless_asked(a4x_plan):

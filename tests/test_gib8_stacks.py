@@ -107,7 +107,8 @@ def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
         "nvidia-h200-141gb",
         "nvidia-b200",
     ]
-    assert nccl_installer.GIB_INSTALLERS["amd64"].name == "nccl-rdma-installer.yaml"
+    machine = catalog().machines["a3-ultragpu-8g"]
+    assert nccl_installer.installer_file(machine).name == "nccl-rdma-installer.yaml"
 
 
 def test_every_object_is_valid_and_there_is_no_a4x_extra(stack_plan):

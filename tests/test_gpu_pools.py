@@ -6,7 +6,16 @@ import copy
 
 import pytest
 
-from tests.conftest import DELETE, assert_single_rule, problems, run_stack, stack_values
+from gpu_fabric.gke.cloud import GkeGpuPool
+from gpu_fabric.gke.gpu_cluster import cloud_args
+from tests.conftest import (
+    DELETE,
+    assert_single_rule,
+    parse_stack,
+    problems,
+    run_stack,
+    stack_values,
+)
 from tests.test_urns import old_urns, state_urns
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -163,3 +172,16 @@ def test_a_typo_inside_a_pool_names_its_index():
     assert_single_rule(
         changes, "gpu-fabric:gpuPools[0].nodeCont", 2, "did you mean 'nodeCount'", "a3-prod"
     )
+
+
+def test_a_pool_setting_reaches_the_node_pool_args_under_its_own_name():
+    """`GpuPoolConfig` fields that `GkeGpuPool` has too are copied as the stack gives them, with
+    no line per option in between; only the derived ones (driver, reservation) are written out."""
+    cfg = parse_stack({"gpu-fabric:gpuPool.nodeCount": 3, "gpu-fabric:gpuPool.name": "pool-b"})
+    (pool,) = cloud_args(cfg)["gpu_pools"]
+    given = cfg.pool.model_dump(mode="json")
+    shared = (GkeGpuPool.__required_keys__ | GkeGpuPool.__optional_keys__) & set(given)
+    copied = shared - {"gpu_driver_version", "reservation"}
+    assert copied == {"name", "zone", "machine_type", "node_count"}
+    assert {key: pool[key] for key in copied} == {key: given[key] for key in copied}
+    assert (pool["name"], pool["node_count"]) == ("pool-b", 3)

@@ -88,7 +88,9 @@ def test_validation_can_fail():
     }
     with pytest.raises(jsonschema.ValidationError):
         validate(bad_network)
-    daemon_set = nccl_installer.installer_manifest(nccl_installer.TCPX_INSTALLER, "i", "p")
+    daemon_set = nccl_installer.installer_manifest(
+        nccl_installer.UPSTREAM / "nccl-tcpx-installer.yaml", "i", "p"
+    )
     daemon_set["spec"]["template"]["spec"]["hostNetwrok"] = True
     with pytest.raises(kubernetes_validate.ValidationError):
         validate(daemon_set)

@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 import yaml
 
+from gpu_fabric.catalog import Fabric
 from gpu_fabric.workload_security import SKIP, secure_workload, waivers
 
 from .nccl import LogError, Table, Verdict, describe, describe_verdict, judge, parse_log
@@ -443,9 +444,9 @@ def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
 
 
 BUILDERS: dict[str, Callable[[str, Hardware, Any, int], Benchmark]] = {
-    "gpudirect-tcpx": tcpx_benchmark,
-    "gpudirect-tcpxo": tcpxo_benchmark,
-    "gpudirect-rdma": gib_benchmark,
+    Fabric.TCPX: tcpx_benchmark,
+    Fabric.TCPXO: tcpxo_benchmark,
+    Fabric.GIB: gib_benchmark,
     "oke-dranet": oke_benchmark,
     "ack-lingjun": ack_benchmark,
 }

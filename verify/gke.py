@@ -11,11 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from gpu_fabric.catalog import catalog
 from gpu_fabric.gke.config import GkeStackConfig
-from gpu_fabric.gke.fabric import installer_file
 from gpu_fabric.gke.gpu_cluster import gpu_networks
-from gpu_fabric.gke.nccl_installer import installer_manifest
-from gpu_fabric.gke.tcpxo import device_injector_manifest
+from gpu_fabric.gke.nccl_installer import (
+    device_injector_manifest,
+    installer_file,
+    installer_manifest,
+)
 from verify.rollout import daemon_set_and_pods, daemon_set_problems
 
 GROUP = "networking.gke.io"
@@ -76,7 +79,7 @@ def expected_injector(cfg: GkeStackConfig) -> tuple[str, str, dict[str, str]] | 
     """GPUDirect-TCPXO (A3 Mega): the NRI device injector DaemonSet, which gives the tcpxo-daemon
     its GPU devices (container-engine-accelerators gpudirect-tcpxo README; issue 14, item 9).
     Expected whoever owns the installer: an external owner's bundle applies the same one."""
-    if cfg.machine.fabric != "gpudirect-tcpxo":
+    if not catalog().fabrics[cfg.machine.fabric].nri_device_injector:
         return None
     manifest = device_injector_manifest("-")
     metadata, spec = manifest["metadata"], manifest["spec"]

@@ -15,20 +15,17 @@ import re
 import string
 
 from ..catalog import Machine, NicGroup, catalog, minor_tuple
-from ..config_base import WIDEST_PUBLIC_SOURCE, parse_image, public_addresses
+from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
 from ..problems import MISSING, Problem
 from ..problems import key as _key
 from ..versions import GKE_VERSION
 from .config import (
     DriverInstall,
-    GkeA3HighConfig,
-    GkeA3MegaConfig,
-    GkeA4xConfig,
-    GkeRdmaConfig,
     GkeStackConfig,
     GpuDriverVersion,
     placement_policy_name,
 )
+from .fabrics import platform_fabric
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -95,19 +92,18 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += _nic_checks(cfg, machine)
     problems += _range_checks(cfg)
     problems += _pool_checks(cfg, machine)
-    problems += _tcpx_pair_checks(cfg)
+    # The platform's fabric, not the machine's: the image keys are the platform model's.
+    problems += platform_fabric(cfg.platform).image_problems(cfg)
     problems += _name_checks(cfg)
     problems += _placement_checks(cfg, machine)
     problems += _capacity_checks(cfg)
     problems += _authorized_network_checks(cfg)
     problems += _no_effect_checks(cfg)
     problems += _mtu_checks(cfg)
-    problems += _gib_image_checks(cfg, machine)
     problems += placement_size_problems(cfg, machine)
     problems += pod_range_capacity_problems(cfg)
     problems += services_range_problems(cfg)
     problems += refused_nic_group_problems(cfg, machine)
-    problems += tcpxo_pair_problems(cfg)
     return problems
 
 
@@ -351,54 +347,6 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     return problems
 
 
-def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:
-    pair = cfg.images.tcpx if isinstance(cfg, GkeA3HighConfig) else None
-    return coupled_pair_problems("images.tcpx", pair, catalog().images.tcpx, "tcpx-daemon")
-
-
-def coupled_pair_problems(base: str, pair, pinned, daemon: str) -> list[Problem]:
-    """An installer and its daemon (RxDM) are a coupled pair: the repositories the catalog pins
-    (so two swapped images are caught), and tags that form one of its known pairs."""
-    if pair is None:
-        return []
-    problems = [
-        problem
-        for role in ("installer", "daemon")
-        for problem in pinned_image_problems(
-            _key(f"{base}.{role}"),
-            getattr(pair, role),
-            getattr(pinned, role),
-            f"the {role} comes from",
-            "(are the installer and daemon swapped?)",
-        )
-    ]
-    if problems:
-        return problems
-    installer_tag, daemon_tag = parse_image(pair.installer).tag, parse_image(pair.daemon).tag
-    expected = pinned.known_pairs.get(installer_tag)
-    if expected is None:
-        known = ", ".join(f"{i} <-> {d}" for i, d in pinned.known_pairs.items())
-        return [
-            Problem(
-                _key(f"{base}.installer"),
-                pair.installer,
-                f"installer {installer_tag} is not a known {base.split('.')[-1].upper()} pair "
-                f"({known}); use one of them, or add the pair to the catalog's "
-                f"{base}.known_pairs with its source",
-            )
-        ]
-    if expected != daemon_tag:
-        return [
-            Problem(
-                _key(f"{base}.daemon"),
-                pair.daemon,
-                f"installer {installer_tag} pairs with {daemon} {expected}, not {daemon_tag}; "
-                f"use the {expected} {daemon} image",
-            )
-        ]
-    return []
-
-
 SYSTEM_POOL_NAME = "system"
 # GKE creates these StorageClasses itself (the PD and Filestore CSI drivers' defaults).
 GKE_STORAGE_CLASSES = {"standard", "standard-rwo", "premium-rwo", "standard-rwx", "premium-rwx"}
@@ -604,12 +552,6 @@ def refused_nic_group_problems(cfg: GkeStackConfig, machine: Machine) -> list[Pr
     ]
 
 
-def tcpxo_pair_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """TCPXO installer and RxDM images must be a pair the catalog knows (they are coupled)."""
-    pair = cfg.images.tcpxo if isinstance(cfg, GkeA3MegaConfig) else None
-    return coupled_pair_problems("images.tcpxo", pair, catalog().images.tcpxo, "RxDM")
-
-
 def several_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     """`gpuPools`: the list's own rules, then every single-pool rule on each pool (keys
     `gpuPools[i].*`); a rule about the whole cluster is reported once."""
@@ -748,49 +690,6 @@ def _system_pool_type_checks(machine_type: str) -> list[Problem]:
             "type such as e2-standard-4",
         )
     ]
-
-
-def _gib_image_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """The gIB installer of the machine's architecture (arm64 on A4X, amd64 on A3 Ultra and A4):
-    the other one installs a plugin the nodes cannot load."""
-    given = getattr(getattr(cfg.images, "gib", None), "installer", None)
-    if given is None:
-        return []
-    assert isinstance(cfg, GkeA4xConfig | GkeRdmaConfig)  # the configs with `images.gib`
-    return pinned_image_problems(
-        _key("images.gib.installer"),
-        given,
-        cfg.gib_installer_default,
-        f"{machine.arch} nodes take the gIB installer from",
-    )
-
-
-def pinned_image_problems(
-    key: str, given: str, pinned: str, comes_from: str, hint: str = ""
-) -> list[Problem]:
-    """An override of a pinned image must come from the pinned image's repository (another one is
-    another component, or another architecture's build), and say its version (a tag)."""
-    image, catalog_image = parse_image(given), parse_image(pinned)
-    problems = []
-    if image.repository != catalog_image.repository:
-        problems.append(
-            Problem(
-                key,
-                given,
-                f"{comes_from} {catalog_image.repository}, not {image.repository}"
-                f"{f' {hint}' if hint else ''}; use that repository",
-            )
-        )
-    if image.tag is None:
-        problems.append(
-            Problem(
-                key,
-                given,
-                "a digest alone does not say which version this is, so it cannot be checked; pin "
-                "it as REPOSITORY:TAG@sha256:DIGEST",
-            )
-        )
-    return problems
 
 
 def _mtu_checks(cfg: GkeStackConfig) -> list[Problem]:

@@ -9,7 +9,6 @@ from typing import NotRequired, TypedDict
 
 import pulumi
 
-from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
 from .network import (
@@ -20,14 +19,7 @@ from .network import (
     PrimaryNetworkArgs,
     SubnetArgs,
 )
-from .nodes import (
-    GpuNodePool,
-    GpuNodePoolArgs,
-    NodeNetwork,
-    PlacementPolicy,
-    Reservation,
-    UpgradeSettings,
-)
+from .nodes import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PoolCluster
 
 
 class GkeSubnet(TypedDict):
@@ -282,41 +274,12 @@ class GkeCloud(pulumi.ComponentResource):
         return self._cluster.provider
 
     def _gpu_node_pool(self, name, args: GkeCloudArgs, pool: GkeGpuPool, nics, opts) -> GpuNodePool:
-        machine = catalog().machines[pool["machine_type"]]
-        placement = pool.get("compact_placement_name")
-        reservation = pool.get("reservation")
-        return GpuNodePool(
-            name,
-            GpuNodePoolArgs(
-                name=pool["name"],
-                cluster_id=self._cluster.cluster.id,
-                location=args["region"],
-                region=args["region"],
-                zone=pool["zone"],
-                version=args["version"],
-                machine_type=pool["machine_type"],
-                accelerator_type=machine.accelerator.type,
-                accelerator_count=machine.accelerator.count,
-                gpu_driver_version=pool["gpu_driver_version"],
-                node_count=pool["node_count"],
-                service_account=self._cluster.node_service_account,
-                node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
-                local_ssd_count=pool["local_ssd_count"],
-                placement=PlacementPolicy(placement, machine.placement) if placement else None,
-                reservation=(
-                    Reservation(reservation, pool.get("reservation_project"))
-                    if reservation
-                    else None
-                ),
-                boot_disk_type=pool["boot_disk_type"],
-                boot_disk_size_gb=pool["boot_disk_size_gb"],
-                labels=pool.get("labels", {}),
-                upgrade=(
-                    UpgradeSettings(pool["max_surge"], pool["max_unavailable"])
-                    if "max_surge" in pool and "max_unavailable" in pool
-                    else None
-                ),
-                depends_on=list(self._cluster.node_account_grants),
-            ),
-            opts,
+        cluster = PoolCluster(
+            cluster_id=self._cluster.cluster.id,
+            region=args["region"],
+            version=args["version"],
+            service_account=self._cluster.node_service_account,
+            node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
+            depends_on=list(self._cluster.node_account_grants),
         )
+        return GpuNodePool(name, GpuNodePoolArgs(pool, cluster), opts)

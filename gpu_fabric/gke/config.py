@@ -507,6 +507,11 @@ class GkeStackConfig(StackModel):
             )
         return plans
 
+    @property
+    def network_object_names(self) -> list[str]:
+        """The Network objects of every NIC group, in NIC order (what pods name)."""
+        return [name for plan in self.nic_groups for name in plan.object_names]
+
     def gpu_driver_version_of(self, pool: GpuPoolConfig) -> GpuDriverVersion:
         if pool.driver_install is DriverInstall.BUNDLE:
             return GpuDriverVersion.INSTALLATION_DISABLED

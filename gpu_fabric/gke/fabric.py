@@ -8,25 +8,23 @@ for the installer, the Network objects and the GPU node pools it is given.
 """
 
 from operator import itemgetter
-from pathlib import Path
 from typing import NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import Machine, catalog
+from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token, whole_numbers
 from .nccl_installer import (
-    GIB_INSTALLERS,
-    TCPX_INSTALLER,
-    TCPXO_INSTALLER,
     NcclInstaller,
     NcclInstallerArgs,
+    NriDeviceInjector,
+    NriDeviceInjectorArgs,
+    installer_file,
 )
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .storage import HyperdiskStorage, HyperdiskStorageArgs
-from .tcpx import TcpxSmokeTest, TcpxSmokeTestArgs
-from .tcpxo import NriDeviceInjector, NriDeviceInjectorArgs
+from .tcpx_smoke_test import TcpxSmokeTest, TcpxSmokeTestArgs
 from .training_runtime import TrainingRuntime, TrainingRuntimeArgs
 
 
@@ -88,13 +86,6 @@ class GkeFabricArgs(TypedDict):
     """A4X: a Hyperdisk StorageClass."""
     training_runtime_image: NotRequired[str]
     """A4X: a Kubeflow Trainer runtime on the RDMA networks, with this image (unset: none)."""
-
-
-def installer_file(machine: Machine) -> Path:
-    """The vendored upstream installer of a machine's fabric."""
-    return {"gpudirect-tcpx": TCPX_INSTALLER, "gpudirect-tcpxo": TCPXO_INSTALLER}.get(
-        machine.fabric
-    ) or GIB_INSTALLERS[machine.arch]
 
 
 class GkeFabric(pulumi.ComponentResource):

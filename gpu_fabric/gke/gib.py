@@ -5,7 +5,7 @@ are the source of every field. A3 Ultra and A4 (amd64): upstream's `nccl-test-rd
 (gpu_fabric/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators), the GKE doc's test
 pods: the host's driver and gIB directories mounted at /usr/local/nvidia and /usr/local/gib, and
 /usr/local/gib/scripts/set_nccl_env.sh sourced before NCCL runs. A4X's StorageClass is
-`storage.py`, its runtime `training_runtime.py`.
+`storage.py`, its runtime `training_runtime.py`. The fabric's spec (`FABRIC`) is at the end.
 """
 
 from __future__ import annotations
@@ -13,9 +13,18 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..catalog import Fabric
 from ..pod_spec import add_items, add_named, container_named, set_fields
+from ..problems import Problem
+from ..problems import key as _key
+from .config import GkeA4xConfig, GkeRdmaConfig
+from .fabric_spec import GkeFabricSpec
+from .image_checks import pinned_image_problems
+
+if TYPE_CHECKING:
+    from .fabric import GkeFabricArgs
 
 GPU_RESOURCE = "nvidia.com/gpu"
 NVIDIA_HOST = "/home/kubernetes/bin/nvidia"
@@ -193,3 +202,38 @@ def _gpu_request(container: dict) -> set[str]:
         for kind in ("limits", "requests")
         if GPU_RESOURCE in resources.get(kind, {})
     }
+
+
+# --- the fabric ----------------------------------------------------------------------------------
+
+
+def _add_fabric_args(cfg: GkeA4xConfig | GkeRdmaConfig, args: GkeFabricArgs) -> None:
+    if isinstance(cfg, GkeA4xConfig) and cfg.training_runtime:
+        args["training_runtime_image"] = cfg.training_runtime_image
+
+
+def _image_problems(cfg: GkeA4xConfig | GkeRdmaConfig) -> list[Problem]:
+    """The gIB installer of the machine's architecture (arm64 on A4X, amd64 on A3 Ultra and A4):
+    the other one installs a plugin the nodes cannot load."""
+    if cfg.images.gib is None:
+        return []
+    return pinned_image_problems(
+        _key("images.gib.installer"),
+        cfg.images.gib.installer,
+        cfg.gib_installer_default,
+        f"{cfg.machine.arch} nodes take the gIB installer from",
+    )
+
+
+FABRIC = GkeFabricSpec(
+    fabric=Fabric.GIB,
+    installer_image=lambda cfg: cfg.gib_installer_image,
+    add_fabric_args=_add_fabric_args,
+    image_problems=_image_problems,
+    wire_pod=lambda template, cfg: with_gib(
+        template,
+        cfg.network_object_names,
+        cfg.machine.accelerator.count,
+        arch=cfg.machine.arch,
+    ),
+)

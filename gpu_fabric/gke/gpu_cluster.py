@@ -1,13 +1,14 @@
 """A GKE GPU cluster with its GPU fabric in one stack: the cloud layer, then the fabric layer.
 
-The machine's catalog entry decides the NICs, VPCs and Network objects; the fabric decides the
-installer and what else goes in the cluster. `cloud_args` and `fabric_args` turn a validated stack
-config into each layer's typed args; a split deployment uses them one per stack.
+The machine's catalog entry decides the NICs, VPCs and Network objects; its fabric's module
+(`fabrics.fabric_of`) decides the installer and what else goes in the cluster. `cloud_args` and
+`fabric_args` turn a validated stack config into each layer's typed args; a split deployment uses
+them one per stack.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pulumi_kubernetes as k8s
 
@@ -15,10 +16,7 @@ from ..layers import LayeredCluster
 from .cloud import GkeCloud, GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
 from .config import (
     DriverInstall,
-    GkeA3HighConfig,
-    GkeA3MegaConfig,
     GkeA4xConfig,
-    GkeRdmaConfig,
     GkeStackConfig,
     GpuPoolConfig,
     InstallerOwner,
@@ -26,6 +24,7 @@ from .config import (
     placement_policy_name,
 )
 from .fabric import GkeFabric, GkeFabricArgs
+from .fabrics import fabric_of
 
 # Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
 NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -66,16 +65,18 @@ def gpu_networks(cfg: GkeStackConfig) -> list[GkeGpuNetwork]:
 
 
 def _gpu_pool(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
-    out: GkeGpuPool = {
-        "name": pool.name,
-        "zone": pool.zone,
-        "machine_type": pool.machine_type,
-        "node_count": pool.node_count,
-        "gpu_driver_version": cfg.gpu_driver_version_of(pool).value,
-        "local_ssd_count": cfg.local_ssd_count_of(pool),
-        "boot_disk_type": cfg.boot_disk_type_of(pool),
-        "boot_disk_size_gb": pool.boot_disk.size_gb,
+    """The pool's typed args: its settings under their own names, then what the stack derives."""
+    keys = GkeGpuPool.__required_keys__ | GkeGpuPool.__optional_keys__
+    same_name = {
+        key: value
+        for key, value in pool.model_dump(mode="json").items()
+        if key in keys and value is not None and not isinstance(value, dict)
     }
+    out = cast(GkeGpuPool, same_name)
+    out["gpu_driver_version"] = cfg.gpu_driver_version_of(pool).value
+    out["local_ssd_count"] = cfg.local_ssd_count_of(pool)
+    out["boot_disk_type"] = cfg.boot_disk_type_of(pool)
+    out["boot_disk_size_gb"] = pool.boot_disk.size_gb
     if pool.driver_install is DriverInstall.BUNDLE:
         out["labels"] = NO_GKE_DEVICE_PLUGIN_LABEL
     if pool.compact_placement:
@@ -147,39 +148,24 @@ def fabric_args(
         "kubeconfig": cloud["kubeconfig"],
         "cluster_id": cloud["cluster_id"],
         "machine_type": cfg.pool.machine_type,
-        "network_object_names": [n for plan in cfg.nic_groups for n in plan.object_names],
+        "network_object_names": cfg.network_object_names,
         "nic_networks": cloud["nic_networks"],
         "gpu_subnets": cloud["gpu_subnets"],
         "gpu_node_pools": cloud["gpu_node_pools"],
     }
+    fabric = fabric_of(cfg.machine)
     if cfg.installer.owner is InstallerOwner.STACK:
         args["installer"] = {
-            "image": _installer_image(cfg),
+            "image": fabric.installer_image(cfg),
             "pause_image": cfg.pause_image,
             "await_rollout": cfg.installer.await_rollout,
         }
-        if isinstance(cfg, GkeA3MegaConfig):
-            args["nri_device_injector_image"] = cfg.nri_device_injector_image
-    if isinstance(cfg, GkeA3HighConfig) and cfg.smoke_test:
-        # The installer image carries NCCL and the plugin, as in seed 000's test pods.
-        images = cfg.tcpx_images
-        args["smoke_test"] = {"test_image": images.installer, "daemon_image": images.daemon}
+    fabric.add_fabric_args(cfg, args)
     if isinstance(cfg, GkeA4xConfig):
         # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
         storage = cfg.hyperdisk_storage_class
         args["hyperdisk_storage_class"] = {"name": storage.name, "is_default": storage.is_default}
-        if cfg.training_runtime:
-            args["training_runtime_image"] = cfg.training_runtime_image
     return args
-
-
-def _installer_image(cfg: GkeStackConfig) -> str:
-    if isinstance(cfg, GkeA3HighConfig):
-        return cfg.tcpx_images.installer
-    if isinstance(cfg, GkeA3MegaConfig):
-        return cfg.tcpxo_images.installer
-    assert isinstance(cfg, GkeA4xConfig | GkeRdmaConfig)  # the gIB configs
-    return cfg.gib_installer_image
 
 
 class GpuCluster(LayeredCluster):

@@ -1,4 +1,5 @@
-"""The NCCL plugin installer DaemonSets, reproduced from upstream manifests."""
+"""The NCCL plugin installer DaemonSets, and the NRI device injector that GPUDirect-TCPXO's
+installer needs beside it, reproduced from upstream manifests."""
 
 from __future__ import annotations
 
@@ -9,20 +10,16 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from ..catalog import Machine, catalog
 from ..layers import after
 from ..workload_security import waive_upstream
 
+# GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md); which
+# installer a machine runs is its fabric's catalog entry (`fabrics.<fabric>.installers`).
 UPSTREAM = Path(__file__).with_name("upstream")
-# GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md).
-TCPX_INSTALLER = UPSTREAM / "nccl-tcpx-installer.yaml"
-GIB_INSTALLER = UPSTREAM / "nccl-rdma-installer-a4x.yaml"
-TCPXO_INSTALLER = UPSTREAM / "nccl-tcpxo-installer.yaml"
-# The amd64 gIB installer of A3 Ultra and A4 (its node affinity names both accelerators).
-GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
+NRI_DEVICE_INJECTOR = UPSTREAM / "nri-device-injector.yaml"
 # pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
 SKIP_AWAIT = "pulumi.com/skipAwait"
-GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
-"""The gIB installer manifest per node architecture (the catalog's `arch`)."""
 # Issue 14, item 5: handing an owned DaemonSet to another owner (`installer.owner: external`) must
 # not delete it, or every new GPU pod breaks until the other owner's bundle applies the same name.
 # With `retainOnDelete` (Pulumi resource option; docs "Resource options: retainOnDelete") a
@@ -30,6 +27,11 @@ GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
 # `pulumi destroy` leaves it too: the cluster going away removes it (or delete it with kubectl).
 RETAINED = pulumi.ResourceOptions(retain_on_delete=True)
 """Options of every DaemonSet this package hands over to another owner (installer, injector)."""
+
+
+def installer_file(machine: Machine) -> Path:
+    """The vendored upstream installer of a machine's fabric, for its node architecture."""
+    return UPSTREAM / catalog().fabrics[machine.fabric].installers[machine.arch]
 
 
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
@@ -95,6 +97,49 @@ class NcclInstaller(pulumi.ComponentResource):
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
+            opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
+        )
+        self.register_outputs({})
+
+
+def device_injector_manifest(image: str) -> dict:
+    """Upstream's NRI device injector DaemonSet, verbatim but for its image (from the catalog)
+    and its checkov waivers (`waive_upstream`, annotations only)."""
+    manifest = yaml.safe_load(NRI_DEVICE_INJECTOR.read_text())
+    (injector,) = manifest["spec"]["template"]["spec"]["containers"]
+    injector["image"] = image
+    return waive_upstream(manifest)
+
+
+@dataclass(frozen=True)
+class NriDeviceInjectorArgs:
+    image: str
+    await_rollout: bool = False
+    """As the installer's: not awaited by default (it targets GPU nodes that may not exist yet)."""
+    wait_for: pulumi.Input[list[str]] | None = None
+    """With await_rollout: the GPU node pools' names, as the installer's `wait_for`."""
+
+
+class NriDeviceInjector(pulumi.ComponentResource):
+    """The NRI device injector DaemonSet, which gives the tcpxo-daemon its GPU devices.
+
+    Privileged with hostNetwork/hostPID, as upstream requires (it mounts /dev and the NRI socket).
+    """
+
+    def __init__(
+        self, name: str, args: NriDeviceInjectorArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:gke:NriDeviceInjector", name, None, opts)
+        manifest = device_injector_manifest(args.image)
+        metadata = manifest["metadata"]
+        if not args.await_rollout:
+            metadata = {**metadata, "annotations": {**metadata["annotations"], SKIP_AWAIT: "true"}}
+        k8s.apps.v1.DaemonSet(
+            name,
+            metadata=metadata,
+            spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
+            # Retained like the installer (issue 14, item 5): the external owner's bundle applies
+            # the same DaemonSet, and the TCPXO daemon gets no GPUs while it is missing.
             opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
         )
         self.register_outputs({})

@@ -1,13 +1,25 @@
-"""The GPU node pool: accelerators, gVNIC, additional node networks and compact placement."""
+"""The GPU node pool: accelerators, gVNIC, additional node networks and compact placement.
+
+A pool setting has one shape between the stack config and the node pool: `GkeGpuPool` (cloud.py),
+the pool's typed args, which `GkeCloud` takes per pool; the cluster adds `PoolCluster`. A stack's
+`GpuPoolConfig` fields reach it under their own names (`gpu_cluster.cloud_args`), so a pool option
+is its config field, its `GkeGpuPool` field, its use here, and a test.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pulumi
 import pulumi_gcp as gcp
 
+from ..catalog import catalog
 from .cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
+
+if TYPE_CHECKING:
+    # The hosted component's type, so declared beside it (`GkeCloud`, cloud.py).
+    from .cloud import GkeGpuPool
 
 
 @dataclass(frozen=True)
@@ -20,31 +32,11 @@ class NodeNetwork:
     """Subnet name."""
 
 
-@dataclass(frozen=True)
-class Reservation:
-    name: str
-    project: str | None = None
-    """Owner project of a shared reservation."""
-
-    @property
-    def value(self) -> str:
-        return f"projects/{self.project}/reservations/{self.name}" if self.project else self.name
-
-
-@dataclass(frozen=True)
-class PlacementPolicy:
-    name: str
-    """Name of the `gcp.compute.ResourcePolicy` (regional)."""
-    policy: dict
-    """Its policy arguments, e.g. `group_placement_policy` or `workload_policy` (catalog)."""
-
-
-@dataclass(frozen=True)
-class UpgradeSettings:
-    """Surge upgrade settings of a node pool."""
-
-    max_surge: int
-    max_unavailable: int
+def reservation_value(pool: GkeGpuPool) -> str:
+    """The pool's reservation as node affinity names it: a shared one by its owner project."""
+    project = pool.get("reservation_project")
+    name = pool["reservation"]
+    return f"projects/{project}/reservations/{name}" if project else name
 
 
 # Create and update wait for every GPU VM to boot and join (GPU driver install, local SSDs), which
@@ -54,41 +46,29 @@ GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="30
 
 
 @dataclass(frozen=True)
-class GpuNodePoolArgs:
-    name: str
-    """Node pool name."""
+class PoolCluster:
+    """What a GPU node pool takes from its cluster rather than from the pool's settings."""
+
     cluster_id: pulumi.Input[str]
     """The cluster's ID; the pool waits for the cluster and nothing inside it."""
-    location: str
-    """The cluster's location."""
     region: str
-    """Region of the placement policy."""
-    zone: str
-    """The one zone of the pool."""
+    """The cluster's location, and the region of the placement policy."""
     version: str
-    """Pinned GKE node version."""
-    machine_type: str
-    accelerator_type: str
-    accelerator_count: int
-    gpu_driver_version: str
-    """DEFAULT, LATEST or INSTALLATION_DISABLED."""
-    node_count: int
+    """Pinned GKE node version (the control plane's)."""
     service_account: pulumi.Input[str]
+    """The nodes' service account."""
     node_networks: list[NodeNetwork]
     """Additional node networks in NIC order. Immutable: a change recreates the pool."""
-    local_ssd_count: int = 0
-    """Local SSDs as ephemeral storage; 0 for none."""
-    placement: PlacementPolicy | None = None
-    """Compact placement through this policy; None for none."""
-    reservation: Reservation | None = None
-    boot_disk_type: str = "pd-balanced"
-    boot_disk_size_gb: int = 200
-    labels: dict[str, str] = field(default_factory=dict)
-    """Node labels."""
-    upgrade: UpgradeSettings | None = None
-    """Surge upgrade settings; None for GKE's default (max surge 1, max unavailable 0)."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """Resources nodes need at boot (the node account's role grants)."""
+
+
+@dataclass(frozen=True)
+class GpuNodePoolArgs:
+    pool: GkeGpuPool
+    """The pool's settings."""
+    cluster: PoolCluster
+    """What comes from its cluster."""
 
 
 class GpuNodePool(pulumi.ComponentResource):
@@ -106,15 +86,18 @@ class GpuNodePool(pulumi.ComponentResource):
         self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__("gpu-fabric:gke:GpuNodePool", name, None, opts)
+        pool, cluster = args.pool, args.cluster
+        machine = catalog().machines[pool["machine_type"]]
 
         placement: gcp.container.NodePoolPlacementPolicyArgsDict | None = None
         self.placement_policy = None
-        if args.placement:
+        if pool.get("compact_placement_name"):
             policy = gcp.compute.ResourcePolicy(
                 f"{name}-placement",
-                name=args.placement.name,
-                region=args.region,
-                **args.placement.policy,
+                name=pool["compact_placement_name"],
+                region=cluster.region,
+                # The machine's compact placement: a group placement or a workload policy.
+                **machine.placement,
                 # A fixed name cannot coexist with its replacement (409 "already exists").
                 opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
             )
@@ -123,73 +106,77 @@ class GpuNodePool(pulumi.ComponentResource):
             self.placement_policy = policy.name
 
         node_config: gcp.container.NodePoolNodeConfigArgsDict = {
-            "machine_type": args.machine_type,
+            "machine_type": pool["machine_type"],
             "image_type": "COS_CONTAINERD",  # gVNIC and multi-networking need COS
             "gvnic": {"enabled": True},
             "guest_accelerators": [
                 {
-                    "type": args.accelerator_type,
-                    "count": args.accelerator_count,
+                    "type": machine.accelerator.type,
+                    "count": machine.accelerator.count,
                     "gpu_driver_installation_config": {
-                        "gpu_driver_version": args.gpu_driver_version
+                        "gpu_driver_version": pool["gpu_driver_version"]
                     },
                 }
             ],
-            "boot_disk": {"disk_type": args.boot_disk_type, "size_gb": args.boot_disk_size_gb},
-            "service_account": args.service_account,
+            "boot_disk": {
+                "disk_type": pool["boot_disk_type"],
+                "size_gb": pool["boot_disk_size_gb"],
+            },
+            "service_account": cluster.service_account,
             "oauth_scopes": OAUTH_SCOPES,
             "shielded_instance_config": SHIELDED_INSTANCE,
             "workload_metadata_config": {"mode": "GKE_METADATA"},
         }
-        if args.labels:
-            node_config["labels"] = args.labels
-        if args.local_ssd_count:
+        if pool.get("labels"):
+            node_config["labels"] = pool["labels"]
+        if pool["local_ssd_count"]:
             node_config["ephemeral_storage_local_ssd_config"] = {
-                "local_ssd_count": args.local_ssd_count
+                "local_ssd_count": pool["local_ssd_count"]
             }
-        if args.reservation:
+        if pool.get("reservation"):
             node_config["reservation_affinity"] = {
                 "consume_reservation_type": "SPECIFIC_RESERVATION",
                 "key": "compute.googleapis.com/reservation-name",
-                "values": [args.reservation.value],
+                "values": [reservation_value(pool)],
             }
 
-        pool = gcp.container.NodePool(
+        node_pool = gcp.container.NodePool(
             name,
-            name=args.name,
-            cluster=args.cluster_id,
-            location=args.location,
-            node_locations=[args.zone],
-            version=args.version,
-            node_count=args.node_count,
+            name=pool["name"],
+            cluster=cluster.cluster_id,
+            location=cluster.region,
+            node_locations=[pool["zone"]],
+            version=cluster.version,
+            node_count=pool["node_count"],
             management={"auto_upgrade": False, "auto_repair": True},
             placement_policy=placement,
             network_config={
                 "additional_node_network_configs": [
-                    {"network": n.network, "subnetwork": n.subnetwork} for n in args.node_networks
+                    {"network": n.network, "subnetwork": n.subnetwork}
+                    for n in cluster.node_networks
                 ]
             },
             node_config=node_config,
             upgrade_settings=(
                 {
                     "strategy": "SURGE",
-                    "max_surge": args.upgrade.max_surge,
-                    "max_unavailable": args.upgrade.max_unavailable,
+                    "max_surge": pool["max_surge"],
+                    "max_unavailable": pool["max_unavailable"],
                 }
-                if args.upgrade
+                if "max_surge" in pool and "max_unavailable" in pool
                 else None
             ),
             # The pool's name is fixed (workloads and the fabric select it by name), so Pulumi's
             # default create-before-replace would fail with 409 "already exists": delete first.
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=args.depends_on,
+                depends_on=cluster.depends_on,
                 delete_before_replace=True,
                 custom_timeouts=GPU_POOL_TIMEOUTS,
             ),
         )
 
-        self.node_pool_name = pool.name
+        self.node_pool_name = node_pool.name
         self.register_outputs(
             {"node_pool_name": self.node_pool_name, "placement_policy": self.placement_policy}
         )

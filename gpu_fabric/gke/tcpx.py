@@ -1,15 +1,22 @@
-"""GPUDirect-TCPX on GKE: the pod-spec wiring (seed 000) and the smoke test workload."""
+"""GPUDirect-TCPX on GKE: the pod-spec wiring of GKE's guide "Maximize GPU network bandwidth with
+GPUDirect-TCPX and multi-networking" (cloud.google.com/kubernetes-engine/docs/how-to/
+gpu-bandwidth-gpudirect-tcpx), the smoke test's manifests (its component is `tcpx_smoke_test.py`),
+and the fabric's spec (`FABRIC`: its installer image, its smoke test, its image checks)."""
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pulumi
-import pulumi_kubernetes as k8s
-
-from ..layers import after
+from ..catalog import Fabric, catalog
+from ..problems import Problem
 from ..workload_security import secure_workload
+from .config import GkeA3HighConfig
+from .fabric_spec import GkeFabricSpec
+from .image_checks import coupled_pair_problems
+
+if TYPE_CHECKING:
+    from .fabric import GkeFabricArgs
 
 GPU_RESOURCE = "nvidia.com/gpu"
 LIBRARY_DIR = "/usr/local/nvidia/lib64"
@@ -31,10 +38,6 @@ NCCL_CONFIG_MAP = "nccl-configmap"
 # says otherwise, and seed 000's pods set only LD_LIBRARY_PATH: the installer puts it in the node's
 # lib64. (The file name is NCCL's default, not read from the installer image: UNVERIFIED there.)
 TCPX_PLUGIN_FILE = f"{LIBRARY_DIR}/libnccl-net.so"
-# Issue 14, item 9: pulumi-kubernetes waits for a Pod to be Ready for 10 minutes by default (its
-# Pod await logic). The test pods are created once the GPU node pools exist, then wait to be
-# scheduled on GPU nodes, for the GPU driver install and for the installer's plugin on the node
-# (wait_for_plugin_container) before Ready: give them 30 minutes, as Pulumi resource options.
 SMOKE_TEST_NAMESPACE = "gpu-fabric-smoke-test"
 """The smoke test's own namespace (not `default`, issue 15): apply upstream's nccl-configmap
 there."""
@@ -61,9 +64,6 @@ def secure_tcpx_pod(manifest: dict) -> dict:
         host_network=TCPX_HOST_NETWORK,
         privileged=TCPX_PRIVILEGED,
     )
-
-
-SMOKE_TEST_POD_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m")
 
 
 def wait_for_plugin_container(image: str) -> dict:
@@ -211,51 +211,32 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
     return manifests
 
 
-@dataclass(frozen=True)
-class TcpxSmokeTestArgs:
-    test_image: str
-    daemon_image: str
-    namespace: str = SMOKE_TEST_NAMESPACE
-    """Created here."""
-    depends_on: list[pulumi.Resource] = field(default_factory=list)
-    """What the pods need running first (installer, Network objects)."""
-    wait_for: pulumi.Input[list[str]] | None = None
-    """Outputs of another layer the pods wait for as well (the GPU node pools' names)."""
+# --- the fabric ----------------------------------------------------------------------------------
 
 
-class TcpxSmokeTest(pulumi.ComponentResource):
-    """Two GPUDirect-TCPX test pods (seed 000, "deploy a test workload"), off by default."""
+def _add_fabric_args(cfg: GkeA3HighConfig, args: GkeFabricArgs) -> None:
+    if cfg.smoke_test:
+        # The installer image carries NCCL and the plugin, as in the GKE guide's test pods.
+        images = cfg.tcpx_images
+        args["smoke_test"] = {"test_image": images.installer, "daemon_image": images.daemon}
 
-    def __init__(
-        self, name: str, args: TcpxSmokeTestArgs, opts: pulumi.ResourceOptions | None = None
-    ):
-        super().__init__("gpu-fabric:gke:TcpxSmokeTest", name, None, opts)
-        namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={"name": args.namespace},
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        # Children do not inherit a component's depends_on, so each pod and service gets it.
-        # Deleted before they are replaced: a new pod needs the GPUs the old one holds, and
-        # pulumi-kubernetes deletes first on its own only when name and namespace stay the same.
-        child = pulumi.ResourceOptions(
-            parent=self, depends_on=[*args.depends_on, namespace], delete_before_replace=True
-        )
-        for manifest in smoke_test_manifests(args.test_image, args.daemon_image):
-            metadata: k8s.meta.v1.ObjectMetaArgsDict = {
-                **manifest["metadata"],
-                "namespace": args.namespace,
-            }
-            spec = after(manifest["spec"], args.wait_for) if args.wait_for else manifest["spec"]
-            child_name = f"{name}-{manifest['metadata']['name']}"
-            if manifest["kind"] == "Service":
-                k8s.core.v1.Service(child_name, metadata=metadata, spec=spec, opts=child)
-            else:
-                pod_opts = pulumi.ResourceOptions(custom_timeouts=SMOKE_TEST_POD_TIMEOUTS)
-                k8s.core.v1.Pod(
-                    child_name,
-                    metadata=metadata,
-                    spec=spec,
-                    opts=pulumi.ResourceOptions.merge(child, pod_opts),
-                )
-        self.register_outputs({})
+
+def _image_problems(cfg: GkeA3HighConfig) -> list[Problem]:
+    """The TCPX installer and tcpx-daemon images must be a pair the catalog knows (coupled)."""
+    pinned = catalog().images.tcpx
+    return coupled_pair_problems("images.tcpx", cfg.images.tcpx, pinned, "tcpx-daemon")
+
+
+def _wire_pod(template: dict, cfg: GkeA3HighConfig) -> dict:
+    wired = copy.deepcopy(template)
+    wired["spec"] = with_tcpx(wired["spec"], cfg.tcpx_images.daemon)
+    return wired
+
+
+FABRIC = GkeFabricSpec(
+    fabric=Fabric.TCPX,
+    installer_image=lambda cfg: cfg.tcpx_images.installer,
+    add_fabric_args=_add_fabric_args,
+    image_problems=_image_problems,
+    wire_pod=_wire_pod,
+)

@@ -1,4 +1,5 @@
-"""GPUDirect-TCPXO on GKE A3 Mega: the pod wiring and the NRI device injector DaemonSet.
+"""GPUDirect-TCPXO on GKE A3 Mega: the pod wiring, and the fabric's spec (`FABRIC`: its installer
+image, the NRI device injector that comes with it (`nccl_installer.py`), its image checks).
 
 Sources: container-engine-accelerators `gpudirect-tcpxo/nccl-test-latest.yaml` (the pod-network
 pattern: NRI device annotation, interfaces annotation, tcpxo-daemon, aperture devices) and
@@ -9,22 +10,23 @@ commit 992db812 (the test pods are kept in upstream/nccl-test-tcpxo.yaml).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pulumi
-import pulumi_kubernetes as k8s
-import yaml
-
+from ..catalog import Fabric, catalog
 from ..pod_spec import add_items, add_named, container_named, set_fields
-from ..workload_security import waive_upstream
+from ..problems import Problem
+from .config import GkeA3MegaConfig, InstallerOwner
+from .fabric_spec import GkeFabricSpec
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
-from .nccl_installer import RETAINED, SKIP_AWAIT, UPSTREAM, awaited_spec
+from .image_checks import coupled_pair_problems
+
+if TYPE_CHECKING:
+    from .fabric import GkeFabricArgs
 
 GPU_RESOURCE = "nvidia.com/gpu"
 DAEMON = "tcpxo-daemon"
 LIBRARY_DIR = "/usr/local/nvidia/lib64"
 APERTURE_DEVICES = "/dev/aperture_devices"
-NRI_DEVICE_INJECTOR = UPSTREAM / "nri-device-injector.yaml"
 # The NRI device injector reads `devices.gke.io/container.<container name>` (its README).
 DEVICES_ANNOTATION = f"devices.gke.io/container.{DAEMON}"
 # Upstream's label and anti-affinity: one TCPXO pod per node.
@@ -156,47 +158,27 @@ def with_tcpxo(
     return template
 
 
-# --- NRI device injector -----------------------------------------------------------------------
+# --- the fabric ----------------------------------------------------------------------------------
 
 
-def device_injector_manifest(image: str) -> dict:
-    """Upstream's NRI device injector DaemonSet, verbatim but for its image (from the catalog)
-    and its checkov waivers (`waive_upstream`, annotations only)."""
-    manifest = yaml.safe_load(NRI_DEVICE_INJECTOR.read_text())
-    (injector,) = manifest["spec"]["template"]["spec"]["containers"]
-    injector["image"] = image
-    return waive_upstream(manifest)
+def _add_fabric_args(cfg: GkeA3MegaConfig, args: GkeFabricArgs) -> None:
+    if cfg.installer.owner is InstallerOwner.STACK and FABRIC.facts.nri_device_injector:
+        # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream README):
+        # it comes with the installer, and an external owner applies both.
+        args["nri_device_injector_image"] = cfg.nri_device_injector_image
 
 
-@dataclass(frozen=True)
-class NriDeviceInjectorArgs:
-    image: str
-    await_rollout: bool = False
-    """As the installer's: not awaited by default (it targets GPU nodes that may not exist yet)."""
-    wait_for: pulumi.Input[list[str]] | None = None
-    """With await_rollout: the GPU node pools' names, as the installer's `wait_for`."""
+def _image_problems(cfg: GkeA3MegaConfig) -> list[Problem]:
+    """TCPXO installer and RxDM images must be a pair the catalog knows (they are coupled)."""
+    return coupled_pair_problems("images.tcpxo", cfg.images.tcpxo, catalog().images.tcpxo, "RxDM")
 
 
-class NriDeviceInjector(pulumi.ComponentResource):
-    """The NRI device injector DaemonSet, which gives the tcpxo-daemon its GPU devices.
-
-    Privileged with hostNetwork/hostPID, as upstream requires (it mounts /dev and the NRI socket).
-    """
-
-    def __init__(
-        self, name: str, args: NriDeviceInjectorArgs, opts: pulumi.ResourceOptions | None = None
-    ):
-        super().__init__("gpu-fabric:gke:NriDeviceInjector", name, None, opts)
-        manifest = device_injector_manifest(args.image)
-        metadata = manifest["metadata"]
-        if not args.await_rollout:
-            metadata = {**metadata, "annotations": {**metadata["annotations"], SKIP_AWAIT: "true"}}
-        k8s.apps.v1.DaemonSet(
-            name,
-            metadata=metadata,
-            spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            # Retained like the installer (issue 14, item 5): the external owner's bundle applies
-            # the same DaemonSet, and the TCPXO daemon gets no GPUs while it is missing.
-            opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
-        )
-        self.register_outputs({})
+FABRIC = GkeFabricSpec(
+    fabric=Fabric.TCPXO,
+    installer_image=lambda cfg: cfg.tcpxo_images.installer,
+    add_fabric_args=_add_fabric_args,
+    image_problems=_image_problems,
+    wire_pod=lambda template, cfg: with_tcpxo(
+        template, cfg.tcpxo_images.daemon, cfg.network_object_names, cfg.machine.accelerator.count
+    ),
+)
