@@ -51,13 +51,26 @@ class PlatformSpec:
     hardware: Callable[[Any], GpuHardware]
     """What a parsed config's GPU nodes are (the benchmark and the NCCL judge look them up)."""
     cloud: str
-    """The cloud provider's Pulumi package: its types' prefix and its config namespace (`gcp`)."""
+    """The cloud provider's Pulumi package: its types' prefix and its config namespace (`gcp`),
+    whose keys a stack of this platform may set."""
+    sdk: str
+    """The provider's Python SDK module (`pulumi_gcp`): its config module lists the keys."""
+    sdk_requirement: str
+    """The SDK's requirement (`pulumi-gcp>=10.2.0,<11`): pyproject.toml's extra of this package
+    (tests/test_platform_specs.py keeps the two equal)."""
+    credential_keys: tuple[str, ...]
+    """Provider keys that hold a credential: in a stack file only as Pulumi secrets."""
     mocks: str
     """Module with `CloudMocks(config)`: the cloud provider's resource outputs and function
     results in the offline plan (relative to this package, as `stack` is)."""
     plan_view: str
     """Module with `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS`
     (readable names of types, for `make graph`) and `ACRONYMS` (words it writes in capitals)."""
+
+    @property
+    def package(self) -> str:
+        """The platform package's name (`gke`): its folder, and its extra in pyproject.toml."""
+        return self.models[0].__module__.split(".")[-2]
 
     @property
     def platforms(self) -> dict[str, type[StackModel]]:

@@ -18,6 +18,9 @@ PLATFORM = PlatformSpec(
     benchmark="verify.ack_bandwidth",
     hardware=_hardware,
     cloud="alicloud",
+    sdk="pulumi_alicloud",
+    sdk_requirement="pulumi-alicloud>=4.0.0,<5",
+    credential_keys=("alicloud:accessKey", "alicloud:secretKey", "alicloud:securityToken"),
     mocks=".ack.offline_mocks",
     plan_view=".ack.plan_view",
 )

@@ -24,6 +24,9 @@ PLATFORM = PlatformSpec(
     benchmark="verify.gke_bandwidth",
     hardware=_hardware,
     cloud="gcp",
+    sdk="pulumi_gcp",
+    sdk_requirement="pulumi-gcp>=10.2.0,<11",
+    credential_keys=("gcp:credentials", "gcp:accessToken"),
     mocks=".gke.offline_mocks",
     plan_view=".gke.plan_view",
 )

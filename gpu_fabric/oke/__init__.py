@@ -18,6 +18,9 @@ PLATFORM = PlatformSpec(
     benchmark="verify.oke_bandwidth",
     hardware=_hardware,
     cloud="oci",
+    sdk="pulumi_oci",
+    sdk_requirement="pulumi-oci>=5.5.0,<6",
+    credential_keys=("oci:privateKey", "oci:privateKeyPassword"),
     mocks=".oke.offline_mocks",
     plan_view=".oke.plan_view",
 )
