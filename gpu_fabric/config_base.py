@@ -71,8 +71,6 @@ class StackModel(ConfigModel):
 
     ONLY_HERE: ClassVar[dict[str, str]]
     """Keys of this platform alone, with why they mean nothing elsewhere (each platform sets it)."""
-    PROVIDER: ClassVar[str]
-    """The cloud provider whose config keys (`gcp:*`) a stack of this platform may set."""
     if TYPE_CHECKING:
         # Declared for type checkers only: a field here would be a key of every platform.
         platform: str

@@ -1,9 +1,11 @@
 """What a platform is to the rest of the program: one `PlatformSpec` per platform package.
 
 Every registry (the config models by `gpu-fabric:platform`, their cross-field rules, the provider
-keys read as fields, the stack builder, `make verify`'s checks) is derived from the list of specs
-in `gpu_fabric/registry.py`. Config and checks import no component module: the builder and the
-verify checks are named by module and imported only when a stack is built or verified.
+keys read as fields, the stack builder, `make verify`'s checks and benchmarks, the offline plan's
+mocks and views) is derived from the list of specs in `gpu_fabric/registry.py`; no shared module
+names a platform (tests/test_platform_names.py). Config and checks import no component module:
+the builder, the mocks, the plan's views and the verify modules are named by module and imported
+only when a stack is built, planned or verified.
 """
 
 from __future__ import annotations
@@ -12,10 +14,20 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, get_args
+from typing import Any, NamedTuple, get_args
 
 from .config_base import StackModel
 from .problems import Problem
+
+
+class GpuHardware(NamedTuple):
+    """What a stack's GPU nodes are, as the catalog's NCCL thresholds are keyed."""
+
+    fabric: str
+    """`Machine.fabric` on GKE, the OCI shape's `platform` on OKE, the platform name on ACK."""
+    machine: str | None
+    """The machine type or shape; None where the catalog has none."""
+    gpus_per_node: int | None
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,32 @@ class PlatformSpec:
     this package (`.gke.gpu_cluster`), relative, so the package imports under any name."""
     verify: str
     """Module with `expected_from(cfg)`, `read_snapshot(expected, api_client)`, `check(...)`."""
+    benchmark: str
+    """Module with `BUILDERS` (fabric -> the `make verify BANDWIDTH=1` benchmark of a stack) and
+    `MIN_NODES`, the GPU nodes a run needs."""
+    hardware: Callable[[Any], GpuHardware]
+    """What a parsed config's GPU nodes are (the benchmark and the NCCL judge look them up)."""
+    cloud: str
+    """The cloud provider's Pulumi package: its types' prefix and its config namespace (`gcp`),
+    whose keys a stack of this platform may set."""
+    sdk: str
+    """The provider's Python SDK module (`pulumi_gcp`): its config module lists the keys."""
+    sdk_requirement: str
+    """The SDK's requirement (`pulumi-gcp>=10.2.0,<11`): pyproject.toml's extra of this package
+    (tests/test_platform_specs.py keeps the two equal)."""
+    credential_keys: tuple[str, ...]
+    """Provider keys that hold a credential: in a stack file only as Pulumi secrets."""
+    mocks: str
+    """Module with `CloudMocks(config)`: the cloud provider's resource outputs and function
+    results in the offline plan (relative to this package, as `stack` is)."""
+    plan_view: str
+    """Module with `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS`
+    (readable names of types, for `make graph`) and `ACRONYMS` (words it writes in capitals)."""
+
+    @property
+    def package(self) -> str:
+        """The platform package's name (`gke`): its folder, and its extra in pyproject.toml."""
+        return self.models[0].__module__.split(".")[-2]
 
     @property
     def platforms(self) -> dict[str, type[StackModel]]:
@@ -48,3 +86,12 @@ class PlatformSpec:
 
     def verify_module(self) -> ModuleType:
         return importlib.import_module(self.verify)
+
+    def benchmark_module(self) -> ModuleType:
+        return importlib.import_module(self.benchmark)
+
+    def mocks_module(self) -> ModuleType:
+        return importlib.import_module(self.mocks, __package__)
+
+    def plan_view_module(self) -> ModuleType:
+        return importlib.import_module(self.plan_view, __package__)

@@ -7,9 +7,7 @@ offline plan (`make plan`) and the tests both use it. Nothing here talks to a cl
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
-import itertools
 import json
 import logging
 import runpy
@@ -27,6 +25,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from gpu_fabric.problems import ConfigError, Problem
+from gpu_fabric.registry import SPECS
 from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them from here)
     SECRET_PLACEHOLDER,
     STACKS_DIR,
@@ -285,107 +284,17 @@ def _engine_logger(plan: Plan) -> logging.Logger:
     return logger
 
 
-MOCK_OKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nmock-oke-ca\n").decode()
-
-
-def mock_oke_kubeconfig(cluster_id: str, endpoint: str) -> str:
-    """The shape of the kubeconfig OKE returns: an exec plugin through the OCI CLI."""
-    return yaml.safe_dump(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [
-                {
-                    "name": "cluster",
-                    "cluster": {
-                        "server": f"https://{endpoint}",
-                        "certificate-authority-data": MOCK_OKE_CA,
-                    },
-                }
-            ],
-            "users": [
-                {
-                    "name": "user",
-                    "user": {
-                        "exec": {
-                            "apiVersion": "client.authentication.k8s.io/v1beta1",
-                            "command": "oci",
-                            "args": ["ce", "cluster", "generate-token", "--cluster-id", cluster_id],
-                        }
-                    },
-                }
-            ],
-            "contexts": [{"name": "context", "context": {"cluster": "cluster", "user": "user"}}],
-            "current-context": "context",
-        }
-    )
-
-
-_ACK_TEMPORARY_CREDENTIALS = itertools.count(1)
-
-
-def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
-    """The shape of the kubeconfig ACK's cluster credential returns: a client certificate.
-
-    A temporary credential (`temporaryDurationMinutes`) is a new certificate on every call (as ACK
-    issues it; issue 14, item 16); the user's default one is the same on every call until renewed
-    (Alibaba, DescribeClusterUserKubeconfig)."""
-    serial = f"-temporary-{next(_ACK_TEMPORARY_CREDENTIALS)}" if temporary else ""
-    data = base64.b64encode(f"mock-{cluster_id}{serial}".encode()).decode()
-    return yaml.safe_dump(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [
-                {
-                    "name": "kubernetes",
-                    "cluster": {
-                        "server": "https://10.0.0.10:6443",
-                        "certificate-authority-data": data,
-                    },
-                }
-            ],
-            "users": [
-                {
-                    "name": "kubernetes-admin",
-                    "user": {"client-certificate-data": data, "client-key-data": data},
-                }
-            ],
-            "contexts": [
-                {"name": "admin", "context": {"cluster": "kubernetes", "user": "kubernetes-admin"}}
-            ],
-            "current-context": "admin",
-        }
-    )
-
-
-def mock_rdma_addon_schema(switch_key: str) -> str:
-    """A config schema of the RDMA add-on's shape. Made up offline: the switch's real key is not
-    published (catalog: UNVERIFIED); `customResourceName` is documented (FACTS 3.4)."""
-    return json.dumps(
-        {
-            "type": "object",
-            "properties": {
-                switch_key: {"type": "boolean", "default": False},
-                "customResourceName": {"type": "string", "default": "rdma/hca"},
-            },
-        }
-    )
-
-
 class _CloudMocks(pulumi_mocks.Mocks):
-    """Plausible provider outputs, so the program computes what it would on a real deploy."""
-
-    OKE_PRIVATE_ENDPOINT = "10.140.0.2:6443"
+    """Plausible provider outputs, so the program computes what it would on a real deploy: each
+    cloud's answers are its platform's (`PlatformSpec.mocks`), chosen by the type's package."""
 
     def __init__(
         self,
-        project: str,
-        oci_region: str = "us-ashburn-1",
+        config: dict[str, Any],
         stack_outputs: dict[str, dict[str, Any]] | None = None,
     ):
-        self.project = project
-        self.oci_region = oci_region
+        self.clouds = {spec.cloud: spec.mocks_module().CloudMocks(config) for spec in SPECS}
+        """The mocks of each cloud, by the Pulumi package of its types (`gcp`)."""
         self.stack_outputs = stack_outputs or {}
         """Outputs of the stacks a StackReference names, by reference (their offline plans')."""
 
@@ -398,90 +307,14 @@ class _CloudMocks(pulumi_mocks.Mocks):
         if typ == "pulumi:pulumi:StackReference":
             outputs = self.stack_outputs[inputs["name"]]
             return inputs["name"], {"name": inputs["name"], "outputs": outputs}
-        if typ.startswith("oci:"):
-            kind = typ.rsplit(":", 1)[-1].lower()
-            state["id"] = f"ocid1.{kind}.oc1.{self.oci_region}.mock{args.name.replace('-', '')}"
-            if typ == "oci:ContainerEngine/cluster:Cluster":
-                state["endpoints"] = [{"privateEndpoint": self.OKE_PRIVATE_ENDPOINT}]
-            if typ == "oci:Core/vcn:Vcn":
-                state["defaultSecurityListId"] = f"ocid1.securitylist.oc1.{self.oci_region}.mock"
-            return state["id"], state
-        if typ.startswith("alicloud:"):
-            return self._alicloud(typ, args.name, state)
-        if typ == "gcp:container/cluster:Cluster":
-            location = inputs.get("location", "")
-            state.update(
-                id=f"projects/{self.project}/locations/{location}/clusters/{name}",
-                endpoint="203.0.113.10",
-                masterAuth={
-                    "clusterCaCertificate": base64.b64encode(b"mock-ca").decode(),
-                },
-            )
-            return state["id"], state
-        if typ == "gcp:serviceaccount/account:Account":
-            email = f"{inputs['accountId']}@{self.project}.iam.gserviceaccount.com"
-            state.update(email=email, member=f"serviceAccount:{email}")
-        if typ.startswith("gcp:compute/"):
-            kind = typ.split(":")[-1].lower()
-            scope = f"regions/{inputs['region']}" if "region" in inputs else "global"
-            self_link = f"https://www.googleapis.com/compute/v1/projects/{self.project}/{scope}/{kind}s/{name}"
-            state.update(selfLink=self_link)
-            return f"projects/{self.project}/{scope}/{kind}s/{name}", state
-        return f"{name}-id", state
-
-    _ALICLOUD_PREFIXES = {
-        "alicloud:vpc/network:Network": "vpc-",
-        "alicloud:vpc/switch:Switch": "vsw-",
-        "alicloud:cs/managedKubernetes:ManagedKubernetes": "c",
-    }
-
-    def _alicloud(self, typ: str, name: str, state: dict):
-        mock = "mock" + name.replace("-", "")
-        if typ == "alicloud:cs/nodePool:NodePool":
-            # `<cluster id>:<node pool id>` (provider: the pool's id joins both).
-            state["id"] = f"{state['clusterId']}:np{mock}"
-        elif typ == "alicloud:cs/kubernetesAddon:KubernetesAddon":
-            state["id"] = f"{state['clusterId']}:{state.get('name', name)}"
-        else:
-            state["id"] = self._ALICLOUD_PREFIXES.get(typ, "") + mock
-        if typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
-            state["connections"] = [{"apiServerIntranet": "https://10.0.0.10:6443"}]
-        return state["id"], state
+        cloud = self.clouds.get(typ.split(":", 1)[0])
+        created = cloud.new_resource(typ, args.name, inputs, state) if cloud else None
+        return created if created is not None else (f"{name}-id", state)
 
     def call(self, args: pulumi_mocks.MockCallArgs):
-        if args.token == "oci:Core/getServices:getServices":
-            label = {"us-ashburn-1": "iad"}.get(self.oci_region, self.oci_region)
-            return {
-                "services": [
-                    {
-                        "id": f"ocid1.service.oc1.{self.oci_region}.mockallservices",
-                        "name": f"All {label.upper()} Services In Oracle Services Network",
-                        "cidrBlock": f"all-{label}-services-in-oracle-services-network",
-                    }
-                ]
-            }
-        if args.token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
-            cluster_id = args.args["clusterId"]
-            return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
-        if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
-            cluster_id = args.args["clusterId"]
-            temporary = args.args.get("temporaryDurationMinutes") is not None
-            return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id, temporary)}
-        if args.token == "alicloud:cs/getKubernetesAddonMetadata:getKubernetesAddonMetadata":
-            from gpu_fabric.catalog import catalog
-
-            key = catalog().ack.rdma_device_plugin.non_host_network_key
-            return {
-                **args.args,
-                "id": args.args.get("name"),
-                "configSchema": self.addon_schema(key),
-            }
-        return {}
-
-    @staticmethod
-    def addon_schema(default_key: str) -> str:
-        """The RDMA add-on's config schema offline (tests replace it to model other schemas)."""
-        return mock_rdma_addon_schema(default_key)
+        cloud = self.clouds.get(args.token.split(":", 1)[0])
+        result = cloud.call(args.token, args.args) if cloud else None
+        return {} if result is None else result
 
 
 def _settle() -> None:
@@ -554,11 +387,7 @@ def run(
     plan = LAST_RUN = Plan(
         stack=stack, cloud_stack=next((r.rsplit("/", 1)[-1] for r in stack_outputs), "")
     )
-    mocks = _CloudMocks(
-        project=values.get("gcp:project", "mock-project"),
-        oci_region=values.get("oci:region", "us-ashburn-1"),
-        stack_outputs=stack_outputs,
-    )
+    mocks = _CloudMocks(values, stack_outputs)
     # A fresh root stack per run, so runs in one process stay apart (None resets it, which the
     # SDK's annotation, a Resource, leaves out).
     set_root_resource(None)  # type: ignore[arg-type]

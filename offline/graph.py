@@ -32,6 +32,7 @@ from pathlib import Path
 
 from gpu_fabric.layers import TOKEN_MODULE
 from gpu_fabric.problems import ConfigError
+from gpu_fabric.registry import SPECS
 from offline.engine import Plan, Registration, run
 from offline.plan import OUT_DIR
 
@@ -135,21 +136,19 @@ def component_waits(plan: Plan) -> dict[str, set[str]]:
 
 
 _ACRONYMS = {
-    "ack", "cidr", "dns", "eip", "gke", "gpu", "iam", "ip", "lb", "nat", "nsg", "oke", "rdma",
-    "slb", "ssl", "tls", "vcn", "vm", "vpc",
+    "cidr", "dns", "gpu", "iam", "ip", "lb", "nat", "rdma", "ssl", "tls", "vm", "vpc",
+    *(word for spec in SPECS for word in spec.plan_view_module().ACRONYMS),
 }  # fmt: skip
 
 _PROPER = {"kubernetes": "Kubernetes", "helm": "Helm"}
 
 _NOUNS = {
-    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": "NSG rule",
-    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": "NSG",
-    "gcp:serviceaccount/account:Account": "service account",
     "kubernetes:helm.sh/v3:Release": "Helm release",
     "command:local:Command": "local command",
-    "alicloud:cs/managedKubernetes:ManagedKubernetes": "managed Kubernetes cluster",
+    **{type_: noun for spec in SPECS for type_, noun in spec.plan_view_module().NOUNS.items()},
 }
-"""Resource types whose readable name is not their class name in words."""
+"""Resource types whose readable name is not their class name in words (each cloud's are its
+platform spec's, `PlatformSpec.plan_view`)."""
 
 
 def noun(type_: str) -> str:

@@ -20,67 +20,14 @@ from typing import Any
 import yaml
 
 from gpu_fabric.problems import ConfigError
+from gpu_fabric.registry import SPECS
 from offline.engine import ROOT, Plan, Registration, manifest, run
 
 OUT_DIR = ROOT / "build" / "plan"
 
-# What the tree shows of each resource type: input paths (dotted, `[]` maps over a list).
+# What the tree shows of each resource type: input paths (dotted, `[]` maps over a list); each
+# platform's cloud resources are its spec's (`PlatformSpec.plan_view`).
 KEY_SETTINGS: dict[str, list[str]] = {
-    "gcp:compute/network:Network": ["name", "mtu", "autoCreateSubnetworks", "networkProfile"],
-    "gcp:compute/subnetwork:Subnetwork": [
-        "name",
-        "region",
-        "ipCidrRange",
-        "secondaryIpRanges[].rangeName",
-        "secondaryIpRanges[].ipCidrRange",
-    ],
-    "gcp:compute/firewall:Firewall": ["name", "direction", "sourceRanges", "allows[].protocol"],
-    "gcp:compute/router:Router": ["name", "region"],
-    "gcp:compute/routerNat:RouterNat": ["name", "natIpAllocateOption"],
-    "gcp:compute/resourcePolicy:ResourcePolicy": [
-        "name",
-        "groupPlacementPolicy.collocation",
-        "workloadPolicy.type",
-        "workloadPolicy.acceleratorTopology",
-    ],
-    "gcp:serviceaccount/account:Account": ["accountId"],
-    "gcp:projects/iAMMember:IAMMember": ["role"],
-    "gcp:container/cluster:Cluster": [
-        "name",
-        "location",
-        "minMasterVersion",
-        "releaseChannel.channel",
-        "datapathProvider",
-        "enableMultiNetworking",
-        "networkingMode",
-        "ipAllocationPolicy.clusterSecondaryRangeName",
-        "ipAllocationPolicy.servicesSecondaryRangeName",
-        "removeDefaultNodePool",
-        "privateClusterConfig.enablePrivateNodes",
-        "workloadIdentityConfig.workloadPool",
-        "deletionProtection",
-        "defaultMaxPodsPerNode",
-    ],
-    "gcp:container/nodePool:NodePool": [
-        "name",
-        "nodeLocations",
-        "nodeCount",
-        "version",
-        "management.autoUpgrade",
-        "nodeConfig.machineType",
-        "nodeConfig.imageType",
-        "nodeConfig.guestAccelerators[].type",
-        "nodeConfig.guestAccelerators[].count",
-        "nodeConfig.guestAccelerators[].gpuDriverInstallationConfig.gpuDriverVersion",
-        "nodeConfig.gvnic.enabled",
-        "nodeConfig.ephemeralStorageLocalSsdConfig.localSsdCount",
-        "nodeConfig.bootDisk.diskType",
-        "nodeConfig.labels",
-        "nodeConfig.reservationAffinity.values",
-        "networkConfig.additionalNodeNetworkConfigs[].network",
-        "networkConfig.additionalNodeNetworkConfigs[].subnetwork",
-        "placementPolicy.type",
-    ],
     "pulumi:providers:kubernetes": ["clusterIdentifier"],
     "command:local:Command": ["triggers"],
     "kubernetes:apps/v1:DaemonSet": [
@@ -88,17 +35,6 @@ KEY_SETTINGS: dict[str, list[str]] = {
         "metadata.name",
         "spec.template.spec.initContainers[].image",
         "spec.template.spec.hostNetwork",
-    ],
-    "kubernetes:networking.gke.io/v1:Network": [
-        "metadata.name",
-        "spec.type",
-        "spec.parametersRef.name",
-    ],
-    "kubernetes:networking.gke.io/v1:GKENetworkParamSet": [
-        "metadata.name",
-        "spec.vpc",
-        "spec.vpcSubnet",
-        "spec.deviceMode",
     ],
     "kubernetes:core/v1:Pod": ["metadata.name", "spec.hostNetwork", "spec.containers[].name"],
     "kubernetes:core/v1:Service": ["metadata.name", "spec.clusterIP"],
@@ -110,44 +46,6 @@ KEY_SETTINGS: dict[str, list[str]] = {
     ],
     "kubernetes:storage.k8s.io/v1:StorageClassPatch": ["metadata.name", "metadata.annotations"],
     "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime": ["metadata.name"],
-    "oci:Core/vcn:Vcn": ["displayName", "cidrBlocks"],
-    "oci:Core/subnet:Subnet": ["displayName", "cidrBlock", "prohibitPublicIpOnVnic"],
-    "oci:Core/natGateway:NatGateway": ["displayName"],
-    "oci:Core/serviceGateway:ServiceGateway": ["displayName"],
-    "oci:Core/routeTable:RouteTable": ["displayName", "routeRules[].destination"],
-    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": ["displayName"],
-    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": [
-        "direction",
-        "protocol",
-        "source",
-        "destination",
-        "tcpOptions.destinationPortRange",
-        "udpOptions.destinationPortRange",
-    ],
-    "oci:ContainerEngine/cluster:Cluster": [
-        "name",
-        "type",
-        "kubernetesVersion",
-        "clusterPodNetworkOptions[].cniType",
-        "endpointConfig.isPublicIpEnabled",
-        "options.kubernetesNetworkConfig",
-    ],
-    "oci:ContainerEngine/nodePool:NodePool": [
-        "name",
-        "nodeShape",
-        "nodeShapeConfig",
-        "nodeConfigDetails.size",
-    ],
-    "oci:Core/computeCluster:ComputeCluster": ["displayName", "availabilityDomain"],
-    "oci:Core/instance:Instance": [
-        "displayName",
-        "shape",
-        "availabilityDomain",
-        "agentConfig.pluginsConfigs[].name",
-        "metadata.oke-initial-node-labels",
-    ],
-    "oci:Identity/dynamicGroup:DynamicGroup": ["name", "matchingRule"],
-    "oci:Identity/policy:Policy": ["name", "statements"],
     "kubernetes:helm.sh/v3:Release": ["name", "namespace", "chart", "version", "values"],
     "kubernetes:core/v1:Namespace": ["metadata.name", "metadata.labels"],
     "kubernetes:core/v1:ConfigMap": ["metadata.namespace", "metadata.name"],
@@ -158,33 +56,16 @@ KEY_SETTINGS: dict[str, list[str]] = {
         "spec.spec.devices.constraints[].matchAttribute",
     ],
     "kubernetes:kubeflow.org/v2beta1:MPIJob": ["metadata.name", "spec.slotsPerWorker"],
-    "alicloud:vpc/network:Network": ["vpcName", "cidrBlock"],
-    "alicloud:vpc/switch:Switch": ["vswitchName", "zoneId", "cidrBlock"],
-    "alicloud:cs/managedKubernetes:ManagedKubernetes": [
-        "name",
-        "clusterSpec",
-        "version",
-        "ipStack",
-        "proxyMode",
-        "serviceCidr",
-        "addons[].name",
-        "slbInternetEnabled",
-        "deletionProtection",
-    ],
-    "alicloud:cs/nodePool:NodePool": [
-        "nodePoolName",
-        "type",
-        "efloNodeGroup",
-        "instanceTypes",
-        "desiredSize",
-        "runtimeName",
-    ],
-    "alicloud:cs/kubernetesAddon:KubernetesAddon": ["name", "version", "config"],
     "kubernetes:batch/v1:Job": [
         "metadata.name",
         "spec.template.spec.hostNetwork",
         "spec.template.spec.containers[].resources.limits",
     ],
+    **{
+        type_: paths
+        for spec in SPECS
+        for type_, paths in spec.plan_view_module().KEY_SETTINGS.items()
+    },
 }
 
 

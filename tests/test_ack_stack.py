@@ -9,7 +9,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from gpu_fabric.ack import rdma_pods
+from gpu_fabric.ack import offline_mocks, rdma_pods
 from gpu_fabric.ack.nodes import addon_config
 from gpu_fabric.catalog import AddonConfigKey, catalog
 from gpu_fabric.workload_security import SIZES, waivers, without_waivers
@@ -166,9 +166,9 @@ def test_non_host_network_rdma_turns_the_switch_on():
 
 def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
     monkeypatch.setattr(
-        engine._CloudMocks,
+        offline_mocks.CloudMocks,
         "addon_schema",
-        staticmethod(lambda key: engine.mock_rdma_addon_schema("rdmaIpv6")),
+        staticmethod(lambda key: offline_mocks.mock_rdma_addon_schema("rdmaIpv6")),
     )
     with pytest.raises(Exception, match="set gpu-fabric:rdma.nonHostNetworkKey .*: rdmaIpv6"):
         run_stack(

@@ -18,15 +18,15 @@ import verify.__main__ as verify_cli
 from gpu_fabric.stack_config import parse_pulumi_config
 from gpu_fabric.stack_file import stack_config
 from tests.test_manifests import KUBERNETES_VERSION
-from verify import bandwidth
+from verify import bandwidth, gke_bandwidth
 from verify.bandwidth import (
     KubeCluster,
     benchmark_for,
-    gib_test_image,
     run_benchmark,
     summary_markdown,
     write_results,
 )
+from verify.gke_bandwidth import gib_test_image
 
 NCCL = Path(__file__).with_name("fixtures") / "nccl"
 TCPX_LOG = (NCCL / "gke-tcpx-a3-high-all-gather.log").read_text()
@@ -94,7 +94,7 @@ def test_tcpx_pods_are_the_smoke_test_pods_running_the_guides_all_gather():
     assert test["command"][-1] == '/configs/allgather.sh "$NODE_NAME" gke-node-b'
     assert launcher["spec"]["hostNetwork"] is True
     assert [c["name"] for c in launcher["spec"]["containers"]] == ["tcpx-daemon", "nccl-test"]
-    assert benchmark.copy_config_map == "nccl-configmap"
+    assert benchmark.copy_config_map.name == "nccl-configmap"
     assert phase.runs[0].collective == "all_gather"
 
 
@@ -401,7 +401,7 @@ def test_a_refused_object_stops_the_run_and_deletes_what_was_created():
 def test_the_nccl_config_map_is_found_in_the_smoke_tests_namespace_first():
     from gpu_fabric.gke.tcpx import SMOKE_TEST_NAMESPACE
 
-    assert bandwidth.CONFIG_MAP_SOURCE_NAMESPACES == (SMOKE_TEST_NAMESPACE, "default")
+    assert gke_bandwidth.CONFIG_MAP_SOURCE_NAMESPACES == (SMOKE_TEST_NAMESPACE, "default")
     server = FakeApiServer(TCPX_LOG)
     data = server.config_maps.pop("default/nccl-configmap")
     server.config_maps[f"{SMOKE_TEST_NAMESPACE}/nccl-configmap"] = data

@@ -13,8 +13,9 @@ import yaml
 
 from gpu_fabric.oke import claims
 from gpu_fabric.oke.config import ClaimShape
+from gpu_fabric.oke.offline_mocks import MOCK_OKE_CA
 from gpu_fabric.workload_security import secure_workload, waivers, without_waivers
-from offline.engine import MOCK_OKE_CA, Plan, manifest
+from offline.engine import Plan, manifest
 from tests.conftest import DELETE, OKE_EXISTING_VCN, kubernetes_provider, run_stack
 from tests.seed import seed_file, seed_objects
 

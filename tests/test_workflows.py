@@ -17,15 +17,17 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpu_fabric.registry import SPECS, spec_of
 from offline.engine import ROOT
 
 WORKFLOW_DIR = ROOT / ".github" / "workflows"
 WORKFLOWS = sorted([*WORKFLOW_DIR.glob("*.yml"), *WORKFLOW_DIR.glob("*.yaml")])
 PULL_REQUEST = WORKFLOW_DIR / "pull-request.yml"
 
-# The cloud of each platform family (the prefix of `gpu-fabric:platform`). A stack of a new
-# family fails test_every_stack_belongs_to_a_known_cloud until the preview job can log in to it.
-CLOUD_OF_FAMILY = {"gke": "gcp", "oke": "oci", "ack": "alibaba"}
+# The clouds of the platform specs: a new platform's cloud fails
+# test_the_preview_job_has_an_auth_step_per_cloud and test_the_gate_knows_every_cloud until the
+# preview job can log in to it.
+CLOUDS = sorted({spec.cloud for spec in SPECS})
 
 # The inputs each action documents (its action.yml at the pinned release). A `with:` key outside
 # these is a typo or an input of another version, which the runner only warns about.
@@ -217,43 +219,59 @@ def stack_files() -> dict[str, dict]:
     }
 
 
-def matrix_script() -> str:
-    """The Python of the offline job's step that lists the stacks for the preview matrix."""
+def matrix_step() -> dict:
     steps = load(PULL_REQUEST)["jobs"]["offline"]["steps"]
-    run = next(s for s in steps if s.get("id") == "stacks")["run"]
-    body = run.split("<<'EOF'", 1)[1].split("\n", 1)[1]
-    return body[: body.rindex("\nEOF")]
+    return next(s for s in steps if s.get("id") == "stacks")
 
 
-def preview_matrix() -> list[dict]:
-    result = subprocess.run(
-        [sys.executable, "-c", matrix_script()], cwd=ROOT, capture_output=True, text=True
+def preview_matrix(*args: str) -> subprocess.CompletedProcess:
+    """The offline job's step that lists the stacks for the preview matrix, run as it runs (its
+    command, `tools/preview_matrix.py`, with `args`)."""
+    command = matrix_step()["run"]
+    assert command == '.venv/bin/python -m tools.preview_matrix >> "$GITHUB_OUTPUT"'
+    return subprocess.run(
+        [sys.executable, "-m", "tools.preview_matrix", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
+
+
+def matrix_entries() -> list[dict]:
+    result = preview_matrix()
     assert result.returncode == 0, result.stderr
     key, value = result.stdout.strip().split("=", 1)
     assert key == "matrix"
     return json.loads(value)["include"]
 
 
-def test_every_stack_belongs_to_a_known_cloud():
-    for stack, config in stack_files().items():
-        assert config["gpu-fabric:platform"].split("-")[0] in CLOUD_OF_FAMILY, stack
-
-
-def test_the_preview_matrix_has_every_stack_with_its_cloud_and_layers():
+def test_the_preview_matrix_has_every_stack_with_its_platforms_cloud_and_layers():
     expected = [
         {
             "stack": stack,
-            "cloud": CLOUD_OF_FAMILY[config["gpu-fabric:platform"].split("-")[0]],
+            "cloud": spec_of(config["gpu-fabric:platform"]).cloud,
             "layers": config.get("gpu-fabric:layers", "all"),
         }
         for stack, config in stack_files().items()
     ]
-    found = preview_matrix()
+    found = matrix_entries()
     assert sorted(found, key=lambda e: e["stack"]) == sorted(expected, key=lambda e: e["stack"])
     jobs = load(PULL_REQUEST)["jobs"]
     assert jobs["offline"]["outputs"]["matrix"] == "${{ steps.stacks.outputs.matrix }}"
     assert jobs["preview"]["strategy"]["matrix"] == "${{ fromJSON(needs.offline.outputs.matrix) }}"
+
+
+def test_a_stack_of_a_platform_no_spec_knows_stops_the_matrix(tmp_path):
+    (tmp_path / "Pulumi.good.yaml").write_text(
+        yaml.safe_dump({"config": {"gpu-fabric:platform": next(iter(SPECS[0].platforms))}})
+    )
+    assert preview_matrix("--stacks", str(tmp_path)).returncode == 0
+    (tmp_path / "Pulumi.x.yaml").write_text(
+        yaml.safe_dump({"config": {"gpu-fabric:platform": "eks-p5"}})
+    )
+    result = preview_matrix("--stacks", str(tmp_path))
+    assert result.returncode == 1 and result.stdout == ""
+    assert "Pulumi.x.yaml" in result.stderr and "'eks-p5'" in result.stderr
 
 
 def for_cloud(step: dict, cloud: str) -> bool:
@@ -267,7 +285,7 @@ def test_the_preview_job_has_an_auth_step_per_cloud():
     preview = load(PULL_REQUEST)["jobs"]["preview"]
     steps = preview["steps"]
     assert preview["permissions"]["id-token"] == "write"  # GCP's and Alibaba Cloud's OIDC
-    auth = {cloud: [s for s in steps if for_cloud(s, cloud)] for cloud in CLOUD_OF_FAMILY.values()}
+    auth = {cloud: [s for s in steps if for_cloud(s, cloud)] for cloud in CLOUDS}
 
     gcp = next(s for s in auth["gcp"] if action(s) == "google-github-actions/auth")
     assert gcp["with"] == {
@@ -275,7 +293,7 @@ def test_the_preview_job_has_an_auth_step_per_cloud():
         "service_account": "${{ vars.GCP_SERVICE_ACCOUNT }}",
     }
     alibaba = next(
-        s for s in auth["alibaba"] if action(s) == "aliyun/configure-aliyun-credentials-action"
+        s for s in auth["alicloud"] if action(s) == "aliyun/configure-aliyun-credentials-action"
     )
     assert alibaba["with"] == {
         "role-to-assume": "${{ vars.ALIBABA_CLOUD_ROLE_ARN }}",
@@ -289,9 +307,8 @@ def test_the_preview_job_has_an_auth_step_per_cloud():
         assert f"TF_VAR_{name}=" in oci["run"]
     assert "umask 077" in oci["run"] and "GITHUB_ENV" in oci["run"]
 
-    # Every cloud a stack is on has its step, and each comes before the preview.
-    clouds = {entry["cloud"] for entry in preview_matrix()}
-    assert clouds <= {cloud for cloud, found in auth.items() if found}
+    # Every platform's cloud has its step, and each comes before the preview.
+    assert [cloud for cloud, found in auth.items() if not found] == []
     preview_at = next(i for i, s in enumerate(steps) if action(s) == "pulumi/actions")
     assert all(steps.index(s) < preview_at for found in auth.values() for s in found)
     pulumi = steps[preview_at]
@@ -359,7 +376,7 @@ def test_the_gate_reads_only_its_env_and_every_setting_it_needs():
     [
         ("a3-prod", "gcp", "all"),
         ("oke-dranet", "oci", "cloud"),
-        ("ack-lingjun", "alibaba", "cloud"),
+        ("ack-lingjun", "alicloud", "cloud"),
     ],
 )
 def test_a_stack_whose_cloud_is_set_up_is_previewed(tmp_path, stack, cloud, layers):
@@ -373,7 +390,7 @@ def test_a_stack_whose_cloud_is_set_up_is_previewed(tmp_path, stack, cloud, laye
     [
         ("a3-prod", "gcp", "HAVE_GCP", "GCP_WORKLOAD_IDENTITY_PROVIDER"),
         ("oke-dranet", "oci", "HAVE_OCI", "OCI_CLI_KEY_CONTENT"),
-        ("ack-lingjun", "alibaba", "HAVE_ALIBABA", "ALIBABA_CLOUD_ROLE_ARN"),
+        ("ack-lingjun", "alicloud", "HAVE_ALIBABA", "ALIBABA_CLOUD_ROLE_ARN"),
     ],
 )
 def test_a_stack_whose_cloud_has_no_credentials_is_skipped_with_a_summary_line(
@@ -387,7 +404,7 @@ def test_a_stack_whose_cloud_has_no_credentials_is_skipped_with_a_summary_line(
 
 
 @pytest.mark.parametrize(
-    "stack, cloud", [("oke-dranet-fabric", "oci"), ("ack-lingjun-fabric", "alibaba")]
+    "stack, cloud", [("oke-dranet-fabric", "oci"), ("ack-lingjun-fabric", "alicloud")]
 )
 def test_a_fabric_stack_is_skipped_as_it_needs_a_runner_inside_the_network(tmp_path, stack, cloud):
     result, output, summary = run_gate(tmp_path, stack, cloud, "fabric")
@@ -401,6 +418,13 @@ def test_forks_and_a_missing_backend_are_skipped_with_a_summary_line(tmp_path):
     assert output == "run=false" and "fork" in summary
     _, output, summary = run_gate(tmp_path, "a3-prod", "gcp", "all", HAVE_BACKEND="false")
     assert output == "run=false" and "PULUMI_ACCESS_TOKEN" in summary
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_gate_knows_every_cloud(tmp_path, cloud):
+    result, output, _ = run_gate(tmp_path, "x", cloud, "all")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert output == "run=true"
 
 
 def test_a_cloud_without_a_credentials_step_fails_the_gate(tmp_path):

@@ -30,8 +30,9 @@ when the pinned Pulumi Python SDK is importable (the project's .venv), checked a
 Args, which also resolves the bridge's plural names of lists (`guest_accelerator` ->
 `guestAccelerators`). A field the SDK does not have is reported as unresolved and left out.
 
-Only the standard library and PyYAML are needed to parse; the SDK check imports pulumi_* when they
-are installed.
+Parsing needs the standard library and PyYAML; the SDK modules are the platform specs'
+(`gpu_fabric.registry`, so run it with the project's .venv), and the SDK check imports them when
+they are installed.
 """
 
 from __future__ import annotations
@@ -49,11 +50,16 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script from tools/: the project's package beside it
+
+from gpu_fabric.registry import SPECS  # noqa: E402
+
 SOURCES_FILE = ROOT / "tools" / "replacements_sources.yaml"
 REPLACEMENTS_FILE = ROOT / "offline" / "replacements.yaml"
 DERIVED_FILE = ROOT / "offline" / "replacements.derived.yaml"
 
-SDKS = {"gcp": "pulumi_gcp", "oci": "pulumi_oci", "alicloud": "pulumi_alicloud"}
+SDKS = {spec.cloud: spec.sdk for spec in SPECS}
+"""Each bridged provider's Python SDK module, by its Pulumi package (`gcp`)."""
 
 # --- a small Go tokenizer -------------------------------------------------------------------------
 
@@ -643,7 +649,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="PACKAGE=DIR",
-        help="a provider source checkout (gcp, oci, alicloud) at the commit the sources file names",
+        help=f"a provider source checkout ({', '.join(SDKS)}) at the commit the sources file names",
     )
     parser.add_argument("--sources", type=Path, default=SOURCES_FILE)
     parser.add_argument("--out", type=Path, default=DERIVED_FILE)

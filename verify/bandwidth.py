@@ -1,26 +1,12 @@
 """`python -m verify STACK --bandwidth [--nodes N]` (what `make verify STACK=... BANDWIDTH=1` runs):
 run the fabric's NCCL test on the deployed cluster, judge it, clean up.
 
-Per fabric, the benchmark is the one its guide or seed runs, built here by pure functions (the
-manifests are what the tests validate):
+Each platform's benchmarks are built by pure functions (the manifests are what the tests
+validate), one per fabric, in the module its platform spec names (`PlatformSpec.benchmark`:
+`verify/gke_bandwidth.py` and its neighbours); this module runs them.
 
-- GPUDirect-TCPX (A3 High): seed 000's test pods (`gpu_fabric/gke/tcpx.py`, `with_tcpx`), the
-  all-gather of upstream's `nccl-config-default.yaml` (`/configs/allgather.sh NODE...`, which takes
-  the nodes' names: the pods use the host network);
-- GPUDirect-TCPXO (A3 Mega): upstream's `gpudirect-tcpxo` test pods
-  (`gpu_fabric/gke/upstream/nccl-test-tcpxo.yaml`) and their
-  `/scripts/allgather.sh nccl-host-1 ...`;
-- gIB (A3 Ultra, A4, A4X): upstream's `gpudirect-rdma` test pods (`nccl-test-rdma.yaml`) and
-  `/usr/local/gib/scripts/run_nccl_tests.sh -t all_gather -b 1K -e 8G nccl-host-1 ...`;
-- oke-dranet: seed 002's `all_reduce_perf` MPIJob over the aligned whole-node claim, then its two
-  jobs over the half-node claims at once (`gpu_fabric/oke/nccl_jobs.py`);
-- ack-lingjun: seed 004's `hps-benchmark` Job (`gpu_fabric/ack/rdma_pods.py`). Its output is not
-  nccl-tests and the catalog has no threshold for it: the log is kept and the run "not judged".
-
-Where upstream's pods wait (`sleep infinity`) for a `kubectl exec`, the first pod here runs the
-command itself once the others are Running, so the result is that container's log. Everything is
-created in a namespace of its own (on OKE: the stack's RDMA namespace, where the claim templates
-are) and deleted at the end, also when the run fails or is interrupted.
+Everything is created in a namespace of its own (the benchmark's `namespace`) and deleted at the
+end, also when the run fails or is interrupted.
 
 Exit codes: 0 every run judged and at or above its threshold; 1 a run below it, with wrong
 results, or failed (its test exited non-zero or printed no table); 2 the benchmark could not run
@@ -29,7 +15,6 @@ results, or failed (its test exited non-zero or printed no table); 2 the benchma
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import time
@@ -38,26 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-
-from gpu_fabric.catalog import Fabric
-from gpu_fabric.workload_security import SKIP, secure_workload, waivers
+from gpu_fabric.registry import spec_of
+from gpu_fabric.workload_security import secure_workload, waivers
 
 from .nccl import LogError, Table, Verdict, describe, describe_verdict, judge, parse_log
-from .nccl_judge import Hardware, catalog_floor, run_shape, write_plot
+from .nccl_judge import Hardware, catalog_floor, hardware_of, run_shape, write_plot
 
-UPSTREAM = Path(__file__).resolve().parent.parent / "gpu_fabric" / "gke" / "upstream"
 NAMESPACE = "gpu-fabric-bandwidth"
 RUN_LABEL = "gpu-fabric/bandwidth"
 """Label on every pod and Service created here (value: the stack)."""
-TCPX_CONFIG_MAP = "nccl-configmap"
-CONFIG_MAP_SOURCE_NAMESPACES = ("gpu-fabric-smoke-test", "default")
-"""Where upstream's nccl-configmap is looked for, in order: the smoke test's namespace
-(docs/gke.md applies it there), then `default` (the GKE guide's)."""
-NCCL_CONFIG_URL = (
-    "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/master/"
-    "gpudirect-tcpx/nccl-config-default.yaml"
-)
 DEFAULT_TIMEOUT = 1800.0
 POLL_SECONDS = 5.0
 STUCK_REASONS = {
@@ -108,6 +82,17 @@ class Phase:
     """The objects created then, given the nodes of the `wait_running` pods (sorted by pod)."""
 
 
+@dataclass(frozen=True)
+class ConfigMapCopy:
+    """A ConfigMap that the benchmark's pods mount and the stack does not create."""
+
+    name: str
+    namespaces: tuple[str, ...]
+    """Where it is looked for, in order."""
+    url: str
+    """What to apply when no namespace has it."""
+
+
 @dataclass
 class Benchmark:
     stack: str
@@ -118,8 +103,8 @@ class Benchmark:
     setup: list[dict]
     """Created first and deleted last (the namespace)."""
     phases: list[Phase]
-    copy_config_map: str | None = None
-    """A ConfigMap of `default` the pods mount: copied into the namespace (2 when absent)."""
+    copy_config_map: ConfigMapCopy | None = None
+    """A ConfigMap the pods mount, copied into the namespace (2 when absent)."""
 
     def manifests(self) -> list[dict]:
         """Every object, with each `launch` given placeholder node names."""
@@ -139,340 +124,20 @@ def namespace_manifest(name: str, stack: str) -> dict:
     }
 
 
-def _label(obj: dict, stack: str) -> dict:
-    obj["metadata"].setdefault("labels", {})[RUN_LABEL] = stack
-    return obj
-
-
-def _in(obj: dict, namespace: str) -> dict:
-    obj["metadata"]["namespace"] = namespace
-    return obj
-
-
-def _wait_for_hosts(hosts: list[str]) -> str:
-    """Shell lines that wait until every host name resolves (the headless Services answer once
-    their pod runs)."""
-    return "\n".join(
-        f'until getent hosts {h} >/dev/null; do echo "waiting for {h}"; sleep 5; done'
-        for h in hosts
-    )
-
-
-def _pod(manifests: list[dict], name: str) -> dict:
-    return next(m for m in manifests if m["kind"] == "Pod" and m["metadata"]["name"] == name)
-
-
-def _host_pods(manifests: list[dict], stack: str, namespace: str) -> list[dict]:
-    """Services and pods of hosts 1..N, labelled and in the namespace, Services first."""
-    out = [_in(_label(copy.deepcopy(m), stack), namespace) for m in manifests]
-    return [m for m in out if m["kind"] == "Service"] + [m for m in out if m["kind"] == "Pod"]
-
-
-def _upstream_pods(file: str, hosts: int) -> list[dict]:
-    """Upstream's two-host test file, as N hosts (host 2's objects renamed for each)."""
-    objects = [o for o in yaml.safe_load_all((UPSTREAM / file).read_text()) if o]
-    service = next(o for o in objects if o["kind"] == "Service")
-    pod = next(o for o in objects if o["kind"] == "Pod")
-    out: list[dict] = []
-    for host in range(1, hosts + 1):
-        s = copy.deepcopy(service)
-        s["metadata"]["name"] = f"nccl-host-{host}"
-        s["spec"]["selector"]["name"] = f"nccl-host-{host}"
-        p = copy.deepcopy(pod)
-        p["metadata"]["name"] = f"nccl-test-host-{host}"
-        p["metadata"]["labels"]["name"] = f"nccl-host-{host}"
-        p["spec"]["hostname"] = f"host{host}"
-        p["spec"]["subdomain"] = f"nccl-host-{host}"
-        out += [s, p]
-    return out
-
-
-def _interfaces(pod: dict, networks: list[str], first_device: int) -> None:
-    """The pod's multi-network annotation for the stack's Network objects (upstream names them
-    `vpc1`.. or `rdma-0`..; a stack may name them otherwise)."""
-    interfaces = [{"interfaceName": "eth0", "network": "default"}] + [
-        {"interfaceName": f"eth{first_device + i}", "network": name}
-        for i, name in enumerate(networks)
-    ]
-    pod["metadata"]["annotations"]["networking.gke.io/interfaces"] = json.dumps(interfaces)
-
-
-def _gke_phase(
-    stack: str, manifests: list[dict], hosts: int, gpus: int, container: str, command: Callable
-) -> Phase:
-    """Hosts 2..N start first; host 1 (the launcher) once they run, given their nodes."""
-    launcher = _pod(manifests, "nccl-test-host-1")
-    peers = [m for m in manifests if m is not launcher]
-
-    def launch(nodes: list[str]) -> list[dict]:
-        pod = copy.deepcopy(launcher)
-        target = next(c for c in pod["spec"]["containers"] if c["name"] == container)
-        command(target, nodes)
-        pod["spec"]["restartPolicy"] = "Never"
-        return [pod]
-
-    run = Run(
-        name="all_gather",
-        namespace=NAMESPACE,
-        pods=f"{RUN_LABEL}={stack}",
-        launcher="name=nccl-host-1",
-        container=container,
-        collective="all_gather",
-        nodes=hosts,
-        gpus_per_node=gpus,
-    )
-    peer_names = [f"nccl-host-{h}" for h in range(2, hosts + 1)]
-    return Phase(
-        objects=peers,
-        runs=[run],
-        wait_running=f"{RUN_LABEL}={stack},name in ({','.join(peer_names)})",
-        launch=launch,
-    )
-
-
-def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """A3 High: seed 000's pods; host 1 runs `/configs/allgather.sh` over every pod's node."""
-    from gpu_fabric.gke.tcpx import smoke_test_manifests
-
-    images = cfg.tcpx_images
-    manifests = _host_pods(
-        smoke_test_manifests(images.installer, images.daemon, hosts), stack, NAMESPACE
-    )
-    for pod in (m for m in manifests if m["kind"] == "Pod"):
-        test = next(c for c in pod["spec"]["containers"] if c["name"] == "nccl-test")
-        test["env"].append(
-            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}
-        )
-
-    def command(container: dict, nodes: list[str]) -> None:
-        # The guide: `kubectl exec ... nccl-test-host-1 -- /configs/allgather.sh ${nodes[@]}`.
-        container["command"] = [
-            "/bin/sh",
-            "-c",
-            f'/configs/allgather.sh "$NODE_NAME" {" ".join(nodes)}',
-        ]
-
-    phase = _gke_phase(stack, manifests, hosts, hardware.gpus_per_node or 8, "nccl-test", command)
-    return Benchmark(
-        stack,
-        hardware,
-        f"all_gather over GPUDirect-TCPX on {hosts} {hardware.machine} nodes (seed 000's test "
-        "pods, upstream's /configs/allgather.sh)",
-        NAMESPACE,
-        [namespace_manifest(NAMESPACE, stack)],
-        [phase],
-        copy_config_map=TCPX_CONFIG_MAP,
-    )
-
-
-def tcpxo_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """A3 Mega: upstream's TCPXO test pods; host 1 runs their `/scripts/allgather.sh`."""
-    manifests = _host_pods(_upstream_pods("nccl-test-tcpxo.yaml", hosts), stack, NAMESPACE)
-    networks = [n for plan in cfg.nic_groups for n in plan.object_names]
-    images = cfg.tcpxo_images
-    for pod in (m for m in manifests if m["kind"] == "Pod"):
-        _interfaces(pod, networks, 1)
-        for container in pod["spec"]["containers"]:
-            container["image"] = (
-                images.daemon if container["name"] == "tcpxo-daemon" else images.installer
-            )
-            if container["name"] == "nccl-test":
-                container["command"][-1] = container["command"][-1].replace(
-                    "NHOSTS=2", f"NHOSTS={hosts}"
-                )
-    names = [f"nccl-host-{h}" for h in range(1, hosts + 1)]
-
-    def command(container: dict, nodes: list[str]) -> None:
-        # README: `kubectl exec --container=nccl-test nccl-test-host-1 -- /scripts/allgather.sh
-        # nccl-host-1 nccl-host-2`, run here in place of the pod's `sleep infinity`.
-        script = container["command"][-1]
-        run = f"{_wait_for_hosts(names)}\n/scripts/allgather.sh {' '.join(names)}\n"
-        container["command"][-1] = script.replace("sleep infinity;\n", run)
-
-    phase = _gke_phase(stack, manifests, hosts, hardware.gpus_per_node or 8, "nccl-test", command)
-    return Benchmark(
-        stack,
-        hardware,
-        f"all_gather over GPUDirect-TCPXO on {hosts} {hardware.machine} nodes (upstream's "
-        "gpudirect-tcpxo nccl-test pods and /scripts/allgather.sh)",
-        NAMESPACE,
-        [namespace_manifest(NAMESPACE, stack)],
-        [phase],
-    )
-
-
-def gib_test_image(installer: str) -> str:
-    """The gIB diagnostic image (NCCL, the plugin and nccl-tests) of an installer image: upstream
-    pairs `nccl-plugin-gib:v1.1.1` with `nccl-plugin-gib-diagnostic:v1.1.1`; on arm64 (A4X)
-    `nccl-plugin-gib-arm64` with `nccl-plugin-gib-diagnostic-arm64` (UNVERIFIED tag pairing)."""
-    return re.sub(r"/nccl-plugin-gib(-arm64)?:", r"/nccl-plugin-gib-diagnostic\1:", installer)
-
-
-def gib_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """A3 Ultra, A4, A4X: upstream's gIB test pods; host 1 runs `run_nccl_tests.sh`."""
-    manifests = _host_pods(_upstream_pods("nccl-test-rdma.yaml", hosts), stack, NAMESPACE)
-    rdma = [n for plan in cfg.nic_groups if plan.group.device_mode.value == "RDMA"
-            for n in plan.object_names]  # fmt: skip
-    gpus = hardware.gpus_per_node or 8
-    for pod in (m for m in manifests if m["kind"] == "Pod"):
-        _interfaces(pod, rdma, 2)
-        test = pod["spec"]["containers"][0]
-        test["image"] = gib_test_image(cfg.gib_installer_image)
-        test["resources"]["limits"]["nvidia.com/gpu"] = gpus
-    names = [f"nccl-host-{h}" for h in range(1, hosts + 1)]
-
-    def command(container: dict, nodes: list[str]) -> None:
-        # README: `kubectl exec nccl-test-host-1 -it -- /usr/local/gib/scripts/run_nccl_tests.sh
-        # -t all_gather -b 1K -e 8G nccl-host-1 nccl-host-2`.
-        container["args"] = [
-            container["args"][0].replace(
-                "sleep infinity\n",
-                f"{_wait_for_hosts(names)}\n/usr/local/gib/scripts/run_nccl_tests.sh -t "
-                f"all_gather -b 1K -e 8G {' '.join(names)}\n",
-            )
-        ]
-
-    phase = _gke_phase(stack, manifests, hosts, gpus, "test", command)
-    return Benchmark(
-        stack,
-        hardware,
-        f"all_gather over gIB (GPUDirect-RDMA) on {hosts} {hardware.machine} nodes (upstream's "
-        "gpudirect-rdma nccl-test pods and run_nccl_tests.sh)",
-        NAMESPACE,
-        [namespace_manifest(NAMESPACE, stack)],
-        [phase],
-    )
-
-
-def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """oke-dranet: the MPIJob over the aligned whole-node claim, then two over the half-node
-    claims at once (seed 002's runs)."""
-    from gpu_fabric.oke.claim_plan import Claim, plan_claim
-    from gpu_fabric.oke.dranet import NAMESPACE as RDMA_NAMESPACE
-    from gpu_fabric.oke.nccl_jobs import mpijob_manifest
-
-    gpus, rails = cfg.shape.gpu_count, cfg.shape.rail_count
-    shape = cfg.gpu_nodes.shape
-    plans = [
-        plan_claim(Claim(c.name, c.gpus, c.rails, c.aligned, c.roots), cfg.shape, shape)
-        for c in cfg.claims
-        if c.aligned and c.gpus and c.rails
-    ]
-    whole = next((p for p in plans if (p.gpus, p.rails) == (gpus, rails)), None)
-    halves = [p for p in plans if (p.gpus * 2, p.rails * 2) == (gpus, rails)][:2]
-    if whole is None and len(halves) < 2:
-        raise CouldNotRun(
-            f"the stack declares no aligned claim of {gpus} GPUs and {rails} rails nor two of "
-            f"{gpus // 2} and {rails // 2} (gpu-fabric:claims); add them to run the tests"
-        )
-
-    def job(plan: Any) -> tuple[dict, Run]:
-        name = f"bw-{plan.name}"
-        manifest = mpijob_manifest(
-            name, plan, gpus, hosts, shape, cfg.nccl_tests_image, RDMA_NAMESPACE
-        )
-        manifest["metadata"]["labels"] = {RUN_LABEL: stack}
-        manifest["spec"]["runPolicy"]["backoffLimit"] = 0  # one launcher: its log is the result
-        run = Run(
-            name=name,
-            namespace=RDMA_NAMESPACE,
-            pods=f"training.kubeflow.org/job-name={name}",
-            launcher=f"training.kubeflow.org/job-name={name},training.kubeflow.org/job-role=launcher",
-            container="mpi-launcher",
-            collective="all_reduce",
-            nodes=hosts,
-            gpus_per_node=plan.gpus,
-        )
-        return manifest, run
-
-    phases = []
-    for group in ([whole] if whole else [], halves if len(halves) == 2 else []):
-        if group:
-            jobs = [job(p) for p in group]
-            phases.append(Phase([m for m, _ in jobs], [r for _, r in jobs]))
-    return Benchmark(
-        stack,
-        hardware,
-        f"all_reduce MPIJobs on {hosts} {shape} nodes (seed 002): "
-        + "; then ".join(" and ".join(r.name for r in p.runs) for p in phases),
-        RDMA_NAMESPACE,
-        [],
-        phases,
-    )
-
-
-def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """ack-lingjun: seed 004's hps-benchmark Job on one Lingjun node (it is not nccl-tests)."""
-    from gpu_fabric.ack.rdma_pods import BENCHMARK_GPUS, BENCHMARK_NAME, benchmark_job
-
-    if not cfg.images.benchmark:
-        raise CouldNotRun(
-            "the hps-benchmark Job needs an image (seed 004 leaves it blank): set "
-            "gpu-fabric:images.benchmark in the stack"
-        )
-    manifest = benchmark_job(
-        cfg.images.benchmark, BENCHMARK_GPUS, cfg.rdma.non_host_network, {RUN_LABEL: stack}
-    )
-    name = f"bw-{BENCHMARK_NAME}"
-    manifest["metadata"] = {
-        "name": name,
-        "namespace": NAMESPACE,
-        "labels": {RUN_LABEL: stack},
-        "annotations": {
-            k: v for k, v in manifest["metadata"]["annotations"].items() if k.startswith(SKIP)
-        },
-    }
-    manifest["spec"]["backoffLimit"] = 0
-    run = Run(
-        name=name,
-        namespace=NAMESPACE,
-        pods=f"job-name={name}",
-        launcher=f"job-name={name}",
-        container=BENCHMARK_NAME,
-        collective=None,
-        nodes=1,
-        gpus_per_node=BENCHMARK_GPUS,
-    )
-    return Benchmark(
-        stack,
-        hardware,
-        "seed 004's hps-benchmark Job with rdma/hca on one Lingjun node (not nccl-tests)",
-        NAMESPACE,
-        [namespace_manifest(NAMESPACE, stack)],
-        [Phase([manifest], [run])],
-    )
-
-
-BUILDERS: dict[str, Callable[[str, Hardware, Any, int], Benchmark]] = {
-    Fabric.TCPX: tcpx_benchmark,
-    Fabric.TCPXO: tcpxo_benchmark,
-    Fabric.GIB: gib_benchmark,
-    "oke-dranet": oke_benchmark,
-    "ack-lingjun": ack_benchmark,
-}
-
-
-def hardware_of(stack: str, cfg: Any) -> Hardware:
-    """What `verify.nccl_judge.stack_hardware` reads, from a parsed config."""
-    if hasattr(cfg, "machine"):
-        return Hardware(
-            stack, cfg.machine.fabric, cfg.pool.machine_type, cfg.machine.accelerator.count
-        )
-    if hasattr(cfg, "shape"):
-        return Hardware(stack, cfg.shape.platform, cfg.gpu_nodes.shape, cfg.shape.gpu_count)
-    return Hardware(stack, str(getattr(cfg.platform, "value", cfg.platform)), None, None)
-
-
 def benchmark_for(stack: str, cfg: Any, nodes: int = 2) -> Benchmark:
-    """The benchmark of the stack's fabric on `nodes` GPU nodes (CouldNotRun when there is none)."""
+    """The benchmark of the stack's fabric on `nodes` GPU nodes (CouldNotRun when there is none):
+    the platform's benchmark module (its spec's `benchmark`) has one builder per fabric."""
     if nodes < 1:
         raise CouldNotRun("--nodes must be a positive whole number")
     hardware = hardware_of(stack, cfg)
-    builder = BUILDERS.get(hardware.fabric)
+    benchmarks = spec_of(cfg.platform).benchmark_module()
+    builder = benchmarks.BUILDERS.get(hardware.fabric)
     if builder is None:
         raise CouldNotRun(f"no bandwidth test for fabric {hardware.fabric!r}")
-    if hardware.fabric != "ack-lingjun" and nodes < 2:
-        raise CouldNotRun("the NCCL tests run across nodes: give --nodes 2 or more")
+    if nodes < benchmarks.MIN_NODES:
+        raise CouldNotRun(
+            f"the NCCL tests run across nodes: give --nodes {benchmarks.MIN_NODES} or more"
+        )
     return _secured(builder(stack, hardware, cfg, nodes))
 
 
@@ -911,16 +576,15 @@ def run_benchmark(
 
 
 def _copy_config_map(cluster: Cluster, benchmark: Benchmark, create: Callable) -> None:
-    name = benchmark.copy_config_map
-    assert name
-    found = next(
-        (m for ns in CONFIG_MAP_SOURCE_NAMESPACES if (m := cluster.config_map(ns, name))), None
-    )
+    wanted = benchmark.copy_config_map
+    assert wanted
+    name = wanted.name
+    found = next((m for ns in wanted.namespaces if (m := cluster.config_map(ns, name))), None)
     if found is None:
         raise CouldNotRun(
             f"ConfigMap {name} (upstream's all-gather scripts) is in none of the namespaces "
-            f"{', '.join(CONFIG_MAP_SOURCE_NAMESPACES)}: kubectl apply -n "
-            f"{CONFIG_MAP_SOURCE_NAMESPACES[0]} -f {NCCL_CONFIG_URL}"
+            f"{', '.join(wanted.namespaces)}: kubectl apply -n "
+            f"{wanted.namespaces[0]} -f {wanted.url}"
         )
     create(
         [

@@ -15,6 +15,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gpu_fabric.catalog import NcclThreshold, catalog
 
@@ -53,19 +54,19 @@ class RunShape:
     """Where both numbers come from."""
 
 
+def hardware_of(stack: str, cfg: Any) -> Hardware:
+    """The fabric and machine of a parsed config, as its platform spec says (`hardware`)."""
+    from gpu_fabric.registry import spec_of
+
+    return Hardware(stack, *spec_of(cfg.platform).hardware(cfg))
+
+
 def stack_hardware(stack: str) -> Hardware:
     """The fabric and machine of a stack file's platform (ConfigError, FileNotFoundError)."""
     from gpu_fabric.stack_config import parse_pulumi_config
     from gpu_fabric.stack_file import stack_config
 
-    cfg = parse_pulumi_config(stack_config(stack), stack)
-    if hasattr(cfg, "machine"):  # GKE: a machine type of the catalog
-        machine = cfg.machine
-        return Hardware(stack, machine.fabric, cfg.pool.machine_type, machine.accelerator.count)
-    if hasattr(cfg, "shape"):  # OKE: an OCI shape of the catalog
-        return Hardware(stack, cfg.shape.platform, cfg.gpu_nodes.shape, cfg.shape.gpu_count)
-    platform = str(getattr(cfg.platform, "value", cfg.platform))
-    return Hardware(stack, platform, None, None)  # ACK: the Lingjun machine is not in the catalog
+    return hardware_of(stack, parse_pulumi_config(stack_config(stack), stack))
 
 
 def run_shape(

@@ -1,7 +1,13 @@
 """ACK Lingjun: an ACK Pro cluster with Lingjun nodes and the RDMA device plugin."""
 
-from ..platform_spec import PlatformSpec
+from ..platform_spec import GpuHardware, PlatformSpec
 from . import checks, config
+
+
+def _hardware(cfg: config.AckLingjunConfig) -> GpuHardware:
+    """The platform is the fabric: the Lingjun machine is not in the catalog."""
+    return GpuHardware(str(getattr(cfg.platform, "value", cfg.platform)), None, None)
+
 
 PLATFORM = PlatformSpec(
     models=(config.AckLingjunConfig,),
@@ -9,4 +15,12 @@ PLATFORM = PlatformSpec(
     provider_keys=(config.REGION_KEY,),
     stack=".ack.gpu_cluster",
     verify="verify.ack",
+    benchmark="verify.ack_bandwidth",
+    hardware=_hardware,
+    cloud="alicloud",
+    sdk="pulumi_alicloud",
+    sdk_requirement="pulumi-alicloud>=4.0.0,<5",
+    credential_keys=("alicloud:accessKey", "alicloud:secretKey", "alicloud:securityToken"),
+    mocks=".ack.offline_mocks",
+    plan_view=".ack.plan_view",
 )

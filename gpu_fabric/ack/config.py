@@ -313,8 +313,6 @@ class AckLingjunConfig(StackModel):
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
-    PROVIDER: ClassVar[str] = "alicloud"
-    """The cloud provider whose config keys (`alicloud:*`) a stack of this platform may set."""
 
     # Derived values, so components never re-derive defaults.
 

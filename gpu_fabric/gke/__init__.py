@@ -1,7 +1,14 @@
 """GKE: A3 High (TCPX), A3 Mega (TCPXO), A3 Ultra, A4 and A4X (gIB)."""
 
-from ..platform_spec import PlatformSpec
+from ..platform_spec import GpuHardware, PlatformSpec
 from . import checks, config
+
+
+def _hardware(cfg: config.GkeStackConfig) -> GpuHardware:
+    """A machine type of the catalog, with its fabric."""
+    machine = cfg.machine
+    return GpuHardware(machine.fabric, cfg.pool.machine_type, machine.accelerator.count)
+
 
 PLATFORM = PlatformSpec(
     models=(
@@ -14,4 +21,12 @@ PLATFORM = PlatformSpec(
     provider_keys=(config.GCP_PROJECT_KEY,),
     stack=".gke.gpu_cluster",
     verify="verify.gke",
+    benchmark="verify.gke_bandwidth",
+    hardware=_hardware,
+    cloud="gcp",
+    sdk="pulumi_gcp",
+    sdk_requirement="pulumi-gcp>=10.2.0,<11",
+    credential_keys=("gcp:credentials", "gcp:accessToken"),
+    mocks=".gke.offline_mocks",
+    plan_view=".gke.plan_view",
 )

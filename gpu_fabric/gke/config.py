@@ -462,8 +462,6 @@ class GkeStackConfig(StackModel):
         images: PlatformImages
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
-    PROVIDER: ClassVar[str] = "gcp"
-    """The cloud provider whose config keys (`gcp:*`) a stack of this platform may set."""
     """Keys of this platform alone, with why they mean nothing elsewhere (for error messages)."""
 
     # Derived values, so components never re-derive defaults.

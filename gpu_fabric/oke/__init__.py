@@ -1,7 +1,13 @@
 """OKE with DRANET: BM.GPU.B4.8 RDMA nodes, DRA drivers and PCIe-aligned claims."""
 
-from ..platform_spec import PlatformSpec
+from ..platform_spec import GpuHardware, PlatformSpec
 from . import checks, config
+
+
+def _hardware(cfg: config.OkeDranetConfig) -> GpuHardware:
+    """An OCI shape of the catalog; its `platform` is the fabric."""
+    return GpuHardware(cfg.shape.platform, cfg.gpu_nodes.shape, cfg.shape.gpu_count)
+
 
 PLATFORM = PlatformSpec(
     models=(config.OkeDranetConfig,),
@@ -9,4 +15,12 @@ PLATFORM = PlatformSpec(
     provider_keys=(config.TENANCY_KEY, config.REGION_KEY),
     stack=".oke.gpu_cluster",
     verify="verify.oke",
+    benchmark="verify.oke_bandwidth",
+    hardware=_hardware,
+    cloud="oci",
+    sdk="pulumi_oci",
+    sdk_requirement="pulumi-oci>=5.5.0,<6",
+    credential_keys=("oci:privateKey", "oci:privateKeyPassword"),
+    mocks=".oke.offline_mocks",
+    plan_view=".oke.plan_view",
 )

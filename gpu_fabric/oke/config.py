@@ -315,8 +315,6 @@ class OkeDranetConfig(StackModel):
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
-    PROVIDER: ClassVar[str] = "oci"
-    """The cloud provider whose config keys (`oci:*`) a stack of this platform may set."""
 
     # Derived values, so components never re-derive defaults.
 

@@ -12,10 +12,11 @@ from pydantic.alias_generators import to_camel
 from ..config_base import NAMESPACE, ConfigModel
 from ..problems import Problem
 from ..pulumi_internals import provider_config_keys
+from ..registry import SPECS, spec_of
 from .models import MODELS, PROVIDER_KEYS
 
 # The cloud providers' SDK packages, whose config keys a stack of their platform may set.
-CLOUD_SDKS = {"gcp": "pulumi_gcp", "oci": "pulumi_oci", "alicloud": "pulumi_alicloud"}
+CLOUD_SDKS = {spec.cloud: spec.sdk for spec in SPECS}
 # Namespaces whose keys configure nothing here: the Kubernetes providers are built from each
 # cluster's own kubeconfig, and the CRD gates' commands take no provider config.
 UNUSED_NAMESPACES = {
@@ -85,13 +86,14 @@ def _platform_model(values: dict[str, Any], project: str) -> type[ConfigModel] |
 
 def _provider_key_problems(key, value, namespace, name, model) -> list[Problem]:
     platform = model.model_fields["platform"].annotation.__args__[0]
-    if namespace != model.PROVIDER:
+    cloud = spec_of(platform).cloud
+    if namespace != cloud:
         return [
             Problem(
                 key,
                 value,
                 f"not for platform {platform}: it configures the {namespace} provider, which "
-                f"{platform} does not use (it uses {model.PROVIDER}); remove it",
+                f"{platform} does not use (it uses {cloud}); remove it",
             )
         ]
     if name in provider_keys(namespace):
@@ -108,17 +110,7 @@ def _provider_key_problems(key, value, namespace, name, model) -> list[Problem]:
     ]
 
 
-CREDENTIAL_KEYS = frozenset(
-    {
-        "gcp:credentials",
-        "gcp:accessToken",
-        "oci:privateKey",
-        "oci:privateKeyPassword",
-        "alicloud:accessKey",
-        "alicloud:secretKey",
-        "alicloud:securityToken",
-    }
-)
+CREDENTIAL_KEYS = frozenset(key for spec in SPECS for key in spec.credential_keys)
 """Provider keys that hold a credential: in a stack file only as Pulumi secrets."""
 
 

@@ -1,0 +1,115 @@
+"""Alibaba Cloud's provider answers in the offline plan (`offline/engine.py`): plausible outputs,
+so the program computes what it would on a real deploy."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from ..catalog import catalog
+
+_ACK_TEMPORARY_CREDENTIALS = itertools.count(1)
+
+
+def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
+    """The shape of the kubeconfig ACK's cluster credential returns: a client certificate.
+
+    A temporary credential (`temporaryDurationMinutes`) is a new certificate on every call (as ACK
+    issues it; issue 14, item 16); the user's default one is the same on every call until renewed
+    (Alibaba, DescribeClusterUserKubeconfig)."""
+    serial = f"-temporary-{next(_ACK_TEMPORARY_CREDENTIALS)}" if temporary else ""
+    data = base64.b64encode(f"mock-{cluster_id}{serial}".encode()).decode()
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "kubernetes",
+                    "cluster": {
+                        "server": "https://10.0.0.10:6443",
+                        "certificate-authority-data": data,
+                    },
+                }
+            ],
+            "users": [
+                {
+                    "name": "kubernetes-admin",
+                    "user": {"client-certificate-data": data, "client-key-data": data},
+                }
+            ],
+            "contexts": [
+                {"name": "admin", "context": {"cluster": "kubernetes", "user": "kubernetes-admin"}}
+            ],
+            "current-context": "admin",
+        }
+    )
+
+
+def mock_rdma_addon_schema(switch_key: str) -> str:
+    """A config schema of the RDMA add-on's shape. Made up offline: the switch's real key is not
+    published (catalog: UNVERIFIED); `customResourceName` is documented (FACTS 3.4)."""
+    return json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                switch_key: {"type": "boolean", "default": False},
+                "customResourceName": {"type": "string", "default": "rdma/hca"},
+            },
+        }
+    )
+
+
+class CloudMocks:
+    """Outputs of the `alicloud:*` resources (ids with their prefixes) and results of its
+    functions."""
+
+    _ALICLOUD_PREFIXES = {
+        "alicloud:vpc/network:Network": "vpc-",
+        "alicloud:vpc/switch:Switch": "vsw-",
+        "alicloud:cs/managedKubernetes:ManagedKubernetes": "c",
+    }
+
+    def __init__(self, config: Mapping[str, Any]):
+        pass
+
+    def new_resource(
+        self, typ: str, resource_name: str, inputs: dict, state: dict
+    ) -> tuple[str, dict] | None:
+        """(id, state) of a new resource."""
+        mock = "mock" + resource_name.replace("-", "")
+        if typ == "alicloud:cs/nodePool:NodePool":
+            # `<cluster id>:<node pool id>` (provider: the pool's id joins both).
+            state["id"] = f"{state['clusterId']}:np{mock}"
+        elif typ == "alicloud:cs/kubernetesAddon:KubernetesAddon":
+            state["id"] = f"{state['clusterId']}:{state.get('name', resource_name)}"
+        else:
+            state["id"] = self._ALICLOUD_PREFIXES.get(typ, "") + mock
+        if typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
+            state["connections"] = [{"apiServerIntranet": "https://10.0.0.10:6443"}]
+        return state["id"], state
+
+    def call(self, token: str, args: Mapping[str, Any]) -> dict | None:
+        """The result of a function (`alicloud:...:get...`), None for the engine's default."""
+        if token == "alicloud:cs/getClusterCredential:getClusterCredential":
+            cluster_id = args["clusterId"]
+            temporary = args.get("temporaryDurationMinutes") is not None
+            return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id, temporary)}
+        if token == "alicloud:cs/getKubernetesAddonMetadata:getKubernetesAddonMetadata":
+            key = catalog().ack.rdma_device_plugin.non_host_network_key
+            return {
+                **args,
+                "id": args.get("name"),
+                "configSchema": self.addon_schema(key),
+            }
+        return None
+
+    @staticmethod
+    def addon_schema(default_key: str) -> str:
+        """The RDMA add-on's config schema offline (tests replace it to model other schemas)."""
+        return mock_rdma_addon_schema(default_key)

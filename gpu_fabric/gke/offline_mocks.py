@@ -1,0 +1,47 @@
+"""GCP's provider answers in the offline plan (`offline/engine.py`): plausible outputs, so the
+program computes what it would on a real deploy."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+
+from .config import GCP_PROJECT_KEY
+
+
+class CloudMocks:
+    """Outputs of the `gcp:*` resources and results of its functions."""
+
+    def __init__(self, config: Mapping[str, Any]):
+        self.project = config.get(GCP_PROJECT_KEY, "mock-project")
+
+    def new_resource(
+        self, typ: str, resource_name: str, inputs: dict, state: dict
+    ) -> tuple[str, dict] | None:
+        """(id, state) of a new resource, None for the engine's default (`<name>-id`)."""
+        name = state["name"]
+        if typ == "gcp:container/cluster:Cluster":
+            location = inputs.get("location", "")
+            state.update(
+                id=f"projects/{self.project}/locations/{location}/clusters/{name}",
+                endpoint="203.0.113.10",
+                masterAuth={
+                    "clusterCaCertificate": base64.b64encode(b"mock-ca").decode(),
+                },
+            )
+            return state["id"], state
+        if typ == "gcp:serviceaccount/account:Account":
+            email = f"{inputs['accountId']}@{self.project}.iam.gserviceaccount.com"
+            state.update(email=email, member=f"serviceAccount:{email}")
+        if typ.startswith("gcp:compute/"):
+            kind = typ.split(":")[-1].lower()
+            scope = f"regions/{inputs['region']}" if "region" in inputs else "global"
+            self_link = f"https://www.googleapis.com/compute/v1/projects/{self.project}/{scope}/{kind}s/{name}"
+            state.update(selfLink=self_link)
+            return f"projects/{self.project}/{scope}/{kind}s/{name}", state
+        return None
+
+    def call(self, token: str, args: Mapping[str, Any]) -> dict | None:
+        """The result of a function (`gcp:...:get...`), None for the engine's default (`{}`)."""
+        return None

@@ -1,0 +1,87 @@
+"""OCI's provider answers in the offline plan (`offline/engine.py`): plausible outputs, so the
+program computes what it would on a real deploy."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from .config import REGION_KEY
+
+MOCK_OKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nmock-oke-ca\n").decode()
+
+
+def mock_oke_kubeconfig(cluster_id: str, endpoint: str) -> str:
+    """The shape of the kubeconfig OKE returns: an exec plugin through the OCI CLI."""
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "cluster",
+                    "cluster": {
+                        "server": f"https://{endpoint}",
+                        "certificate-authority-data": MOCK_OKE_CA,
+                    },
+                }
+            ],
+            "users": [
+                {
+                    "name": "user",
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "oci",
+                            "args": ["ce", "cluster", "generate-token", "--cluster-id", cluster_id],
+                        }
+                    },
+                }
+            ],
+            "contexts": [{"name": "context", "context": {"cluster": "cluster", "user": "user"}}],
+            "current-context": "context",
+        }
+    )
+
+
+class CloudMocks:
+    """Outputs of the `oci:*` resources (OCIDs in the stack's region) and results of its
+    functions."""
+
+    OKE_PRIVATE_ENDPOINT = "10.140.0.2:6443"
+
+    def __init__(self, config: Mapping[str, Any]):
+        self.oci_region = config.get(REGION_KEY, "us-ashburn-1")
+
+    def new_resource(
+        self, typ: str, resource_name: str, inputs: dict, state: dict
+    ) -> tuple[str, dict] | None:
+        """(id, state) of a new resource."""
+        kind = typ.rsplit(":", 1)[-1].lower()
+        state["id"] = f"ocid1.{kind}.oc1.{self.oci_region}.mock{resource_name.replace('-', '')}"
+        if typ == "oci:ContainerEngine/cluster:Cluster":
+            state["endpoints"] = [{"privateEndpoint": self.OKE_PRIVATE_ENDPOINT}]
+        if typ == "oci:Core/vcn:Vcn":
+            state["defaultSecurityListId"] = f"ocid1.securitylist.oc1.{self.oci_region}.mock"
+        return state["id"], state
+
+    def call(self, token: str, args: Mapping[str, Any]) -> dict | None:
+        """The result of a function (`oci:...:get...`), None for the engine's default (`{}`)."""
+        if token == "oci:Core/getServices:getServices":
+            label = {"us-ashburn-1": "iad"}.get(self.oci_region, self.oci_region)
+            return {
+                "services": [
+                    {
+                        "id": f"ocid1.service.oc1.{self.oci_region}.mockallservices",
+                        "name": f"All {label.upper()} Services In Oracle Services Network",
+                        "cidrBlock": f"all-{label}-services-in-oracle-services-network",
+                    }
+                ]
+            }
+        if token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
+            cluster_id = args["clusterId"]
+            return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
+        return None
