@@ -23,11 +23,17 @@ RUNTIME = "containerd"  # the only runtime of Lingjun nodes (FACTS 2.4); the poo
 @dataclass(frozen=True)
 class SystemPoolArgs:
     instance_types: list[str]
+    """ECS instance types of the system nodes, first choice first."""
     node_count: int
+    """System nodes."""
     key_name: str
+    """ECS key pair of the system nodes."""
     system_disk_category: str
+    """System disk category (`cloud_essd`)."""
     system_disk_size: int
+    """System disk size, GiB."""
     vswitch_ids: Sequence[pulumi.Input[str]]
+    """The node vSwitches the system nodes go in."""
 
 
 @dataclass(frozen=True)
@@ -35,17 +41,27 @@ class AckClusterArgs:
     name: str
     """The cluster's name (pass it always: the provider auto-names otherwise)."""
     cluster_spec: str
+    """The ACK managed cluster edition (`ack.pro.small`)."""
     kubernetes_version: str
+    """ACK Kubernetes version (`1.33.3-aliyun.1`)."""
     vswitch_ids: Sequence[pulumi.Input[str]]
+    """Node vSwitches of the control plane's endpoints and the nodes."""
     pod_vswitch_ids: Sequence[pulumi.Input[str]]
+    """Terway pod vSwitches."""
     service_cidr: str
+    """Service range, outside the VPC."""
     ip_stack: str
+    """`ipv4` (Lingjun node pools refuse dual stack)."""
     proxy_mode: str
+    """kube-proxy mode: `ipvs` or `iptables`."""
     addons: list[str]
+    """Names of the cluster add-ons installed with the cluster."""
     public_endpoint: bool
+    """An internet SLB for the API server."""
     deletion_protection: bool
     """ACK's own deletion protection and Pulumi `protect`."""
     system_pool: SystemPoolArgs
+    """The ordinary ECS node pool of the system components."""
 
 
 class AckCluster(pulumi.ComponentResource):

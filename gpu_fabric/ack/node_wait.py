@@ -64,11 +64,17 @@ def selector() -> str:
 @dataclass(frozen=True)
 class LingjunNodeWaitArgs:
     kubeconfig: pulumi.Input[str]
+    """Kubeconfig of the cluster the wait reads nodes from."""
     cluster_id: pulumi.Input[str]
+    """Re-runs the wait when the cluster is replaced."""
     node_pool_id: pulumi.Input[str]
+    """The Lingjun node pool whose nodes are waited for."""
     group_id: str
+    """The Lingjun node group, named in the failure message."""
     count: int
+    """Nodes to wait for, Ready with `rdma/hca`."""
     timeout_seconds: int = WAIT_MINUTES * 60
+    """How long to wait before failing."""
 
 
 class LingjunNodeWait(pulumi.ComponentResource):

@@ -79,13 +79,21 @@ def addon_config(config_schema: str | None, key: str, non_host_network: bool) ->
 @dataclass(frozen=True)
 class LingjunPoolArgs:
     cluster_id: pulumi.Input[str]
+    """The ACK cluster the pool belongs to."""
     pool_name: str
+    """The Lingjun node pool's name."""
     lingjun_cluster_id: str
+    """The Lingjun (Lite) cluster the pool binds."""
     lingjun_group_id: str
+    """The Lingjun node group the pool binds."""
     addon_name: str
+    """The RDMA device plugin add-on's name."""
     addon_version: str
+    """The RDMA device plugin add-on's version."""
     non_host_network: bool
+    """RDMA for non-hostNetwork pods (the add-on's switch)."""
     non_host_network_key: str
+    """The switch's key in the add-on config."""
     addon_after: list[pulumi.Resource]
     """What the add-on waits for besides the cluster (the system pool)."""
 

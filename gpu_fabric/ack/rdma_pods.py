@@ -159,8 +159,11 @@ def benchmark_job(
 @dataclass(frozen=True)
 class BenchmarkArgs:
     image: str
+    """Image of the benchmark Job."""
     gpus: int
+    """GPUs (and RDMA devices) the Job's pod claims."""
     non_host_network: bool
+    """Run the pod outside the host network (non-hostNetwork RDMA)."""
 
 
 class Benchmark(pulumi.ComponentResource):

@@ -53,7 +53,9 @@ class NcclInstallerArgs:
     upstream: Path
     """The vendored upstream manifest."""
     installer_image: str
+    """The installer container's image (replaces the upstream manifest's)."""
     pause_image: str
+    """The pause container's image."""
     await_rollout: bool = False
     """Let `pulumi up` wait for the rollout (pulumi-kubernetes awaits DaemonSets since #2953)."""
     wait_for: pulumi.Input[list[str]] | None = None

@@ -19,7 +19,9 @@ GPU_VPC_ALLOWS: list[gcp.compute.FirewallAllowArgsDict] = [
 @dataclass(frozen=True)
 class SubnetArgs:
     name: str
+    """Subnet name."""
     cidr: str
+    """Its IPv4 range."""
 
 
 @dataclass(frozen=True)
@@ -95,12 +97,17 @@ class PrimaryNetworkArgs:
     name: str
     """Name of the VPC, subnet, router and NAT."""
     region: str
+    """Region of the subnet, router and NAT."""
     subnet_cidr: str
     """Node range."""
     pods_range_name: str
+    """Name of the Pod secondary range."""
     pods_cidr: str
+    """Pod secondary range."""
     services_range_name: str
+    """Name of the Service secondary range."""
     services_cidr: str
+    """Service secondary range."""
     cloud_nat: bool = True
     """Cloud NAT, so private nodes can pull from registries outside Google."""
 

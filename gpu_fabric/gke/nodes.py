@@ -68,12 +68,17 @@ class GpuNodePoolArgs:
     version: str
     """Pinned GKE node version."""
     machine_type: str
+    """A machine type of the catalog."""
     accelerator_type: str
+    """The GPU type the machine carries (catalog)."""
     accelerator_count: int
+    """GPUs per node (catalog)."""
     gpu_driver_version: str
     """DEFAULT, LATEST or INSTALLATION_DISABLED."""
     node_count: int
+    """Nodes."""
     service_account: pulumi.Input[str]
+    """The nodes' service account (email)."""
     node_networks: list[NodeNetwork]
     """Additional node networks in NIC order. Immutable: a change recreates the pool."""
     local_ssd_count: int = 0
@@ -81,8 +86,11 @@ class GpuNodePoolArgs:
     placement: PlacementPolicy | None = None
     """Compact placement through this policy; None for none."""
     reservation: Reservation | None = None
+    """A specific reservation to consume; None for any matching one."""
     boot_disk_type: str = "pd-balanced"
+    """Boot disk type."""
     boot_disk_size_gb: int = 200
+    """Boot disk size, GB."""
     labels: dict[str, str] = field(default_factory=dict)
     """Node labels."""
     upgrade: UpgradeSettings | None = None

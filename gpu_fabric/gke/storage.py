@@ -33,7 +33,9 @@ def hyperdisk_storage_class(name: str, is_default: bool) -> dict:
 @dataclass(frozen=True)
 class HyperdiskStorageArgs:
     name: str
+    """StorageClass name."""
     is_default: bool = False
+    """Make it the cluster's default StorageClass (and `standard-rwo` not)."""
 
 
 class HyperdiskStorage(pulumi.ComponentResource):

@@ -214,7 +214,9 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
 @dataclass(frozen=True)
 class TcpxSmokeTestArgs:
     test_image: str
+    """Image of the test pods' NCCL container."""
     daemon_image: str
+    """Image of the tcpx-daemon sidecar."""
     namespace: str = SMOKE_TEST_NAMESPACE
     """Created here."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)

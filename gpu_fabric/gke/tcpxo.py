@@ -171,6 +171,7 @@ def device_injector_manifest(image: str) -> dict:
 @dataclass(frozen=True)
 class NriDeviceInjectorArgs:
     image: str
+    """The NRI device injector's image."""
     await_rollout: bool = False
     """As the installer's: not awaited by default (it targets GPU nodes that may not exist yet)."""
     wait_for: pulumi.Input[list[str]] | None = None

@@ -61,11 +61,15 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
 @dataclass(frozen=True)
 class TrainingRuntimeArgs:
     image: str
+    """Image of the runtime's trainer container."""
     networks: list[str]
     """Network object names in NIC order (gvnic-1, rdma-0..rdma-3)."""
     gpus: int
+    """GPUs per node the runtime claims."""
     kubeconfig: pulumi.Input[str]
+    """Kubeconfig for the CRD gate (the provider's own)."""
     cluster_id: pulumi.Input[str]
+    """Re-runs the gate when the cluster is replaced."""
 
 
 class TrainingRuntime(pulumi.ComponentResource):

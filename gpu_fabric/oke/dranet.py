@@ -102,11 +102,15 @@ class Chart:
 @dataclass(frozen=True)
 class DraDriversArgs:
     shape: str
+    """The GPU shape, whose catalog facts the charts' values follow."""
     dranet: Chart
+    """The DRANET chart (name, version, repository)."""
     dranet_image_tag: str
+    """DRANET's image tag."""
     child_cidr: str | None
     """Only a configured child range is passed to the chart."""
     dra_gpu_driver: Chart
+    """The NVIDIA DRA GPU driver chart."""
 
 
 class DraDrivers(pulumi.ComponentResource):

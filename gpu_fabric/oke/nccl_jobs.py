@@ -148,12 +148,19 @@ class NcclJobsArgs:
     plans: list[ClaimPlan]
     """The aligned claims to run a job over."""
     node_gpus: int
+    """GPUs per node (the shape's)."""
     workers: int
+    """Worker pods (nodes) per job."""
     shape: str
+    """The GPU shape the jobs run on."""
     image: str
+    """Image of the NCCL tests."""
     namespace: pulumi.Input[str]
+    """Namespace of the jobs."""
     kubeconfig: pulumi.Input[str]
+    """Kubeconfig for the CRD gate (the MPIJob CRD)."""
     cluster_id: pulumi.Input[str]
+    """Re-runs the gate when the cluster is replaced."""
     claim_templates: Mapping[str, pulumi.Resource]
     """Claim template resources by claim name: each job waits for its own."""
 
