@@ -328,7 +328,7 @@ def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
     """The shape of the kubeconfig ACK's cluster credential returns: a client certificate.
 
     A temporary credential (`temporaryDurationMinutes`) is a new certificate on every call (as ACK
-    issues it; issue 14, item 16); the user's default one is the same on every call until renewed
+    issues it); the user's default one is the same on every call until renewed
     (Alibaba, DescribeClusterUserKubeconfig)."""
     serial = f"-temporary-{next(_ACK_TEMPORARY_CREDENTIALS)}" if temporary else ""
     data = base64.b64encode(f"mock-{cluster_id}{serial}".encode()).decode()

@@ -1,10 +1,11 @@
 """`python -m verify STACK --bandwidth [--nodes N]` (what `make verify STACK=... BANDWIDTH=1` runs):
 run the fabric's NCCL test on the deployed cluster, judge it, clean up.
 
-Per fabric, the benchmark is the one its guide or seed runs, built here by pure functions (the
+Per fabric, the benchmark is the one its source document runs, built here by pure functions (the
 manifests are what the tests validate):
 
-- GPUDirect-TCPX (A3 High): seed 000's test pods (`gpu_fabric/gke/tcpx.py`, `with_tcpx`), the
+- GPUDirect-TCPX (A3 High): the GKE GPUDirect-TCPX guide's test pods (`gpu_fabric/gke/tcpx.py`,
+  `with_tcpx`), the
   all-gather of upstream's `nccl-config-default.yaml` (`/configs/allgather.sh NODE...`, which takes
   the nodes' names: the pods use the host network);
 - GPUDirect-TCPXO (A3 Mega): upstream's `gpudirect-tcpxo` test pods
@@ -12,9 +13,11 @@ manifests are what the tests validate):
   `/scripts/allgather.sh nccl-host-1 ...`;
 - gIB (A3 Ultra, A4, A4X): upstream's `gpudirect-rdma` test pods (`nccl-test-rdma.yaml`) and
   `/usr/local/gib/scripts/run_nccl_tests.sh -t all_gather -b 1K -e 8G nccl-host-1 ...`;
-- oke-dranet: seed 002's `all_reduce_perf` MPIJob over the aligned whole-node claim, then its two
+- oke-dranet: the DRANET-on-OKE write-up's `all_reduce_perf` MPIJob over the aligned whole-node
+  claim, then its two
   jobs over the half-node claims at once (`gpu_fabric/oke/nccl_jobs.py`);
-- ack-lingjun: seed 004's `hps-benchmark` Job (`gpu_fabric/ack/rdma_pods.py`). Its output is not
+- ack-lingjun: Alibaba's Lingjun RDMA guide's `hps-benchmark` Job (`gpu_fabric/ack/rdma_pods.py`).
+  Its output is not
   nccl-tests and the catalog has no threshold for it: the log is kept and the run "not judged".
 
 Where upstream's pods wait (`sleep infinity`) for a `kubectl exec`, the first pod here runs the
@@ -230,7 +233,8 @@ def _gke_phase(
 
 
 def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """A3 High: seed 000's pods; host 1 runs `/configs/allgather.sh` over every pod's node."""
+    """A3 High: the GKE GPUDirect-TCPX guide's pods; host 1 runs `/configs/allgather.sh` over
+    every pod's node."""
     from gpu_fabric.gke.tcpx import smoke_test_manifests
 
     images = cfg.tcpx_images
@@ -255,8 +259,8 @@ def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benc
     return Benchmark(
         stack,
         hardware,
-        f"all_gather over GPUDirect-TCPX on {hosts} {hardware.machine} nodes (seed 000's test "
-        "pods, upstream's /configs/allgather.sh)",
+        f"all_gather over GPUDirect-TCPX on {hosts} {hardware.machine} nodes (the GKE "
+        "GPUDirect-TCPX guide's test pods, upstream's /configs/allgather.sh)",
         NAMESPACE,
         [namespace_manifest(NAMESPACE, stack)],
         [phase],
@@ -345,7 +349,7 @@ def gib_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
 
 def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """oke-dranet: the MPIJob over the aligned whole-node claim, then two over the half-node
-    claims at once (seed 002's runs)."""
+    claims at once (the DRANET-on-OKE write-up's runs)."""
     from gpu_fabric.oke.claim_plan import Claim, plan_claim
     from gpu_fabric.oke.dranet import NAMESPACE as RDMA_NAMESPACE
     from gpu_fabric.oke.nccl_jobs import mpijob_manifest
@@ -392,7 +396,7 @@ def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
     return Benchmark(
         stack,
         hardware,
-        f"all_reduce MPIJobs on {hosts} {shape} nodes (seed 002): "
+        f"all_reduce MPIJobs on {hosts} {shape} nodes (the DRANET-on-OKE write-up's): "
         + "; then ".join(" and ".join(r.name for r in p.runs) for p in phases),
         RDMA_NAMESPACE,
         [],
@@ -401,13 +405,14 @@ def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
 
 
 def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """ack-lingjun: seed 004's hps-benchmark Job on one Lingjun node (it is not nccl-tests)."""
+    """ack-lingjun: the hps-benchmark Job of Alibaba's Lingjun RDMA guide on one Lingjun node (it
+    is not nccl-tests)."""
     from gpu_fabric.ack.rdma_pods import BENCHMARK_GPUS, BENCHMARK_NAME, benchmark_job
 
     if not cfg.images.benchmark:
         raise CouldNotRun(
-            "the hps-benchmark Job needs an image (seed 004 leaves it blank): set "
-            "gpu-fabric:images.benchmark in the stack"
+            "the hps-benchmark Job needs an image (Alibaba's Lingjun RDMA guide leaves it out): "
+            "set gpu-fabric:images.benchmark in the stack"
         )
     manifest = benchmark_job(
         cfg.images.benchmark, BENCHMARK_GPUS, cfg.rdma.non_host_network, {RUN_LABEL: stack}
@@ -435,7 +440,8 @@ def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
     return Benchmark(
         stack,
         hardware,
-        "seed 004's hps-benchmark Job with rdma/hca on one Lingjun node (not nccl-tests)",
+        "the hps-benchmark Job of Alibaba's Lingjun RDMA guide with rdma/hca on one Lingjun node "
+        "(not nccl-tests)",
         NAMESPACE,
         [namespace_manifest(NAMESPACE, stack)],
         [Phase([manifest], [run])],

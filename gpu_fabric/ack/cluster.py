@@ -12,7 +12,7 @@ import pulumi_kubernetes as k8s
 # The kubeconfig is ACK's default (not temporary) user credential. A temporary one
 # (`temporary_duration_minutes`, 15 to 4320) is a fresh client certificate on every call, so
 # every preview showed a provider change and a destroy more than 3 days after the last `up` failed
-# with an expired certificate (issue 14, item 16). Without the argument ACK returns the user's
+# with an expired certificate. Without the argument ACK returns the user's
 # kubeconfig, valid 3 years and the same on every call until it is renewed or revoked (Alibaba,
 # DescribeClusterUserKubeconfig: "the default validity period of a kubeconfig file is 3 years";
 # renewal and revocation: docs/ack.md, "Kubeconfig rotation"). pulumi-alicloud 4.0.0 has no

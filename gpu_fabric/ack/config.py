@@ -1,4 +1,4 @@
-"""Typed stack configuration of the `ack-lingjun` platform (seed 004): models and per-field checks.
+"""Typed stack configuration of the `ack-lingjun` platform: models and per-field checks.
 
 Stack files hold `gpu-fabric:*` keys in camelCase plus the provider key this program reads,
 `alicloud:region` (vSwitch zones must be zones of it). Cross-field rules live in `checks.py`.
@@ -41,7 +41,7 @@ _LINGJUN_ID = re.compile(r"^i[0-9a-z]{6,}$")
 #   node_group_id i127582271753269898630, TF docs r/eflo_node_group_attachment);
 # - `ng-` and lowercase hex: the CS API's CreateClusterNodePool `eflo_node_group.group_id` example
 #   `ng-ec3c96ff0aa****` (alibabacloud cs20151215 SDK, CreateClusterNodePoolRequestEfloNodeGroup);
-# - digits only: reported in issue 14 (item 15); UNVERIFIED (no published example found), accepted
+# - digits only: reported by a user; UNVERIFIED (no published example found), accepted
 #   so that a real id is never refused here.
 _LINGJUN_GROUP_ID = re.compile(r"^(i[0-9a-z]{6,}|ng-[0-9a-z]{6,}|[0-9]{6,})$")
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -352,7 +352,8 @@ class AckImagesConfig(ConfigModel):
 
 
 class AckLingjunConfig(StackModel):
-    """ack-lingjun: ACK Pro with a Lingjun node pool and the RDMA Device Plugin (seed 004)."""
+    """ack-lingjun: ACK Pro with a Lingjun node pool and the RDMA Device Plugin (Alibaba's
+    Lingjun RDMA guide)."""
 
     platform: Literal["ack-lingjun"] = Field(description="What the stack builds.")
     alicloud_region: str = Field(

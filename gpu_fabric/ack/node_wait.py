@@ -1,5 +1,5 @@
 """Wait until the Lingjun nodes are in the cluster, Ready and advertising `rdma/hca`, or fail the
-update with the step that adds them (issue 14, item 14).
+update with the step that adds them.
 
 Nothing in this stack can put a Lingjun node group's nodes into the Lingjun node pool: the pool is
 created bound to the group (`eflo_node_group`), but pulumi-alicloud 4.0.0 has no auto-attach (the

@@ -1,4 +1,4 @@
-"""The Lingjun node pool and the `ack-rdma-device-plugin` add-on (seed 004).
+"""The Lingjun node pool and the `ack-rdma-device-plugin` add-on (Alibaba's Lingjun RDMA guide).
 
 The pool binds a Lingjun (Lite) cluster's node group that exists already: its capacity is arranged
 with Alibaba and subscription Lingjun nodes cannot be destroyed by IaC (FACTS 1.27), so gpu-fabric

@@ -280,8 +280,9 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             Problem(
                 _key("gpuPool.fastSocket"),
                 True,
-                f"NCCL Fast Socket cannot run beside {machine.fabric} (seed 000: not with "
-                "GPUDirect-TCPX; seed 003: not with gIB); remove it",
+                f"NCCL Fast Socket cannot run beside {machine.fabric} (the GKE GPUDirect-TCPX "
+                "guide: not with GPUDirect-TCPX; NVIDIA AICR's A4X networking guide: not with "
+                "gIB); remove it",
             )
         )
     if pool.accelerator_network_profile is not None:

@@ -157,7 +157,8 @@ class Cluster(pulumi.ComponentResource):
             datapath_provider="ADVANCED_DATAPATH",
             enable_multi_networking=True,
             min_master_version=args.version,
-            # A pinned version without auto-upgrade (seed: --no-enable-autoupgrade) needs the
+            # A pinned version without auto-upgrade (the GKE GPUDirect-TCPX guide:
+            # --no-enable-autoupgrade) needs the
             # cluster outside any release channel.
             release_channel={"channel": "UNSPECIFIED"},
             remove_default_node_pool=True,

@@ -145,7 +145,7 @@ class GpuDriverVersion(str, Enum):
 
 
 class DriverInstall(str, Enum):
-    """Who installs the NVIDIA driver (seed 003, "Driver Installer")."""
+    """Who installs the NVIDIA driver (NVIDIA AICR's A4X networking guide, "Driver Installer")."""
 
     GKE = "gke"
     """GKE installs it (`gpuDriverVersion`)."""
@@ -728,7 +728,7 @@ class GkeStackConfig(StackModel):
 
 
 class GkeA3HighConfig(GkeStackConfig):
-    """gke-a3-high: a3-highgpu-8g with GPUDirect-TCPX (seed 000)."""
+    """gke-a3-high: a3-highgpu-8g with GPUDirect-TCPX (the GKE GPUDirect-TCPX guide)."""
 
     platform: Literal["gke-a3-high"] = Field(description="What the stack builds.")
     images: A3HighImagesConfig = Field(default_factory=A3HighImagesConfig)
@@ -739,8 +739,8 @@ class GkeA3HighConfig(GkeStackConfig):
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
         "images.tcpx": "GPUDirect-TCPX/TCPXO plugins are incompatible with gIB (GPUDirect-RDMA) "
-        "on the same cluster (seed 003)",
-        "smokeTest": "the smoke test is the seed's GPUDirect-TCPX test; on gke-a4x use "
+        "on the same cluster (NVIDIA AICR's A4X networking guide)",
+        "smokeTest": "the smoke test is the GKE GPUDirect-TCPX guide's test; on gke-a4x use "
         "`make verify`",
     }
 
@@ -753,7 +753,7 @@ class GkeA3HighConfig(GkeStackConfig):
 
 
 AICR_GPU_NIC_MARK = "gpu-nic"
-"""What NVIDIA AICR looks for in an A3 Mega GPU NIC's Network object name (issue 14, item 6)."""
+"""What NVIDIA AICR looks for in an A3 Mega GPU NIC's Network object name."""
 
 
 class GkeA3MegaConfig(GkeStackConfig):
@@ -782,7 +782,7 @@ class GkeA3MegaConfig(GkeStackConfig):
     def warnings(self) -> list[str]:
         """The shared warnings, and Network object names an external owner's validation misses.
 
-        Issue 14, item 6: NVIDIA AI Cluster Runtime (AICR), which an external installer owner
+        NVIDIA AI Cluster Runtime (AICR), which an external installer owner
         deploys the TCPXO bundle with on A3 Mega, looks for the GPU NICs only in Network objects
         whose names contain `gpu-nic`; upstream's (and the catalog's) `vpc1`..`vpc8` do not, so its
         validation finds no GPU NIC. The names are this stack's to choose (`objectNames`).
@@ -806,7 +806,8 @@ class GkeA3MegaConfig(GkeStackConfig):
 
 
 class GkeA4xConfig(GkeStackConfig):
-    """gke-a4x: a4x-highgpu-4g (GB200) with GPUDirect-RDMA over gIB (seed 003)."""
+    """gke-a4x: a4x-highgpu-4g (GB200) with GPUDirect-RDMA over gIB (NVIDIA AICR's A4X
+    networking guide)."""
 
     platform: Literal["gke-a4x"] = Field(description="What the stack builds.")
     images: A4xImagesConfig = Field(default_factory=A4xImagesConfig)

@@ -27,7 +27,8 @@ from .config import (
 )
 from .fabric import GkeFabric, GkeFabricArgs
 
-# Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
+# NVIDIA AICR's A4X networking guide: with a bundle-installed driver, GKE's own device plugin
+# stays off these nodes.
 NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
 
 
@@ -161,11 +162,12 @@ def fabric_args(
         if isinstance(cfg, GkeA3MegaConfig):
             args["nri_device_injector_image"] = cfg.nri_device_injector_image
     if isinstance(cfg, GkeA3HighConfig) and cfg.smoke_test:
-        # The installer image carries NCCL and the plugin, as in seed 000's test pods.
+        # The installer image carries NCCL and the plugin, as in the GPUDirect-TCPX guide's pods.
         images = cfg.tcpx_images
         args["smoke_test"] = {"test_image": images.installer, "daemon_image": images.daemon}
     if isinstance(cfg, GkeA4xConfig):
-        # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
+        # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (NVIDIA AICR's A4X
+        # networking guide).
         storage = cfg.hyperdisk_storage_class
         args["hyperdisk_storage_class"] = {"name": storage.name, "is_default": storage.is_default}
         if cfg.training_runtime:

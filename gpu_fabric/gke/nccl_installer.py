@@ -23,7 +23,7 @@ GIB_INSTALLER_AMD64 = UPSTREAM / "nccl-rdma-installer.yaml"
 SKIP_AWAIT = "pulumi.com/skipAwait"
 GIB_INSTALLERS = {"arm64": GIB_INSTALLER, "amd64": GIB_INSTALLER_AMD64}
 """The gIB installer manifest per node architecture (the catalog's `arch`)."""
-# Issue 14, item 5: handing an owned DaemonSet to another owner (`installer.owner: external`) must
+# Handing an owned DaemonSet to another owner (`installer.owner: external`) must
 # not delete it, or every new GPU pod breaks until the other owner's bundle applies the same name.
 # With `retainOnDelete` (Pulumi resource option; docs "Resource options: retainOnDelete") a
 # resource that leaves the program is dropped from the state and left in the cluster. A

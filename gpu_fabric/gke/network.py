@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
-# Seed 000: `--rules=tcp:0-65535,udp:0-65535,icmp`, the internal rule of every GPU VPC that may
+# The GKE GPUDirect-TCPX guide: `--rules=tcp:0-65535,udp:0-65535,icmp`, the internal rule of
+# every GPU VPC that may
 # have one.
 GPU_VPC_ALLOWS: list[gcp.compute.FirewallAllowArgsDict] = [
     {"protocol": "tcp", "ports": ["0-65535"]},
@@ -27,7 +28,7 @@ class SubnetArgs:
 @dataclass(frozen=True)
 class GpuVpcArgs:
     network_name: str
-    """VPC name, e.g. `<prefix>-net-N` (seed 000) or `<prefix>-rdma`."""
+    """VPC name, e.g. `<prefix>-net-N` (the GKE GPUDirect-TCPX guide) or `<prefix>-rdma`."""
     subnets: list[SubnetArgs]
     """One subnet per NIC that uses this VPC, in NIC order."""
     region: str
@@ -125,8 +126,8 @@ class ExistingPrimaryNetwork:
 class PrimaryNetwork(pulumi.ComponentResource):
     """The cluster's own VPC: node subnet with pod and service secondary ranges, and Cloud NAT.
 
-    The seed adds the secondary ranges to the project's default subnet; a stack should own what it
-    configures, so by default it creates a dedicated network instead.
+    The GKE GPUDirect-TCPX guide adds the secondary ranges to the project's default subnet; a
+    stack should own what it configures, so by default it creates a dedicated network instead.
     """
 
     network: pulumi.Output[str]

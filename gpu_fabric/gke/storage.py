@@ -1,4 +1,5 @@
-"""A4X's Hyperdisk Balanced StorageClass: a4x nodes cannot attach Persistent Disk (seed 003)."""
+"""A4X's Hyperdisk Balanced StorageClass: a4x nodes cannot attach Persistent Disk (NVIDIA AICR's
+A4X networking guide)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
-# GKE Standard's default StorageClass (pd-balanced), which a4x nodes cannot attach (seed 003).
+# GKE Standard's default StorageClass (pd-balanced), which a4x nodes cannot attach.
 GKE_DEFAULT_STORAGE_CLASS = "standard-rwo"
 
 

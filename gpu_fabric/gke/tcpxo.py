@@ -196,7 +196,7 @@ class NriDeviceInjector(pulumi.ComponentResource):
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            # Retained like the installer (issue 14, item 5): the external owner's bundle applies
+            # Retained like the installer (`RETAINED`): the external owner's bundle applies
             # the same DaemonSet, and the TCPXO daemon gets no GPUs while it is missing.
             opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
         )

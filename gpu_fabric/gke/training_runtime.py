@@ -53,7 +53,7 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
             },
         },
     }
-    # Secure defaults on the pod (issue 15): a torch-distributed pod needs no added capability;
+    # Secure defaults (docs/security.md): a torch-distributed pod needs no added capability;
     # its resources are each TrainJob's, and the reasons are a runtime's, not a test's.
     return secure_workload(runtime, default_size="none", reasons_for=RUNTIME_REASONS)
 

@@ -1,4 +1,4 @@
-"""Typed stack configuration of the `oke-dranet` platform (seed 002): models and per-field checks.
+"""Typed stack configuration of the `oke-dranet` platform: models and per-field checks.
 
 Stack files hold `gpu-fabric:*` keys in camelCase plus the two `oci:` provider keys this program
 reads, `oci:tenancyOcid` (the dynamic group of the RDMA nodes lives in the tenancy) and `oci:region`

@@ -19,7 +19,8 @@ import yaml
 
 NODE_FILES = Path(__file__).with_name("node")
 RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-Configuration"]
-# Labels at join (seed 002): the GPUs come from the NVIDIA DRA driver, so both device plugins stay
+# Labels at join (the DRANET-on-OKE write-up): the GPUs come from the NVIDIA DRA driver, so both
+# device plugins stay
 # off: OKE's own on OKE GPU images, and the GPU Operator's. `nvidia.com/gpu.present` is what the
 # DRA driver's kubelet plugin selects nodes by when NFD does not run.
 NODE_LABELS = {
@@ -27,7 +28,7 @@ NODE_LABELS = {
     "nvidia.com/gpu.deploy.device-plugin": "false",
     "nvidia.com/gpu.present": "true",
 }
-# Only GPU pods land here: every pod of seed 002 tolerates this taint.
+# Only GPU pods land here: every pod of the write-up tolerates this taint.
 NODE_TAINTS = ["nvidia.com/gpu=present:NoSchedule"]
 # kubelet's flag for them. The join script passes it on every path that takes arguments; an image
 # that joins through its own oke-init.service reads it from the instance metadata key
