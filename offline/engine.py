@@ -361,7 +361,8 @@ def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
 
 def mock_rdma_addon_schema(switch_key: str) -> str:
     """A config schema of the RDMA add-on's shape. Made up offline: the switch's real key is not
-    published (catalog: UNVERIFIED); `customResourceName` is documented (FACTS 3.4)."""
+    published (catalog: UNVERIFIED); `customResourceName` is documented (the zh
+    rdma-device-plugin page)."""
     return json.dumps(
         {
             "type": "object",

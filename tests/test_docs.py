@@ -124,6 +124,7 @@ UNFOLLOWABLE = [
     SEED_NUMBER,
     re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE),
     re.compile(r"shared/"),
+    re.compile(r"\bFACTS\b|FAMILIES\.md|\bDOC-[A-Z0-9]"),  # the notes' files and their ids
 ]
 CODE = sorted(
     path
@@ -182,10 +183,11 @@ def test_the_checks_find_what_they_ban(tmp_path):
     cited = tmp_path / "cited.py"
     cited.write_text(
         "# Seed 000: the guide\n# the GKE GPUDirect-TCPX guide\n# issue 14, item 5\n"
-        "# ../shared/reference\n# seed002\n# cluster-toolkit PR #5673\n"
+        "# ../shared/reference\n# seed002\n# cluster-toolkit PR #5673\n# (FACTS 3.4)\n"
+        "# (DOC-A3U-A4)\n# platform facts\n"
     )
     found = [line.split(":")[1] for line in _unfollowable(cited, UNFOLLOWABLE)]
-    assert found == ["1", "3", "4", "5"]
+    assert found == ["1", "3", "4", "5", "7", "8"]
 
 
 def test_every_cited_source_id_is_in_the_catalog():

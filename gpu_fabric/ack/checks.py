@@ -30,8 +30,9 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += _network_checks(cfg)
     problems += _reachability(cfg)
     if cfg.lingjun.group_id == cfg.lingjun.cluster_id:
-        # Both ids have the same `i`+digits shape (FACTS 1.15), so a copy-paste slip parses; the
-        # pool would bind no group. A group is one of the cluster's node groups, never the cluster.
+        # Both ids have the same `i`+digits shape (pulumi-alicloud `NodePoolEfloNodeGroupArgs`),
+        # so a copy-paste slip parses; the pool would bind no group. A group is one of the
+        # cluster's node groups, never the cluster.
         problems.append(
             Problem(
                 _key("lingjun.groupId"),

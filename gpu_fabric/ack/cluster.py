@@ -16,8 +16,11 @@ import pulumi_kubernetes as k8s
 # kubeconfig, valid 3 years and the same on every call until it is renewed or revoked (Alibaba,
 # DescribeClusterUserKubeconfig: "the default validity period of a kubeconfig file is 3 years";
 # renewal and revocation: docs/ack.md, "Kubeconfig rotation"). pulumi-alicloud 4.0.0 has no
-# credential resource (FACTS 1.10), so this is the longest-lived, stable option.
-RUNTIME = "containerd"  # the only runtime of Lingjun nodes (FACTS 2.4); the pools say so too
+# credential resource (only the data source `cs.get_cluster_credential`), so this is the
+# longest-lived, stable option.
+# The only runtime of Lingjun nodes (Alibaba, "Create and manage a Lingjun node pool"); the pools
+# say so too.
+RUNTIME = "containerd"
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ RDMA guide.
 `with_lingjun_rdma` adds what the guide's Job has: `rdma/hca: 1` ("a request of 1 is enough"),
 `IPC_LOCK` and `SYS_RESOURCE`, a memory-backed `/dev/shm`, and `hostNetwork: true` unless the
 add-on's non-hostNetwork RDMA is on. For a user's pod template it tolerates just the Lingjun taint
-(unless a toleration already covers it) and selects the Lingjun label, both ACK defaults (FACTS
-2.9), so that the pod lands on a Lingjun node and nowhere else. The guide's own Job
-(`benchmark_job`) keeps the guide's `tolerations: [{operator: Exists}]` (Alibaba's
+(unless a toleration already covers it) and selects the Lingjun label, both ACK defaults (Alibaba,
+"Overview of Lingjun node pools"), so that the pod lands on a Lingjun node and nowhere else. The
+guide's own Job (`benchmark_job`) keeps the guide's `tolerations: [{operator: Exists}]` (Alibaba's
 "Use RDMA networks for pods on Lingjun nodes": the Job's last lines, copied in
 tests/fixtures/seeds/ack-lingjun/hps-benchmark-job.yaml) and adds only the Lingjun node selector.
 """
@@ -29,7 +29,7 @@ BENCHMARK_NAME = "hps-benchmark"
 BENCHMARK_COMMAND = ["sh", "-c", "python /workspace/wdl_8gpu_outbrain.py\n"]
 BENCHMARK_GPUS = 8  # Alibaba's Lingjun RDMA guide: `nvidia.com/gpu: 8`, a whole Lingjun node
 # The guide's Job tolerates every taint, as Alibaba writes it (the fixture's last lines:
-# `tolerations: [{operator: Exists}]`, FACTS 4); the node selector still keeps it on Lingjun nodes.
+# `tolerations: [{operator: Exists}]`); the node selector still keeps it on Lingjun nodes.
 BENCHMARK_TOLERATIONS = [{"operator": "Exists"}]
 HPS_MEMORY = (
     "no memory limit: HPS holds its embedding tables in host memory, and the Job takes a whole "

@@ -330,7 +330,7 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
         and cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT
         and GkeVersion(cfg.gke.version) < GkeVersion(driver_from)
     ):
-        # The catalog's source: GKE doc DOC-A3U-A4 ("Requirements": R550 on A3 Ultra).
+        # The catalog's source: GKE's A4/A3 Ultra doc ("Requirements": R550 on A3 Ultra).
         problems.append(
             Problem(
                 _key("gpuPool.gpuDriverVersion"),
@@ -430,7 +430,8 @@ def _name_checks(cfg: GkeStackConfig) -> list[Problem]:
 
 
 def _placement_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """Machines that only come as reserved, compactly placed capacity (A4X: FACTS.md)."""
+    """Machines that only come as reserved, compactly placed capacity (A4X: Compute Engine docs,
+    "About instances that use the reservation-bound model")."""
     problems = []
     pool = cfg.pool
     if "workload_policy" in machine.placement and not pool.compact_placement:

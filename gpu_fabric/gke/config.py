@@ -849,7 +849,7 @@ class GkeRdmaConfig(GkeStackConfig):
     """gke-a3-ultra and gke-a4: 8 GPUs, a gVNIC NIC and 8 RDMA NICs, GPUDirect-RDMA over gIB.
 
     One model for both platforms: they differ only in catalog facts (accelerator, version floors),
-    never in keys (FAMILIES.md: "Same network shape as A3 Ultra").
+    never in keys (GKE's A4/A3 Ultra doc covers both with one network shape).
     """
 
     platform: Literal["gke-a3-ultra", "gke-a4"] = Field(description="What the stack builds.")

@@ -80,7 +80,7 @@ GIB_LAYOUTS = {
 SHELLS = {"/bin/bash": "source", "bash": "source", "/bin/sh": ".", "sh": "."}
 """Shells a container may run its script with, and how each sources a file."""
 
-# a4x nodes are arm64 and carry this taint (cluster-toolkit job templates, FACTS.md).
+# a4x nodes are arm64 and carry this taint (cluster-toolkit's A4X job templates).
 ARM64_TOLERATION = {
     "key": "kubernetes.io/arch",
     "operator": "Equal",
