@@ -12,6 +12,7 @@ help:
 	@echo "  make plan    STACK=a3-prod        offline plan of a stack under Pulumi mocks (build/plan/)"
 	@echo "  make test                          the test suite"
 	@echo "  make lint                          ruff format and lint, and the type checker"
+	@echo "  make docs                          write docs/config-reference.md's key tables from the config models"
 	@echo "  make diff    [BASE=rev | OLD=a.json NEW=b.json]"
 	@echo "                                     what a change does to every stack (build/diff/report.md)"
 	@echo "  make graph   STACK=... [LEVEL=resources]"
@@ -50,6 +51,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+
+# The key tables of docs/config-reference.md, from the config models' descriptions
+# (tools/config_reference.py; tests/test_config_reference.py fails when they differ).
+.PHONY: docs
+docs: $(STAMP)
+	$(VENV)/bin/python -m tools.config_reference
 
 verify: $(STAMP)
 	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \

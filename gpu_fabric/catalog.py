@@ -362,7 +362,7 @@ class AddonConfigSchema(_Data):
 
 
 class RdmaDevicePlugin(_Data):
-    """The ACK add-on `ack-rdma-device-plugin` (seed 004)."""
+    """The ACK add-on `ack-rdma-device-plugin` (Alibaba's Lingjun RDMA guide)."""
 
     name: str
     """Add-on name (`KubernetesAddon.name`)."""
@@ -489,6 +489,19 @@ class GpuFamilies(_Data):
         return next((p for p in self.prefixes if lowered.startswith(p.lower())), None)
 
 
+class Source(_Data):
+    """A document the catalog and the code cite by its id (`sources: <id>`): what a reader opens."""
+
+    title: str
+    """Its title, as the document gives it."""
+    cited_as: str
+    """The short name code, messages and docs call it by."""
+    url: str | None = None
+    """Where to read it; None when the address is not recorded (then the title is the way)."""
+    version: str | None = None
+    """The version or date read, where known."""
+
+
 class Catalog(_Data):
     machines: dict[str, Machine]
     """GKE machine types."""
@@ -502,6 +515,8 @@ class Catalog(_Data):
     """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
+    sources: dict[str, Source] = {}
+    """The documents the platforms were built from, by id (`sources: <id>` in a citation)."""
 
     @model_validator(mode="after")
     def _every_fabric_complete(self) -> Catalog:

@@ -64,9 +64,15 @@ def _stack_reference(value: str) -> str:
 class StackModel(ConfigModel):
     """A whole stack's config: what every platform has at its top level."""
 
-    layers: Layers = Field(Layers.ALL, description="all, cloud or fabric (a split deployment).")
+    layers: Layers = Field(
+        Layers.ALL,
+        description="Which layers this stack runs: `all`, `cloud` or `fabric` (a split "
+        "deployment, docs/architecture.md).",
+    )
     cloud_stack: Annotated[str, AfterValidator(_stack_reference)] | None = Field(
-        None, description="The cloud stack a fabric stack fills (`org/project/stack`)."
+        None,
+        description="The cloud stack whose outputs a fabric stack reads "
+        "(`<org>/<project>/<stack>` or `<stack>`); required with `layers: fabric`.",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]]

@@ -1,4 +1,4 @@
-"""Secure by default, for every Kubernetes object this package renders (issue 15).
+"""Secure by default, for every Kubernetes object this package renders (docs/security.md).
 
 `make scan` runs checkov (pinned in requirements-scan.txt) over every object of every stack. Each
 finding is either fixed where the object is rendered, or waived in the object itself with
@@ -143,7 +143,7 @@ def waivers(manifest: Mapping) -> dict[str, str]:
 
 
 def without_waivers(manifest: Mapping) -> dict:
-    """A copy of `manifest` without its checkov waivers (what upstream or the seed wrote)."""
+    """A copy of `manifest` without its checkov waivers (what upstream or a source wrote)."""
     out = copy.deepcopy(dict(manifest))
     annotations = {
         k: v for k, v in out["metadata"].get("annotations", {}).items() if not k.startswith(SKIP)
@@ -355,7 +355,9 @@ def secure_workload(
 
 CAPABILITY_REASONS = {
     "IPC_LOCK": "pins the pages RDMA and GPUDirect register (the source documents' pods add it)",
-    "SYS_RESOURCE": "raises the memlock limit RDMA registration needs (seed 004's Job adds it)",
+    "SYS_RESOURCE": (
+        "raises the memlock limit RDMA registration needs (Alibaba's Lingjun RDMA guide adds it)"
+    ),
     "NET_ADMIN": "the tcpxo-daemon configures the GPU NICs (upstream's nccl-test-tcpxo.yaml)",
     "NET_BIND_SERVICE": "the tcpxo-daemon binds its port (upstream's nccl-test-tcpxo.yaml)",
 }

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from pydantic import BaseModel
 
 from gpu_fabric import catalog as catalog_module
 from gpu_fabric.problems import ConfigError
-from gpu_fabric.stack_config import MODELS, PROVIDER_KEYS, parse_pulumi_config
+from gpu_fabric.stack_config import parse_pulumi_config
 from offline import engine
 from offline import plan as plan_cli
 from tests.conftest import (
@@ -451,39 +448,6 @@ def test_plan_command_exits_non_zero_on_bad_config(tmp_path, monkeypatch, capsys
     err = capsys.readouterr().err
     assert "gpu-fabric:gke.version" in err and "1.26.1-gke.1" in err
     assert not list(tmp_path.iterdir())
-
-
-def _config_keys(model, prefix: str) -> list[str]:
-    """Every leaf key of the config model, as written in a stack file."""
-    keys = []
-    for name, field in model.model_fields.items():
-        key = (
-            f"{prefix}{field.alias or name}"
-            if prefix.endswith(":")
-            else f"{prefix}.{field.alias or name}"
-        )
-        nested = [
-            a
-            for a in (field.annotation, *getattr(field.annotation, "__args__", ()))
-            if isinstance(a, type) and issubclass(a, BaseModel)
-        ]
-        if getattr(field.annotation, "__origin__", None) is dict:
-            key += ".<group>"  # a mapping: documented with a placeholder for its keys
-        if getattr(field.annotation, "__origin__", None) is list and nested:
-            key += "[]"  # a list of sections: `claims[].name`
-        keys += _config_keys(nested[0], key) if nested else [key]
-    return keys
-
-
-def test_readme_documents_every_config_key():
-    readme = (Path(__file__).resolve().parents[1] / "docs" / "config-reference.md").read_text()
-    keys = {
-        k.removeprefix("gpu-fabric:") if k.removeprefix("gpu-fabric:") in PROVIDER_KEYS else k
-        for model in MODELS.values()
-        for k in _config_keys(model, "gpu-fabric:")
-    }
-    missing = [k for k in sorted(keys) if f"`{k}`" not in readme]
-    assert not missing, f"docs/config-reference.md lacks {missing}"
 
 
 def test_old_patch_above_the_floor_warns_without_failing():

@@ -116,11 +116,97 @@ def test_no_path_to_the_shared_folder(document):
     assert not [t for t in _links(document) if "shared/" in t and not SCHEME.match(t)]
 
 
+# What a reader cannot follow: internal source numbers ("seed 000"), the project's own issue
+# numbers, and the notes folder beside the clone. Cite the document by its name or URL, or by its
+# id in the catalog's `sources:` table (`sources: gke-gpudirect-tcpx`).
+SEED_NUMBER = re.compile(r"seed\s*0\d", re.IGNORECASE)
+UNFOLLOWABLE = [
+    SEED_NUMBER,
+    re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE),
+    re.compile(r"shared/"),
+    re.compile(r"\bFACTS\b|FAMILIES\.md|\bDOC-[A-Z0-9]"),  # the notes' files and their ids
+]
+CODE = sorted(
+    path
+    for path in [
+        *(
+            p
+            for d in ("gpu_fabric", "offline", "verify", "bench", "tools", ".ci", ".github")
+            for p in (ROOT / d).rglob("*")
+            if p.is_file()
+        ),
+        ROOT / "provider.py",
+        ROOT / "__main__.py",
+        ROOT / "Makefile",
+    ]
+    if "__pycache__" not in path.parts and path.exists()
+)
+TESTS = sorted(p for p in (ROOT / "tests").glob("*.py") if p.name != Path(__file__).name)
+"""Every test module but this one, whose rules and examples name what they ban."""
+SOURCE_ID = re.compile(r"sources: ([a-z0-9]+(?:-[a-z0-9]+)+)")
+"""A citation by id: `sources: gke-gpudirect-tcpx` (ids are hyphenated)."""
+
+
+def _unfollowable(path: Path, patterns: list[re.Pattern]) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return []  # a binary file cites nothing
+    name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return [
+        f"{name}:{n}: {line.strip()}"
+        for n, line in enumerate(text.splitlines(), 1)
+        if any(p.search(line) for p in patterns)
+    ]
+
+
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_sources_are_named_not_numbered(document):
     """Internal source numbers ("seed 000") mean nothing to a reader: name the guide instead."""
-    text = document.read_text(encoding="utf-8")
-    assert "seed 00" not in text.lower()
+    assert not _unfollowable(document, UNFOLLOWABLE)
+
+
+def test_code_and_catalog_cite_what_a_reader_can_open():
+    """Code, the catalog, the Makefile and CI: no seed or issue numbers, no path to the notes
+    folder beside the clone (messages and objects the package writes come from here too)."""
+    found = [line for path in CODE for line in _unfollowable(path, UNFOLLOWABLE)]
+    assert not found, "\n".join(found)
+
+
+def test_tests_name_no_seed_numbers():
+    """Tests may name fixture files (tests/fixtures/seeds/...), not "seed 00N"."""
+    found = [line for path in TESTS for line in _unfollowable(path, [SEED_NUMBER])]
+    assert not found, "\n".join(found)
+
+
+def test_the_checks_find_what_they_ban(tmp_path):
+    cited = tmp_path / "cited.py"
+    cited.write_text(
+        "# Seed 000: the guide\n# the GKE GPUDirect-TCPX guide\n# issue 14, item 5\n"
+        "# ../shared/reference\n# seed002\n# cluster-toolkit PR #5673\n# (FACTS 3.4)\n"
+        "# (DOC-A3U-A4)\n# platform facts\n"
+    )
+    found = [line.split(":")[1] for line in _unfollowable(cited, UNFOLLOWABLE)]
+    assert found == ["1", "3", "4", "5", "7", "8"]
+
+
+def test_every_cited_source_id_is_in_the_catalog():
+    """`sources: <id>` names an entry of the catalog's `sources:` table, which says what to open."""
+    from gpu_fabric.catalog import catalog
+
+    sources = catalog().sources
+    cited = {
+        (path.relative_to(ROOT), match)
+        for path in [*CODE, *DOCUMENTS]
+        if path.suffix in (".py", ".yaml", ".md")
+        for match in SOURCE_ID.findall(path.read_text(encoding="utf-8"))
+    }
+    assert cited, "nothing cites a source by its id"
+    unknown = sorted(f"{p}: {i}" for p, i in cited if i not in sources)
+    assert not unknown, f"no such entry in gpu_fabric/catalog.yaml sources: {unknown}"
+    for name, source in sources.items():
+        assert source.title and source.cited_as, name
+        assert source.url is None or source.url.startswith("https://"), name
 
 
 def test_the_anchor_rule_matches_github():

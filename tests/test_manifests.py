@@ -181,7 +181,10 @@ def test_vendored_upstream_files_are_verbatim(vendored):
     ],
 )
 def test_vendored_files_equal_the_reference_desk_copies(vendored, reference):
-    """Only in .ci/run (`-m reference`), where the project's reference desk is beside the clone."""
+    """Only in .ci/run (`-m reference`), and only where the project's reference desk is beside
+    the clone."""
+    if not SHARED_REFERENCE.is_dir():
+        pytest.skip("the project's reference desk is not beside the clone")
     assert (UPSTREAM / vendored).read_bytes() == (SHARED_REFERENCE / reference).read_bytes()
 
 

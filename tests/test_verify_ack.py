@@ -1,4 +1,5 @@
-"""`make verify STACK=ack-lingjun`: fail-closed, on API-shaped objects built from seed 004."""
+"""`make verify STACK=ack-lingjun`: fail-closed, on API-shaped objects built from Alibaba's
+Lingjun RDMA guide."""
 
 from __future__ import annotations
 

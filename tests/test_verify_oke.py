@@ -1,4 +1,5 @@
-"""`make verify STACK=oke-dranet`: fail-closed, on API-shaped objects built from seed 002."""
+"""`make verify STACK=oke-dranet`: fail-closed, on API-shaped objects built from the
+DRANET-on-OKE write-up."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""What a healthy ack-lingjun cluster looks like (seed 004), and the check against it.
+"""What a healthy ack-lingjun cluster looks like (Alibaba's Lingjun RDMA guide), and the check
+against it.
 
 Fail-closed: at least one Lingjun node (ACK's `alibabacloud.com/lingjun-worker: "true"` label);
 the add-on's DaemonSet `kube-system/ack-rdma-dp-ds` rolled out on every Lingjun node, with a pod
-on each; every Lingjun node advertising `rdma/hca` in its capacity and allocatable (the seed shows
+on each; every Lingjun node advertising `rdma/hca` in its capacity and allocatable (the guide shows
 `1k`). The DaemonSet's pods are found through its own selector: the add-on's labels are not
 published, so nothing here assumes them.
 """

@@ -1,6 +1,6 @@
 """ACK's bandwidth benchmark (`make verify BANDWIDTH=1`; the run loop is `verify/bandwidth.py`):
-seed 004's `hps-benchmark` Job (`gpu_fabric/ack/rdma_pods.py`). Its output is not nccl-tests and the
-catalog has no threshold for it: the log is kept and the run "not judged".
+Alibaba's Lingjun RDMA guide's `hps-benchmark` Job (`gpu_fabric/ack/rdma_pods.py`). Its output is
+not nccl-tests and the catalog has no threshold for it: the log is kept and the run "not judged".
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from .nccl_judge import Hardware
 
 
 def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """ack-lingjun: seed 004's hps-benchmark Job on one Lingjun node (it is not nccl-tests)."""
+    """ack-lingjun: the hps-benchmark Job of Alibaba's Lingjun RDMA guide on one Lingjun node (it
+    is not nccl-tests)."""
     from gpu_fabric.ack.rdma_pods import BENCHMARK_GPUS, BENCHMARK_NAME, benchmark_job
 
     if not cfg.images.benchmark:
         raise CouldNotRun(
-            "the hps-benchmark Job needs an image (seed 004 leaves it blank): set "
-            "gpu-fabric:images.benchmark in the stack"
+            "the hps-benchmark Job needs an image (Alibaba's Lingjun RDMA guide leaves it out): "
+            "set gpu-fabric:images.benchmark in the stack"
         )
     manifest = benchmark_job(
         cfg.images.benchmark, BENCHMARK_GPUS, cfg.rdma.non_host_network, {RUN_LABEL: stack}
@@ -49,7 +50,8 @@ def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
     return Benchmark(
         stack,
         hardware,
-        "seed 004's hps-benchmark Job with rdma/hca on one Lingjun node (not nccl-tests)",
+        "the hps-benchmark Job of Alibaba's Lingjun RDMA guide with rdma/hca on one Lingjun node "
+        "(not nccl-tests)",
         NAMESPACE,
         [namespace_manifest(NAMESPACE, stack)],
         [Phase([manifest], [run])],

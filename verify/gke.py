@@ -1,6 +1,7 @@
 """What a healthy GPU fabric looks like in the cluster, and the check against it.
 
-For A4X this asserts what NVIDIA AICR's `gke-gb200-rdma` health check asserts (seed 003): the five
+For A4X this asserts what NVIDIA AICR's `gke-gb200-rdma` health check asserts (its A4X
+networking guide): the five
 Network/GKENetworkParamSet pairs by exact name with their deviceMode, `parametersRef` linkage and
 Ready conditions, and the installer DaemonSet fully rolled out with no pod Pending, Failed or
 crash-looping. The same expectations hold for every gpu-fabric platform, derived from its stack.
@@ -77,7 +78,7 @@ def expected_from(cfg: GkeStackConfig) -> Expected:
 
 def expected_injector(cfg: GkeStackConfig) -> tuple[str, str, dict[str, str]] | None:
     """GPUDirect-TCPXO (A3 Mega): the NRI device injector DaemonSet, which gives the tcpxo-daemon
-    its GPU devices (container-engine-accelerators gpudirect-tcpxo README; issue 14, item 9).
+    its GPU devices (container-engine-accelerators gpudirect-tcpxo README).
     Expected whoever owns the installer: an external owner's bundle applies the same one."""
     if not catalog().fabrics[cfg.machine.fabric].nri_device_injector:
         return None

@@ -1,9 +1,9 @@
 """The GKE fabrics' bandwidth benchmarks (`make verify BANDWIDTH=1`; the run loop is
-`verify/bandwidth.py`), one per fabric, each the one its guide or seed runs:
+`verify/bandwidth.py`), one per fabric, each the one its guide runs:
 
-- GPUDirect-TCPX (A3 High): seed 000's test pods (`gpu_fabric/gke/tcpx.py`, `with_tcpx`), the
-  all-gather of upstream's `nccl-config-default.yaml` (`/configs/allgather.sh NODE...`, which takes
-  the nodes' names: the pods use the host network);
+- GPUDirect-TCPX (A3 High): the GKE GPUDirect-TCPX guide's test pods (`gpu_fabric/gke/tcpx.py`,
+  `with_tcpx`), the all-gather of upstream's `nccl-config-default.yaml` (`/configs/allgather.sh
+  NODE...`, which takes the nodes' names: the pods use the host network);
 - GPUDirect-TCPXO (A3 Mega): upstream's `gpudirect-tcpxo` test pods
   (`gpu_fabric/gke/upstream/nccl-test-tcpxo.yaml`) and their
   `/scripts/allgather.sh nccl-host-1 ...`;
@@ -141,7 +141,8 @@ def _gke_phase(
 
 
 def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
-    """A3 High: seed 000's pods; host 1 runs `/configs/allgather.sh` over every pod's node."""
+    """A3 High: the GKE GPUDirect-TCPX guide's pods; host 1 runs `/configs/allgather.sh` over
+    every pod's node."""
     from gpu_fabric.gke.tcpx import smoke_test_manifests
 
     images = cfg.tcpx_images
@@ -166,8 +167,8 @@ def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benc
     return Benchmark(
         stack,
         hardware,
-        f"all_gather over GPUDirect-TCPX on {hosts} {hardware.machine} nodes (seed 000's test "
-        "pods, upstream's /configs/allgather.sh)",
+        f"all_gather over GPUDirect-TCPX on {hosts} {hardware.machine} nodes (the GKE "
+        "GPUDirect-TCPX guide's test pods, upstream's /configs/allgather.sh)",
         NAMESPACE,
         [namespace_manifest(NAMESPACE, stack)],
         [phase],

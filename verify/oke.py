@@ -1,4 +1,5 @@
-"""What a healthy oke-dranet cluster looks like (seed 002), and the check against it.
+"""What a healthy oke-dranet cluster looks like (the DRANET-on-OKE write-up), and the check
+against it.
 
 Fail-closed: both DeviceClasses; the DRANET and NVIDIA DRA kubelet-plugin DaemonSets rolled out on
 every GPU node; every GPU node publishing all its rails (`dra.net`) and GPUs (`gpu.nvidia.com`) with

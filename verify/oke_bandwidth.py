@@ -1,7 +1,7 @@
 """OKE's bandwidth benchmark (`make verify BANDWIDTH=1`; the run loop is `verify/bandwidth.py`):
-seed 002's `all_reduce_perf` MPIJob over the aligned whole-node claim, then its two jobs over the
-half-node claims at once (`gpu_fabric/oke/nccl_jobs.py`), in the stack's RDMA namespace, where the
-claim templates are.
+the DRANET-on-OKE write-up's `all_reduce_perf` MPIJob over the aligned whole-node claim, then its
+two jobs over the half-node claims at once (`gpu_fabric/oke/nccl_jobs.py`), in the stack's RDMA
+namespace, where the claim templates are.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .nccl_judge import Hardware
 
 def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """oke-dranet: the MPIJob over the aligned whole-node claim, then two over the half-node
-    claims at once (seed 002's runs)."""
+    claims at once (the DRANET-on-OKE write-up's runs)."""
     from gpu_fabric.oke.claim_plan import Claim, plan_claim
     from gpu_fabric.oke.dranet import NAMESPACE as RDMA_NAMESPACE
     from gpu_fabric.oke.nccl_jobs import mpijob_manifest
@@ -62,7 +62,7 @@ def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
     return Benchmark(
         stack,
         hardware,
-        f"all_reduce MPIJobs on {hosts} {shape} nodes (seed 002): "
+        f"all_reduce MPIJobs on {hosts} {shape} nodes (the DRANET-on-OKE write-up's): "
         + "; then ".join(" and ".join(r.name for r in p.runs) for p in phases),
         RDMA_NAMESPACE,
         [],

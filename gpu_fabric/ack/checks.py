@@ -1,8 +1,8 @@
 """Cross-field rules of the `ack-lingjun` stack configuration.
 
 What ACK and the RDMA add-on would refuse only after `pulumi up` (or never: the non-hostNetwork
-switch on an IPv4 computing network "does not take effect", seed 004) is refused here, with the
-key, the value and the fix.
+switch on an IPv4 computing network "does not take effect", says Alibaba's Lingjun RDMA guide) is
+refused here, with the key, the value and the fix.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += _network_checks(cfg)
     problems += _reachability(cfg)
     if cfg.lingjun.group_id == cfg.lingjun.cluster_id:
-        # Both ids have the same `i`+digits shape (FACTS 1.15), so a copy-paste slip parses; the
-        # pool would bind no group. A group is one of the cluster's node groups, never the cluster.
+        # Both ids have the same `i`+digits shape (pulumi-alicloud `NodePoolEfloNodeGroupArgs`),
+        # so a copy-paste slip parses; the pool would bind no group. A group is one of the
+        # cluster's node groups, never the cluster.
         problems.append(
             Problem(
                 _key("lingjun.groupId"),
@@ -63,8 +64,8 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
             Problem(
                 _key("images.benchmark"),
                 None,
-                "the benchmark Job needs an image (seed 004 leaves it blank): set "
-                "gpu-fabric:images.benchmark, or remove gpu-fabric:benchmarkJob",
+                "the benchmark Job needs an image (Alibaba's Lingjun RDMA guide leaves it out): "
+                "set gpu-fabric:images.benchmark, or remove gpu-fabric:benchmarkJob",
             )
         )
     return problems
@@ -142,13 +143,14 @@ def _rdma_checks(cfg: AckLingjunConfig) -> list[Problem]:
                 True,
                 "RDMA for non-hostNetwork pods needs an IPv6 Lingjun computing network, and "
                 f"gpu-fabric:lingjun.computingNetwork is {cfg.lingjun.computing_network.value} "
-                "(the switch would not take effect, seed 004); remove nonHostNetwork and run RDMA "
+                "(the switch would not take effect, says Alibaba's Lingjun RDMA guide); remove "
+                "nonHostNetwork and run RDMA "
                 "pods with hostNetwork, or bind a Lingjun cluster created with IPv6 (ticket to the "
                 "Lingjun team) and set computingNetwork: ipv6",
             )
         )
     # The switch's key, checked at preview against the add-on's config schema as recorded in the
-    # catalog (ack.rdma_device_plugin.config_schema, with its source and date; issue 14, item 17),
+    # catalog (ack.rdma_device_plugin.config_schema, with its source and date),
     # not only at deploy time against the live schema (nodes.addon_config).
     key, recorded = cfg.non_host_network_key, plugin.config_schema
     known = recorded.keys.get(key)

@@ -12,22 +12,31 @@ import pulumi_kubernetes as k8s
 # The kubeconfig is ACK's default (not temporary) user credential. A temporary one
 # (`temporary_duration_minutes`, 15 to 4320) is a fresh client certificate on every call, so
 # every preview showed a provider change and a destroy more than 3 days after the last `up` failed
-# with an expired certificate (issue 14, item 16). Without the argument ACK returns the user's
+# with an expired certificate. Without the argument ACK returns the user's
 # kubeconfig, valid 3 years and the same on every call until it is renewed or revoked (Alibaba,
 # DescribeClusterUserKubeconfig: "the default validity period of a kubeconfig file is 3 years";
 # renewal and revocation: docs/ack.md, "Kubeconfig rotation"). pulumi-alicloud 4.0.0 has no
-# credential resource (FACTS 1.10), so this is the longest-lived, stable option.
-RUNTIME = "containerd"  # the only runtime of Lingjun nodes (FACTS 2.4); the pools say so too
+# credential resource (only the data source `cs.get_cluster_credential`), so this is the
+# longest-lived, stable option.
+# The only runtime of Lingjun nodes (Alibaba, "Create and manage a Lingjun node pool"); the pools
+# say so too.
+RUNTIME = "containerd"
 
 
 @dataclass(frozen=True)
 class SystemPoolArgs:
     instance_types: list[str]
+    """ECS instance types of the system nodes, first choice first."""
     node_count: int
+    """System nodes."""
     key_name: str
+    """ECS key pair of the system nodes."""
     system_disk_category: str
+    """System disk category (`cloud_essd`)."""
     system_disk_size: int
+    """System disk size, GiB."""
     vswitch_ids: Sequence[pulumi.Input[str]]
+    """The node vSwitches the system nodes go in."""
 
 
 @dataclass(frozen=True)
@@ -35,17 +44,27 @@ class AckClusterArgs:
     name: str
     """The cluster's name (pass it always: the provider auto-names otherwise)."""
     cluster_spec: str
+    """The ACK managed cluster edition (`ack.pro.small`)."""
     kubernetes_version: str
+    """ACK Kubernetes version (`1.33.3-aliyun.1`)."""
     vswitch_ids: Sequence[pulumi.Input[str]]
+    """Node vSwitches of the control plane's endpoints and the nodes."""
     pod_vswitch_ids: Sequence[pulumi.Input[str]]
+    """Terway pod vSwitches."""
     service_cidr: str
+    """Service range, outside the VPC."""
     ip_stack: str
+    """`ipv4` (Lingjun node pools refuse dual stack)."""
     proxy_mode: str
+    """kube-proxy mode: `ipvs` or `iptables`."""
     addons: list[str]
+    """Names of the cluster add-ons installed with the cluster."""
     public_endpoint: bool
+    """An internet SLB for the API server."""
     deletion_protection: bool
     """ACK's own deletion protection and Pulumi `protect`."""
     system_pool: SystemPoolArgs
+    """The ordinary ECS node pool of the system components."""
 
 
 class Cluster(pulumi.ComponentResource):

@@ -1,4 +1,4 @@
-"""Typed stack configuration of the `ack-lingjun` platform (seed 004): models and per-field checks.
+"""Typed stack configuration of the `ack-lingjun` platform: models and per-field checks.
 
 Stack files hold `gpu-fabric:*` keys in camelCase plus the provider key this program reads,
 `alicloud:region` (vSwitch zones must be zones of it). Cross-field rules live in `checks.py`.
@@ -39,7 +39,7 @@ _LINGJUN_ID = re.compile(r"^i[0-9a-z]{6,}$")
 #   node_group_id i127582271753269898630, TF docs r/eflo_node_group_attachment);
 # - `ng-` and lowercase hex: the CS API's CreateClusterNodePool `eflo_node_group.group_id` example
 #   `ng-ec3c96ff0aa****` (alibabacloud cs20151215 SDK, CreateClusterNodePoolRequestEfloNodeGroup);
-# - digits only: reported in issue 14 (item 15); UNVERIFIED (no published example found), accepted
+# - digits only: reported by a user; UNVERIFIED (no published example found), accepted
 #   so that a real id is never refused here.
 _LINGJUN_GROUP_ID = re.compile(r"^(i[0-9a-z]{6,}|ng-[0-9a-z]{6,}|[0-9]{6,})$")
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -178,42 +178,51 @@ class ComputingNetwork(str, Enum):
 class Vswitch(ConfigModel):
     """A vSwitch to create: one zone, one range."""
 
-    zone_id: ZoneId = Field(description="Zone, e.g. cn-wulanchabu-c.")
+    zone_id: ZoneId = Field(description="The vSwitch's zone, e.g. cn-wulanchabu-c.")
     cidr: Cidr = Field(description="Its range, inside the VPC.")
 
 
 class ExistingVswitch(ConfigModel):
     """A vSwitch that exists already; its zone and range are repeated for the plan-time checks."""
 
-    id: VswitchId = Field(description="vsw-... id.")
+    id: VswitchId = Field(description="The vSwitch id, `vsw-...`.")
     zone_id: ZoneId = Field(description="Its zone.")
     cidr: Cidr = Field(description="Its range.")
 
 
 class ExistingVpc(ConfigModel):
-    vpc_id: VpcId = Field(description="vpc-... id; the Lingjun cluster's VPC.")
-    vpc_cidr: Cidr = Field(description="The VPC's range.")
+    vpc_id: VpcId = Field(description="The VPC id, `vpc-...`: the Lingjun cluster's VPC.")
+    vpc_cidr: Cidr = Field(description="The VPC's range (for the plan-time checks).")
     node_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Node vSwitches.")
     pod_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Terway pod vSwitches.")
     deploy_path: str | None = Field(
         None,
         description="How the host that runs `pulumi up` reaches the intranet API endpoint (a VPN "
-        "gateway, Express Connect, CEN): with it, one stack may apply both layers.",
+        "gateway, Express Connect, CEN): with it, `layers: all` is allowed.",
     )
 
 
 class AckNetworkConfig(ConfigModel):
     """The VPC and vSwitches: created, or existing ones (the Lingjun cluster's VPC)."""
 
-    vpc_cidr: Cidr = Field("10.0.0.0/16", description="Range of the created VPC.")
+    vpc_cidr: Cidr = Field(
+        "10.0.0.0/16",
+        description="Range of the created VPC, clear of 100.64.0.0/10 (Alibaba's own services).",
+    )
     node_vswitches: list[Vswitch] = Field(
-        default_factory=list, description="vSwitches of the nodes and the API server."
+        default_factory=list,
+        description="vSwitches of the nodes and the API server; one holds the system pool's "
+        "nodes beside the 4 addresses Alibaba reserves.",
     )
     pod_vswitches: list[Vswitch] = Field(
         default_factory=list,
         description="Terway pod vSwitches; one must be in the Lingjun zone.",
     )
-    existing: ExistingVpc | None = Field(None, description="Use this VPC and its vSwitches.")
+    existing: ExistingVpc | None = Field(
+        None,
+        description="An existing VPC (the Lingjun cluster's) and its vSwitches; then set nothing "
+        "else here.",
+    )
 
 
 class SystemPoolConfig(ConfigModel):
@@ -222,7 +231,8 @@ class SystemPoolConfig(ConfigModel):
     instance_types: list[InstanceType] = Field(
         default_factory=lambda: ["ecs.g7.xlarge"],
         min_length=1,
-        description="ECS instance types, first choice first.",
+        description="ECS instance types of the system pool, first choice first; GPU families "
+        "(`ecs.gn*`, `ecs.ebmgn*`, `ecs.sgn*`, `ecs.vgn*`) are refused.",
     )
     node_count: Annotated[
         NodeCount,
@@ -230,23 +240,33 @@ class SystemPoolConfig(ConfigModel):
             "Lingjun nodes are tainted for GPU work",
             "set 3 (the default, Alibaba's recommendation)",
         ),
-    ] = Field(3, description="Nodes (at least 1; Alibaba recommends at least 3).")
+    ] = Field(3, description="System nodes: at least 1 (1 warns; Alibaba recommends 3 or more).")
     key_name: KeyPairName = Field(
         description="ECS key pair of the nodes (ACK needs a key pair or a password; a key it is)."
     )
-    system_disk_category: str = Field("cloud_essd", description="System disk category.")
+    system_disk_category: str = Field(
+        "cloud_essd", description="System disk category of the system nodes."
+    )
     system_disk_size: int = Field(120, ge=40, le=2048, description="System disk size, GiB.")
 
 
 class AckClusterConfig(ConfigModel):
     """The ACK managed Pro cluster."""
 
-    name: Name = Field(description="Cluster name; also the prefix of every resource name.")
-    kubernetes_version: AckVersion = Field(description="e.g. 1.33.3-aliyun.1; 1.31 or newer.")
+    name: Name = Field(
+        description="Cluster name, 1-40 characters; also the prefix of every resource name."
+    )
+    kubernetes_version: AckVersion = Field(
+        description="ACK's `-aliyun.N` form, e.g. 1.33.3-aliyun.1; 1.31 or newer."
+    )
     service_cidr: Cidr = Field("192.168.0.0/16", description="Service range, outside the VPC.")
     ip_stack: IpStack = Field("ipv4", description="Only ipv4: Lingjun pools refuse dual stack.")
     proxy_mode: Literal["ipvs", "iptables"] = Field("ipvs", description="kube-proxy mode.")
-    public_endpoint: bool = Field(False, description="An internet SLB for the API server.")
+    public_endpoint: bool = Field(
+        False,
+        description="An internet SLB for the API server; refused: its SLB has no allow-list this "
+        "stack can set.",
+    )
     deletion_protection: bool = Field(
         True, description="ACK deletion protection and Pulumi `protect` on the cluster."
     )
@@ -256,7 +276,7 @@ class AckClusterConfig(ConfigModel):
 class LingjunConfig(ConfigModel):
     """The pre-existing Lingjun (Lite) cluster and node group the Lingjun node pool binds."""
 
-    cluster_id: LingjunId = Field(description="Lingjun cluster id (i...).")
+    cluster_id: LingjunId = Field(description="The Lingjun (Lite) cluster id, `i...`.")
     group_id: LingjunGroupId = Field(
         description="Lingjun node group id (i..., ng-... or digits), in no other pool; not the "
         "cluster id."
@@ -266,13 +286,13 @@ class LingjunConfig(ConfigModel):
         ComputingNetwork.IPV4,
         description="ipv4 or ipv6: the computing network's IP version (set when it was created).",
     )
-    pool_name: Name = Field("lingjun", description="Name of the Lingjun node pool.")
+    pool_name: Name = Field("lingjun", description="The Lingjun node pool's name.")
     node_count: int = Field(
         ge=0,
         le=1000,
         description="Nodes of the group you add to the Lingjun pool (console: Add Existing Node; "
-        "nothing in the stack can). The fabric layer waits for them, Ready with rdma/hca, and "
-        "fails naming that step. 0: no wait (a warning).",
+        "nothing in the stack can). The fabric layer waits up to 30 minutes for them, Ready with "
+        "rdma/hca, and fails naming that step. 0: no wait (a warning).",
     )
 
 
@@ -280,11 +300,12 @@ class RdmaConfig(ConfigModel):
     """The `ack-rdma-device-plugin` add-on."""
 
     addon_version: AddonVersion | None = Field(
-        None, description="Add-on version; default from the catalog."
+        None, description="`ack-rdma-device-plugin` version; default from the catalog."
     )
     non_host_network: bool = Field(
         False,
-        description="RDMA for non-hostNetwork pods (add-on 1.1.0+, IPv6 computing network).",
+        description="RDMA for non-hostNetwork pods: only with an IPv6 computing network and "
+        "add-on 1.1.0 or newer.",
     )
     non_host_network_key: str | None = Field(
         None,
@@ -295,21 +316,31 @@ class RdmaConfig(ConfigModel):
 
 
 class AckImagesConfig(ConfigModel):
-    benchmark: ImageRef | None = Field(None, description="Image of the seed's benchmark Job.")
+    benchmark: ImageRef | None = Field(
+        None,
+        description="Image of the benchmark Job of Alibaba's Lingjun RDMA guide; required with "
+        "`benchmarkJob`.",
+    )
 
 
 class AckLingjunConfig(StackModel):
-    """ack-lingjun: ACK Pro with a Lingjun node pool and the RDMA Device Plugin (seed 004)."""
+    """ack-lingjun: ACK Pro with a Lingjun node pool and the RDMA Device Plugin (Alibaba's
+    Lingjun RDMA guide)."""
 
-    platform: Literal["ack-lingjun"] = Field(description="`ack-lingjun`.")
-    alicloud_region: str = Field(alias=REGION_KEY, description="e.g. cn-wulanchabu.")
+    platform: Literal["ack-lingjun"] = Field(description="What the stack builds.")
+    alicloud_region: str = Field(
+        alias=REGION_KEY,
+        description="The Alibaba Cloud region (the provider's own key), e.g. cn-wulanchabu.",
+    )
     network: AckNetworkConfig = Field(default_factory=AckNetworkConfig)
     ack: AckClusterConfig
     lingjun: LingjunConfig
     rdma: RdmaConfig = Field(default_factory=RdmaConfig)
     images: AckImagesConfig = Field(default_factory=AckImagesConfig)
     benchmark_job: bool = Field(
-        False, description="The seed's hps-benchmark Job, built with the workload function."
+        False,
+        description="The `hps-benchmark` Job of Alibaba's Lingjun RDMA guide, built with "
+        "`with_lingjun_rdma`.",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}

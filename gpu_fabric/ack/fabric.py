@@ -1,5 +1,5 @@
-"""ACK's in-cluster fabric layer: the wait for the Lingjun nodes, and the seed's RDMA benchmark
-Job, on demand.
+"""ACK's in-cluster fabric layer: the wait for the Lingjun nodes, and the RDMA benchmark
+Job of Alibaba's Lingjun RDMA guide, on demand.
 
 The RDMA device plugin itself is an ACK add-on, a cloud resource (the cloud layer's). The Lingjun
 nodes are added to their pool by a person ("Add Existing Node", `node_wait.py`): the layer waits
@@ -41,7 +41,7 @@ class AckFabricArgs(TypedDict):
     non_host_network: bool
     """Whether the RDMA add-on serves pods off the host network (the cloud layer's setting)."""
     benchmark_image: NotRequired[str]
-    """Run the seed's hps-benchmark Job with this image (unset: no Job)."""
+    """Run the Lingjun RDMA guide's hps-benchmark Job with this image (unset: no Job)."""
     lingjun_nodes: NotRequired[AckLingjunNodes]
     """Wait for this many Lingjun nodes, Ready with `rdma/hca` (unset: no wait)."""
 

@@ -1,5 +1,6 @@
-"""ACK Pro with a Lingjun node pool and RDMA (seed 004) in one stack: the cloud layer, then the
-fabric layer. `cloud_args` and `fabric_args` turn a validated stack config into each layer's args.
+"""ACK Pro with a Lingjun node pool and RDMA (Alibaba's Lingjun RDMA guide) in one stack: the
+cloud layer, then the fabric layer. `cloud_args` and `fabric_args` turn a validated stack config
+into each layer's args.
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ import pulumi_alicloud.vpc as vpc
 @dataclass(frozen=True)
 class VswitchArgs:
     zone_id: str
+    """The vSwitch's zone."""
     cidr: str
+    """Its range, inside the VPC."""
 
 
 @dataclass(frozen=True)
@@ -26,8 +28,11 @@ class AckNetworkArgs:
     name: str
     """Prefix of every VPC and vSwitch name."""
     vpc_cidr: str
+    """Range of the VPC."""
     node_vswitches: list[VswitchArgs] = field(default_factory=list)
+    """vSwitches of the nodes and the API server."""
     pod_vswitches: list[VswitchArgs] = field(default_factory=list)
+    """Terway pod vSwitches."""
 
 
 @dataclass(frozen=True)
@@ -35,8 +40,11 @@ class ExistingAckNetworkArgs:
     """An existing VPC and vSwitches: nothing is created."""
 
     vpc_id: str
+    """The VPC's id (`vpc-...`)."""
     node_vswitch_ids: list[str]
+    """Ids of the node vSwitches (`vsw-...`)."""
     pod_vswitch_ids: list[str]
+    """Ids of the Terway pod vSwitches."""
 
 
 class Network(pulumi.ComponentResource):

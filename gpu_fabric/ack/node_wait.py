@@ -1,14 +1,15 @@
 """Wait until the Lingjun nodes are in the cluster, Ready and advertising `rdma/hca`, or fail the
-update with the step that adds them (issue 14, item 14).
+update with the step that adds them.
 
 Nothing in this stack can put a Lingjun node group's nodes into the Lingjun node pool: the pool is
 created bound to the group (`eflo_node_group`), but pulumi-alicloud 4.0.0 has no auto-attach (the
 newer CS API's `eflo_node_group.auto_attach_enabled` is not in it), and attaching Lingjun node
 ids through the pool's `instances` (AttachInstancesToNodePool, documented for ECS `i-` ids) is
-unverified (ack/FACTS 1.15, 1.21, R6). Alibaba's way is the console's "Add Existing Node" on the
-pool ("Create and manage a Lingjun node pool"). So the step is the user's, between the cloud
-stack and the fabric stack, and this wait (in the fabric layer, where the API is reachable) makes
-it explicit: `pulumi up` of the fabric stack fails, naming the step, until the nodes are there.
+unverified (pulumi-alicloud 4.0.0 `cs.NodePool`). Alibaba's way is the console's "Add Existing
+Node" on the pool ("Create and manage a Lingjun node pool"). So the step is the user's, between the
+cloud stack and the fabric stack, and this wait (in the fabric layer, where the API is reachable)
+makes it explicit: `pulumi up` of the fabric stack fails, naming the step, until the nodes are
+there.
 
 The nodes are found by ACK's Lingjun label (catalog `ack.lingjun_nodes.worker_label`): a Lingjun
 node of another pool of the same cluster counts too (the pool label of Lingjun nodes is not
@@ -64,11 +65,17 @@ def selector() -> str:
 @dataclass(frozen=True)
 class LingjunNodeWaitArgs:
     kubeconfig: pulumi.Input[str]
+    """Kubeconfig of the cluster the wait reads nodes from."""
     cluster_id: pulumi.Input[str]
+    """Re-runs the wait when the cluster is replaced."""
     node_pool_id: pulumi.Input[str]
+    """The Lingjun node pool whose nodes are waited for."""
     group_id: str
+    """The Lingjun node group, named in the failure message."""
     count: int
+    """Nodes to wait for, Ready with `rdma/hca`."""
     timeout_seconds: int = WAIT_MINUTES * 60
+    """How long to wait before failing."""
 
 
 class LingjunNodeWait(pulumi.ComponentResource):

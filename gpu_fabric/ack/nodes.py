@@ -1,17 +1,18 @@
-"""The Lingjun node pool and the `ack-rdma-device-plugin` add-on (seed 004).
+"""The Lingjun node pool and the `ack-rdma-device-plugin` add-on (Alibaba's Lingjun RDMA guide).
 
 The pool binds a Lingjun (Lite) cluster's node group that exists already: its capacity is arranged
-with Alibaba and subscription Lingjun nodes cannot be destroyed by IaC (FACTS 1.27), so gpu-fabric
-never creates or deletes Lingjun machines. `type` and `eflo_node_group` are create-only.
+with Alibaba and subscription Lingjun nodes cannot be destroyed by IaC (pulumi-alicloud
+`eflo.Node`), so gpu-fabric never creates or deletes Lingjun machines. `type` and
+`eflo_node_group` are create-only.
 
 Labels and taint: ACK writes its own labels (`alibabacloud.com/lingjun-worker: "true"`,
 `k8s.aliyun.com/exclusive-mode-eni-type: eniOnly`, ...) and the taint
 `node-role.alibabacloud.com/lingjun:NoSchedule` into the pool, and the provider reads the pool's
 labels and taints back verbatim. A program that declared none would show a diff on every refresh
-and send an empty list on its next update, stripping them (FACTS risk R3). The pool therefore
-declares no labels or taints and ignores changes to both: Pulumi keeps what ACK wrote, diffs
-nothing, strips nothing. Pods find the nodes through the documented defaults instead
-(`rdma_pods.with_lingjun_rdma`).
+and send an empty list on its next update, stripping them (UNVERIFIED, read from the provider's
+code). The pool therefore declares no labels or taints and ignores changes to both: Pulumi keeps
+what ACK wrote, diffs nothing, strips nothing. Pods find the nodes through the documented defaults
+instead (`rdma_pods.with_lingjun_rdma`).
 
 The add-on's "RDMA for non-hostNetwork pods" switch has no published JSON key. Its key comes from
 the catalog (or `gpu-fabric:rdma.nonHostNetworkKey`). Preview checks it against the schema
@@ -79,13 +80,21 @@ def addon_config(config_schema: str | None, key: str, non_host_network: bool) ->
 @dataclass(frozen=True)
 class LingjunPoolArgs:
     cluster_id: pulumi.Input[str]
+    """The ACK cluster the pool belongs to."""
     pool_name: str
+    """The Lingjun node pool's name."""
     lingjun_cluster_id: str
+    """The Lingjun (Lite) cluster the pool binds."""
     lingjun_group_id: str
+    """The Lingjun node group the pool binds."""
     addon_name: str
+    """The RDMA device plugin add-on's name."""
     addon_version: str
+    """The RDMA device plugin add-on's version."""
     non_host_network: bool
+    """RDMA for non-hostNetwork pods (the add-on's switch)."""
     non_host_network_key: str
+    """The switch's key in the add-on config."""
     addon_after: list[pulumi.Resource]
     """What the add-on waits for besides the cluster (the system pool)."""
 
@@ -129,7 +138,8 @@ class LingjunPool(pulumi.ComponentResource):
             runtime_name=RUNTIME,
             opts=pulumi.ResourceOptions(
                 parent=self,
-                # The add-on is a documented prerequisite of a Lingjun pool (FACTS 3.8).
+                # The add-on is a documented prerequisite of a Lingjun pool (Alibaba, "Create and
+                # manage a Lingjun node pool").
                 depends_on=[self.addon],
                 ignore_changes=ACK_OWNED_POOL_FIELDS,
                 # The provider reads `eflo_node_group` only when it creates the pool and ignores a

@@ -20,7 +20,7 @@ def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
     """The shape of the kubeconfig ACK's cluster credential returns: a client certificate.
 
     A temporary credential (`temporaryDurationMinutes`) is a new certificate on every call (as ACK
-    issues it; issue 14, item 16); the user's default one is the same on every call until renewed
+    issues it); the user's default one is the same on every call until renewed
     (Alibaba, DescribeClusterUserKubeconfig)."""
     serial = f"-temporary-{next(_ACK_TEMPORARY_CREDENTIALS)}" if temporary else ""
     data = base64.b64encode(f"mock-{cluster_id}{serial}".encode()).decode()
@@ -53,7 +53,8 @@ def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
 
 def mock_rdma_addon_schema(switch_key: str) -> str:
     """A config schema of the RDMA add-on's shape. Made up offline: the switch's real key is not
-    published (catalog: UNVERIFIED); `customResourceName` is documented (FACTS 3.4)."""
+    published (catalog: UNVERIFIED); `customResourceName` is documented (the zh
+    rdma-device-plugin page)."""
     return json.dumps(
         {
             "type": "object",

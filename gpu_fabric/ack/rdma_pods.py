@@ -1,12 +1,13 @@
-"""RDMA on Lingjun nodes for a user's pod template, and the seed's benchmark Job (seed 004).
+"""RDMA on Lingjun nodes for a user's pod template, and the benchmark Job of Alibaba's Lingjun
+RDMA guide.
 
-`with_lingjun_rdma` adds what seed 004's Job has: `rdma/hca: 1` ("a request of 1 is enough"),
+`with_lingjun_rdma` adds what the guide's Job has: `rdma/hca: 1` ("a request of 1 is enough"),
 `IPC_LOCK` and `SYS_RESOURCE`, a memory-backed `/dev/shm`, and `hostNetwork: true` unless the
 add-on's non-hostNetwork RDMA is on. For a user's pod template it tolerates just the Lingjun taint
-(unless a toleration already covers it) and selects the Lingjun label, both ACK defaults (FACTS
-2.9), so that the pod lands on a Lingjun node and nowhere else. The seed's own Job
-(`benchmark_job`) keeps the seed's `tolerations: [{operator: Exists}]` (seed 004, Alibaba's
-"Use the RDMA network in pods on Lingjun nodes": the Job's last lines, copied in
+(unless a toleration already covers it) and selects the Lingjun label, both ACK defaults (Alibaba,
+"Overview of Lingjun node pools"), so that the pod lands on a Lingjun node and nowhere else. The
+guide's own Job (`benchmark_job`) keeps the guide's `tolerations: [{operator: Exists}]` (Alibaba's
+"Use RDMA networks for pods on Lingjun nodes": the Job's last lines, copied in
 tests/fixtures/seeds/ack-lingjun/hps-benchmark-job.yaml) and adds only the Lingjun node selector.
 """
 
@@ -26,16 +27,16 @@ SHM_PATH = "/dev/shm"
 CAPABILITIES = ["IPC_LOCK", "SYS_RESOURCE"]
 BENCHMARK_NAME = "hps-benchmark"
 BENCHMARK_COMMAND = ["sh", "-c", "python /workspace/wdl_8gpu_outbrain.py\n"]
-BENCHMARK_GPUS = 8  # seed 004: `nvidia.com/gpu: 8`, a whole Lingjun node
-# Seed 004's Job tolerates every taint, as Alibaba's guide writes it (the fixture's last lines:
-# `tolerations: [{operator: Exists}]`, FACTS 4); the node selector still keeps it on Lingjun nodes.
+BENCHMARK_GPUS = 8  # Alibaba's Lingjun RDMA guide: `nvidia.com/gpu: 8`, a whole Lingjun node
+# The guide's Job tolerates every taint, as Alibaba writes it (the fixture's last lines:
+# `tolerations: [{operator: Exists}]`); the node selector still keeps it on Lingjun nodes.
 BENCHMARK_TOLERATIONS = [{"operator": "Exists"}]
 HPS_MEMORY = (
     "no memory limit: HPS holds its embedding tables in host memory, and the Job takes a whole "
     "Lingjun node, whose memory differs by machine type"
 )
 BENCHMARK_NAMESPACE = "gpu-fabric-benchmark"
-"""The Job's own namespace (the seed's is `default`; issue 15 keeps workloads out of it)."""
+"""The Job's own namespace (the guide's is `default`, which docs/security.md keeps free)."""
 LINGJUN_HOST_NETWORK = (
     "RDMA on Lingjun nodes uses the host network unless the add-on's non-hostNetwork RDMA is on "
     "(Alibaba, Use the RDMA network in pods on Lingjun nodes)"
@@ -48,7 +49,7 @@ def lingjun_toleration() -> dict:
 
 
 def _tolerates(tolerations: list[dict], wanted: dict) -> bool:
-    """True if a toleration of the list already covers the Lingjun taint (e.g. the seed's
+    """True if a toleration of the list already covers the Lingjun taint (e.g. the guide's
     blanket `operator: Exists`)."""
     for t in tolerations:
         if t.get("operator") == "Exists" and t.get("key") in (None, wanted["key"]):
@@ -116,7 +117,8 @@ def with_lingjun_rdma(
 def benchmark_job(
     image: str, gpus: int, non_host_network: bool, labels: dict[str, str] | None = None
 ) -> dict:
-    """Seed 004's `hps-benchmark` Job, its RDMA wiring from `with_lingjun_rdma`, in a namespace
+    """The `hps-benchmark` Job of Alibaba's Lingjun RDMA guide, its RDMA wiring from
+    `with_lingjun_rdma`, in a namespace
     of its own and with the secure defaults (`secure_workload`); `labels` on its pods."""
     template = {
         **({"metadata": {"labels": labels}} if labels else {}),
@@ -159,12 +161,15 @@ def benchmark_job(
 @dataclass(frozen=True)
 class BenchmarkArgs:
     image: str
+    """Image of the benchmark Job."""
     gpus: int
+    """GPUs (and RDMA devices) the Job's pod claims."""
     non_host_network: bool
+    """Run the pod outside the host network (non-hostNetwork RDMA)."""
 
 
 class Benchmark(pulumi.ComponentResource):
-    """The seed's benchmark Job, in the cluster."""
+    """The Lingjun RDMA guide's benchmark Job, in the cluster."""
 
     job: k8s.batch.v1.Job
 

@@ -277,8 +277,9 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             Problem(
                 _key("gpuPool.fastSocket"),
                 True,
-                f"NCCL Fast Socket cannot run beside {machine.fabric} (seed 000: not with "
-                "GPUDirect-TCPX; seed 003: not with gIB); remove it",
+                f"NCCL Fast Socket cannot run beside {machine.fabric} (the GKE GPUDirect-TCPX "
+                "guide: not with GPUDirect-TCPX; NVIDIA AICR's A4X networking guide: not with "
+                "gIB); remove it",
             )
         )
     if pool.accelerator_network_profile is not None:
@@ -326,7 +327,7 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
         and cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT
         and GKE_VERSION.parse(cfg.gke.version) < GKE_VERSION.parse(driver_from)
     ):
-        # The catalog's source: GKE doc DOC-A3U-A4 ("Requirements": R550 on A3 Ultra).
+        # The catalog's source: GKE's A4/A3 Ultra doc ("Requirements": R550 on A3 Ultra).
         problems.append(
             Problem(
                 _key("gpuPool.gpuDriverVersion"),
@@ -378,7 +379,8 @@ def _name_checks(cfg: GkeStackConfig) -> list[Problem]:
 
 
 def _placement_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """Machines that only come as reserved, compactly placed capacity (A4X: FACTS.md)."""
+    """Machines that only come as reserved, compactly placed capacity (A4X: Compute Engine docs,
+    "About instances that use the reservation-bound model")."""
     problems = []
     pool = cfg.pool
     if "workload_policy" in machine.placement and not pool.compact_placement:

@@ -161,7 +161,7 @@ def _primary(name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions):
             name=f"{cluster_name}-primary",
             region=args["region"],
             subnet_cidr=primary["subnet_cidr"],
-            # Seed 000: `CLUSTER_NAME-pods` and `CLUSTER_NAME-services`.
+            # The GKE GPUDirect-TCPX guide: `CLUSTER_NAME-pods` and `CLUSTER_NAME-services`.
             pods_range_name=f"{cluster_name}-pods",
             pods_cidr=primary["pods_cidr"],
             services_range_name=f"{cluster_name}-services",

@@ -27,7 +27,9 @@ SHIELDED_INSTANCE: gcp.container.ClusterNodeConfigShieldedInstanceConfigArgsDict
 @dataclass(frozen=True)
 class AuthorizedNetworkArgs:
     cidr_block: str
+    """A range that may reach the control plane."""
     display_name: str = ""
+    """Its label in the console."""
 
 
 @dataclass(frozen=True)
@@ -41,15 +43,21 @@ class ClusterArgs:
     version: str
     """Pinned GKE version of the control plane and the system pool."""
     network: pulumi.Input[str]
+    """The primary VPC (name or self link)."""
     subnetwork: pulumi.Input[str]
+    """The node subnet (name or self link)."""
     pods_range_name: pulumi.Input[str]
+    """The subnet's Pod secondary range."""
     services_range_name: pulumi.Input[str]
+    """The subnet's Service secondary range."""
     deletion_protection: bool
     """GKE deletion protection."""
     private_nodes: bool = True
+    """Nodes without external addresses."""
     master_authorized_networks: list[AuthorizedNetworkArgs] | None = None
     """If set, the only ranges that reach the control-plane endpoint."""
     system_machine_type: str = "e2-standard-4"
+    """Machine type of the CPU system pool."""
     system_node_count: int = 1
     """Per zone of the region."""
     max_pods_per_node: int | None = None
@@ -149,7 +157,8 @@ class Cluster(pulumi.ComponentResource):
             datapath_provider="ADVANCED_DATAPATH",
             enable_multi_networking=True,
             min_master_version=args.version,
-            # A pinned version without auto-upgrade (seed: --no-enable-autoupgrade) needs the
+            # A pinned version without auto-upgrade (the GKE GPUDirect-TCPX guide:
+            # --no-enable-autoupgrade) needs the
             # cluster outside any release channel.
             release_channel={"channel": "UNSPECIFIED"},
             remove_default_node_pool=True,

@@ -140,7 +140,7 @@ class GpuDriverVersion(str, Enum):
 
 
 class DriverInstall(str, Enum):
-    """Who installs the NVIDIA driver (seed 003, "Driver Installer")."""
+    """Who installs the NVIDIA driver (NVIDIA AICR's A4X networking guide, "Driver Installer")."""
 
     GKE = "gke"
     """GKE installs it (`gpuDriverVersion`)."""
@@ -177,15 +177,22 @@ class PrimaryNetworkConfig(ConfigModel):
     """The cluster's own network (node eth0, pods, services)."""
 
     subnet_cidr: Cidr = Field("10.0.0.0/20", description="Primary subnet range of the nodes.")
-    pods_cidr: Cidr = Field("10.64.0.0/19", description="Secondary range for pods (seed example).")
+    pods_cidr: Cidr = Field(
+        "10.64.0.0/19",
+        description="Pod secondary range (`<cluster>-pods`); it must hold every node the stack "
+        "can create at its max pods per node.",
+    )
     services_cidr: Cidr = Field(
-        "10.65.0.0/19", description="Secondary range for services (seed example)."
+        "10.65.0.0/19",
+        description="Service secondary range (`<cluster>-services`), a /27 or wider.",
     )
     cloud_nat: bool = Field(
-        True, description="Cloud NAT for private nodes to reach registries outside Google."
+        True,
+        description="A router and Cloud NAT, so private nodes reach registries outside Google.",
     )
     existing: ExistingNetwork | None = Field(
-        None, description="Use this network instead of creating one; then set no CIDRs here."
+        None,
+        description="An existing network to use instead of creating one; then set no CIDRs here.",
     )
 
 
@@ -193,16 +200,31 @@ class NicGroupConfig(ConfigModel):
     """Settings of one group of additional NICs (see the catalog's `nic_groups`)."""
 
     subnets: list[Cidr] | None = Field(
-        None, description="One range per NIC of the group, in NIC order; default from the catalog."
+        None,
+        description="One IPv4 range per NIC of the group, in NIC order; default from the catalog "
+        "(`gpu`: A3, `192.168.N.0/24`; `gvnic`: A4X, `192.168.0.0/24`; `rdma`: A4X, "
+        "`192.168.1-4.0/24`). No two ranges of the stack overlap.",
     )
     mtu: Mtu | None = Field(
-        None, description="MTU of the group's VPC(s); default from the catalog."
+        None,
+        description="MTU of the group's VPC(s), within 1300..8896; default from the catalog "
+        "(8244 on A3 High and A3 Mega, 8896 on A4X, A3 Ultra and A4). Where the catalog lists the "
+        "MTUs the fabric's docs name (`allowed_mtus`), one of those: A3 High (GPUDirect-TCPX) "
+        "8244 only, A3 Mega (GPUDirect-TCPXO) 8244 or 8896, the RoCE VPC of A3 Ultra and A4 8896 "
+        "only (GKE's RDMA VPC docs).",
     )
     firewall_source_ranges: SourceRanges | None = Field(
-        None, description="Sources the internal rule allows; default: each VPC's own subnet."
+        None,
+        description="Sources the group's internal firewall rule allows; default: each VPC's own "
+        "subnets. No `/0`, not empty, at most a /8 of public addresses; refused for `rdma` (no "
+        "firewall on an RDMA VPC).",
     )
     object_names: list[str] | None = Field(
-        None, description="Network/GKENetworkParamSet names, where the catalog lets them change."
+        None,
+        description="Network/GKENetworkParamSet names (`gpu` only; fixed on A4X), unique; default "
+        "from the catalog. On A3 Mega with `installer.owner: external`, names without `gpu-nic` "
+        "warn: NVIDIA AICR's validation finds GPU NICs only in Network objects whose names "
+        "contain it (renaming replaces the Network objects).",
     )
 
 
@@ -210,16 +232,21 @@ class NetworkConfig(ConfigModel):
     """VPCs: the primary network and the VPCs of the additional NICs."""
 
     prefix: NamePrefix | None = Field(
-        None, description="Prefix of the NIC VPC, subnet and firewall names; default: cluster name."
+        None,
+        description="Prefix of the GPU VPC, subnet and firewall names; default: `gke.name`.",
     )
     nics: dict[str, NicGroupConfig] = Field(
-        default_factory=dict, description="Per NIC group (`gpu`; `gvnic`, `rdma`) settings."
+        default_factory=dict,
+        description="Settings per NIC group of the machine, by group name (`gpu` on A3; `gvnic` "
+        "and `rdma` on A4X, A3 Ultra and A4).",
     )
     primary: PrimaryNetworkConfig = Field(default_factory=PrimaryNetworkConfig)
 
 
 class AuthorizedNetwork(ConfigModel):
-    cidr_block: SourceRange = Field(description="Range allowed to reach the control plane.")
+    cidr_block: SourceRange = Field(
+        description="A range allowed to reach the control plane; no `/0`."
+    )
     display_name: str = Field("", description="Label shown in the console.")
 
 
@@ -227,12 +254,14 @@ class SystemPoolConfig(ConfigModel):
     """The small CPU pool that runs system pods (the default pool is removed)."""
 
     machine_type: MachineType = Field(
-        "e2-standard-4", description="Machine type of the system nodes."
+        "e2-standard-4",
+        description="Machine type of the CPU system pool; a GPU family (`a2-`, `a3-`, `a4-`, "
+        "`a4x-`, `g2-`, `g4-`) is refused.",
     )
     node_count: Annotated[
         NodeCount,
         system_node_count("the default pool is removed", "set 1 or more", per=" per zone"),
-    ] = Field(1, description="Nodes per zone of the cluster's region (at least 1).")
+    ] = Field(1, description="System nodes per zone of the cluster's region, at least 1.")
 
 
 class GkeConfig(ConfigModel):
@@ -240,19 +269,24 @@ class GkeConfig(ConfigModel):
 
     name: ClusterName = Field(description="Cluster name (1-40 characters).")
     version: GkeVersionText = Field(
-        description="Pinned GKE version, e.g. 1.33.5-gke.1080000; auto-upgrade is off."
+        description="Full GKE version, e.g. 1.33.5-gke.1862000 (auto-upgrade is off); at or above "
+        "the machine's floors (its minimum minor, the fabric's patch floor of the minor) and "
+        "below its limits; under cluster-toolkit's later security patch only a warning."
     )
     deletion_protection: bool = Field(True, description="GKE deletion protection of the cluster.")
-    private_nodes: bool = Field(True, description="Nodes get no external IP addresses.")
+    private_nodes: bool = Field(True, description="Nodes without external IP addresses.")
     master_authorized_networks: list[AuthorizedNetwork] | None = Field(
-        None, description="If set, only these ranges reach the public control-plane endpoint."
+        None,
+        description="`{cidrBlock, displayName}` ranges allowed to reach the control plane, not "
+        "empty (include where `pulumi up` runs); unset: any address (a warning).",
     )
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
     max_pods_per_node: int | None = Field(
         None,
         ge=8,
         le=256,
-        description="Cluster default max pods per node (8..256); GKE's 110 when unset.",
+        description="The cluster's default max pods per node; GKE's 110 when unset. Set at "
+        "creation (a change replaces the cluster); the pod range must hold every node at it.",
     )
 
 
@@ -260,10 +294,16 @@ class InstallerConfig(ConfigModel):
     """The NCCL plugin installer DaemonSet: who owns it, and whether `pulumi up` waits for it."""
 
     owner: InstallerOwner = Field(
-        InstallerOwner.STACK, description="`stack` (created here) or `external` (not created)."
+        InstallerOwner.STACK,
+        description="Who owns the NCCL plugin installer DaemonSet: `stack` (created here) or "
+        "`external` (e.g. NVIDIA AI Cluster Runtime's bundle; not created, `make verify` still "
+        "checks it). The stack's installer DaemonSets are `retainOnDelete`: switching to "
+        "`external` leaves them in the cluster, no longer managed.",
     )
     await_rollout: bool = Field(
-        False, description="Wait for the DaemonSet to roll out on every GPU node."
+        False,
+        description="Let `pulumi up` wait for the installer to roll out on every GPU node "
+        "(default: `pulumi.com/skipAwait`); refused with an external owner.",
     )
 
 
@@ -273,11 +313,17 @@ class ReservationConfig(ConfigModel):
     name: ReservationName = Field(
         description="Reservation name, or NAME/reservationBlocks/BLOCK for one block of it."
     )
-    project: GcpProjectId | None = Field(None, description="Owner project of a shared reservation.")
+    project: GcpProjectId | None = Field(
+        None, description="Owner project of a shared reservation; default: `gcp:project`."
+    )
 
 
 class BootDiskConfig(ConfigModel):
-    type: str | None = Field(None, description="Boot disk type; default: the catalog's first.")
+    type: str | None = Field(
+        None,
+        description="Boot disk type, one the machine can attach; default: the catalog's first "
+        "(`pd-balanced` on A3, `hyperdisk-balanced` on A4X).",
+    )
     size_gb: int = Field(200, ge=10, le=65536, description="Boot disk size in GB.")
 
 
@@ -289,102 +335,152 @@ class UpgradeConfig(ConfigModel):
     """
 
     max_surge: int = Field(
-        0, ge=0, description="Extra nodes GKE creates during an upgrade (0: none, >= 0)."
+        0, ge=0, description="Extra nodes GKE creates during an upgrade (0: none)."
     )
     max_unavailable: int = Field(
-        1, ge=0, description="Nodes upgraded (unavailable) at once (>= 0; not both 0)."
+        1, ge=0, description="Nodes upgraded (unavailable) at once; not both 0."
     )
 
 
 class GpuPoolConfig(ConfigModel):
     """The GPU node pool."""
 
-    name: NodePoolName = Field("gpu-pool", description="Node pool name.")
+    name: NodePoolName = Field("gpu-pool", description="GPU node pool name, unique, not `system`.")
     machine_type: MachineType = Field(
-        description="A machine type from the catalog, e.g. a3-highgpu-8g."
+        description="A catalog machine type of the platform: `a3-highgpu-8g`, `a3-megagpu-8g`, "
+        "`a4x-highgpu-4g`, `a3-ultragpu-8g` or `a4-highgpu-8g`."
     )
-    zone: str = Field(description="The one zone of the pool (compact placement is zonal).")
-    node_count: NodeCount = Field(description="Number of GPU nodes.")
+    zone: str = Field(
+        description="The pool's one zone, inside `region` (compact placement is zonal; on A4X "
+        "also the RoCE profile's zone)."
+    )
+    node_count: NodeCount = Field(description="GPU nodes, 0 or more.")
     driver_install: DriverInstall = Field(
-        DriverInstall.GKE, description="Who installs the NVIDIA driver: gke or bundle."
+        DriverInstall.GKE,
+        description="Who installs the NVIDIA driver: `gke`, or `bundle` (GKE's install disabled, "
+        "plus the device-plugin opt-out label).",
     )
     gpu_driver_version: GpuDriverVersion | None = Field(
-        None, description="With driverInstall gke: LATEST (default), DEFAULT or disabled."
+        None,
+        description="The GKE-installed driver version, with `driverInstall: gke` only; default "
+        "`LATEST`.",
     )
     local_ssd: bool | None = Field(
-        None, description="Local SSDs (catalog count) as ephemeral storage; default where known."
+        None,
+        description="The catalog's local SSD count (16 on A3) as ephemeral storage; default "
+        "`true` where the catalog has a count, refused where it has none.",
     )
-    compact_placement: bool = Field(True, description="Compact placement through a policy.")
+    compact_placement: bool = Field(
+        True,
+        description="Compact placement through the catalog's policy (A3 `COLLOCATED`; A4X "
+        "workload policy 1x72, at most 18 nodes).",
+    )
     reservation: ReservationConfig | None = Field(
-        None, description="Consume this reservation; default: any matching reservation."
+        None,
+        description="Consume a specific reservation (one stack per reservation and zone); "
+        "default: any matching reservation.",
     )
     boot_disk: BootDiskConfig = Field(default_factory=BootDiskConfig)
     upgrade: UpgradeConfig | None = Field(
         None,
         description="Surge upgrade settings; default with a reservation: maxSurge 0, "
-        "maxUnavailable 1 (a fully used reservation has no node to surge into).",
+        "maxUnavailable 1 (a fully used reservation has no node to surge into); without one, "
+        "GKE's default (one extra node).",
     )
     allow_unsupported_gke_version: bool = Field(
-        False, description="Accept a GKE minor the catalog marks unsupported for the machine type."
+        False,
+        description="Accept a GKE minor the catalog marks unsupported for the machine type (A3 "
+        "High on 1.35+).",
     )
     fast_socket: bool = Field(
-        False, description="NCCL Fast Socket; refused, both GPU fabrics exclude it."
+        False, description="NCCL Fast Socket; refused, no fabric here allows it."
     )
     accelerator_network_profile: str | None = Field(
-        None, description="GKE-managed networking (`auto`); refused with gpu-fabric's own NICs."
+        None,
+        description="GKE-managed accelerator networking (`auto`); refused, it conflicts with the "
+        "stack's own NICs.",
     )
 
 
 class TcpxImagesConfig(ConfigModel):
     """A coupled installer/daemon pair; both are given together."""
 
-    installer: ImageRef = Field(description="NCCL GPUDirect-TCPX installer image.")
-    daemon: ImageRef = Field(description="tcpx-daemon (RxDM) image matching the installer.")
+    installer: ImageRef = Field(
+        description="NCCL GPUDirect-TCPX installer image (A3 High); set together with `daemon`."
+    )
+    daemon: ImageRef = Field(
+        description="tcpx-daemon (RxDM) image; must be the installer's known pair."
+    )
 
 
 class GibImagesConfig(ConfigModel):
     installer: ImageRef = Field(
-        description="NCCL gIB installer image (arm64 on A4X, amd64 on A3 Ultra and A4)."
+        description="NCCL gIB installer image (arm64 on A4X, amd64 on A3 Ultra and A4); default "
+        "from the catalog."
     )
 
 
 class A3HighImagesConfig(ConfigModel):
     """Overrides of the catalog's pinned images (gke-a3-high)."""
 
-    tcpx: TcpxImagesConfig | None = None
-    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
+    tcpx: TcpxImagesConfig | None = Field(
+        None, description="The TCPX installer and daemon, overriding the catalog's pair."
+    )
+    pause: ImageRef | None = Field(
+        None, description="Pause image of the installer DaemonSets; default from the catalog."
+    )
 
 
 class A4xImagesConfig(ConfigModel):
     """Overrides of the catalog's pinned images (gke-a4x)."""
 
-    gib: GibImagesConfig | None = None
-    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
+    gib: GibImagesConfig | None = Field(
+        None, description="The gIB installer, overriding the catalog's."
+    )
+    pause: ImageRef | None = Field(
+        None, description="Pause image of the installer DaemonSets; default from the catalog."
+    )
     training_runtime: ImageRef | None = Field(
-        None, description="Image of the torch-distributed-rdma runtime."
+        None,
+        description="Image of the torch-distributed-rdma runtime; default from the catalog.",
     )
 
 
 class TcpxoImagesConfig(ConfigModel):
     """A coupled GPUDirect-TCPXO installer/RxDM pair; both are given together."""
 
-    installer: ImageRef = Field(description="NCCL GPUDirect-TCPXO installer image.")
-    daemon: ImageRef = Field(description="RxDM (tcpgpudmarxd) image paired with the installer.")
+    installer: ImageRef = Field(
+        description="NCCL GPUDirect-TCPXO installer image (A3 Mega); set together with `daemon`, "
+        "as a known pair."
+    )
+    daemon: ImageRef = Field(
+        description="RxDM (`tcpgpudmarxd`) image; must be the installer's known pair."
+    )
 
 
 class A3MegaImagesConfig(ConfigModel):
     """Overrides of the catalog's pinned images (gke-a3-mega)."""
 
-    tcpxo: TcpxoImagesConfig | None = None
-    nri_device_injector: ImageRef | None = Field(None, description="NRI device injector image.")
-    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
+    tcpxo: TcpxoImagesConfig | None = Field(
+        None, description="The TCPXO installer and RxDM, overriding the catalog's pair."
+    )
+    nri_device_injector: ImageRef | None = Field(
+        None, description="NRI device injector image; default: the catalog's upstream digest."
+    )
+    pause: ImageRef | None = Field(
+        None, description="Pause image of the installer DaemonSets; default from the catalog."
+    )
 
 
 class RdmaImagesConfig(ConfigModel):
     """Overrides of the catalog's pinned images (gke-a3-ultra, gke-a4)."""
 
-    gib: GibImagesConfig | None = None
-    pause: ImageRef | None = Field(None, description="Pause image of the installer DaemonSets.")
+    gib: GibImagesConfig | None = Field(
+        None, description="The gIB installer, overriding the catalog's."
+    )
+    pause: ImageRef | None = Field(
+        None, description="Pause image of the installer DaemonSets; default from the catalog."
+    )
 
 
 class PlatformImages(Protocol):
@@ -397,8 +493,12 @@ class PlatformImages(Protocol):
 class StorageClassConfig(ConfigModel):
     """The Hyperdisk StorageClass of platforms whose nodes cannot attach Persistent Disk."""
 
-    name: ResourceName = Field("hyperdisk-balanced", description="StorageClass name.")
-    is_default: bool = Field(False, description="Make it the cluster's default StorageClass.")
+    name: ResourceName = Field(
+        "hyperdisk-balanced", description="Hyperdisk StorageClass name; not `standard-rwo`."
+    )
+    is_default: bool = Field(
+        False, description="Make it the cluster's default StorageClass (and `standard-rwo` not)."
+    )
 
 
 NAME_HASH_LEN = 6
@@ -448,13 +548,22 @@ class NicGroupPlan:
 class GkeStackConfig(StackModel):
     """What every GKE stack has, validated; each GKE platform adds its own keys."""
 
-    project: GcpProjectId = Field(alias=GCP_PROJECT_KEY, description="GCP project ID.")
-    region: GcpRegion = Field(description="GCP region of the cluster and every subnet.")
+    project: GcpProjectId = Field(
+        alias=GCP_PROJECT_KEY,
+        description="GCP project ID (the provider's own key; also the Workload Identity pool, "
+        "IAM target and RoCE profile).",
+    )
+    region: GcpRegion = Field(
+        description="Region of the cluster and every subnet; set explicitly on every resource."
+    )
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     gke: GkeConfig
     gpu_pool: GpuPoolConfig | None = Field(None, description="The GPU node pool (or `gpuPools`).")
     gpu_pools: list[GpuPoolConfig] | None = Field(
-        None, description="Several GPU node pools of one machine type, instead of `gpuPool`."
+        None,
+        description="Several GPU node pools instead of `gpuPool`: one machine type, unique names, "
+        "one zone where the fabric has a RoCE VPC (A4X, A3 Ultra, A4); errors name "
+        "`gpuPools[i].<key>`.",
     )
     installer: InstallerConfig = Field(default_factory=InstallerConfig)
     if TYPE_CHECKING:
@@ -617,16 +726,19 @@ class GkeStackConfig(StackModel):
 
 
 class GkeA3HighConfig(GkeStackConfig):
-    """gke-a3-high: a3-highgpu-8g with GPUDirect-TCPX (seed 000)."""
+    """gke-a3-high: a3-highgpu-8g with GPUDirect-TCPX (the GKE GPUDirect-TCPX guide)."""
 
-    platform: Literal["gke-a3-high"] = Field(description="`gke-a3-high`.")
+    platform: Literal["gke-a3-high"] = Field(description="What the stack builds.")
     images: A3HighImagesConfig = Field(default_factory=A3HighImagesConfig)
-    smoke_test: bool = Field(False, description="The two-pod TCPX test workload.")
+    smoke_test: bool = Field(
+        False,
+        description="Deploy the two TCPX test pods of the GKE GPUDirect-TCPX guide.",
+    )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
         "images.tcpx": "GPUDirect-TCPX/TCPXO plugins are incompatible with gIB (GPUDirect-RDMA) "
-        "on the same cluster (seed 003)",
-        "smokeTest": "the smoke test is the seed's GPUDirect-TCPX test; on gke-a4x use "
+        "on the same cluster (NVIDIA AICR's A4X networking guide)",
+        "smokeTest": "the smoke test is the GKE GPUDirect-TCPX guide's test; on gke-a4x use "
         "`make verify`",
     }
 
@@ -639,13 +751,13 @@ class GkeA3HighConfig(GkeStackConfig):
 
 
 AICR_GPU_NIC_MARK = "gpu-nic"
-"""What NVIDIA AICR looks for in an A3 Mega GPU NIC's Network object name (issue 14, item 6)."""
+"""What NVIDIA AICR looks for in an A3 Mega GPU NIC's Network object name."""
 
 
 class GkeA3MegaConfig(GkeStackConfig):
     """gke-a3-mega: a3-megagpu-8g (8x H100 Mega) with GPUDirect-TCPXO over 8 GPU NICs."""
 
-    platform: Literal["gke-a3-mega"] = Field(description="`gke-a3-mega`.")
+    platform: Literal["gke-a3-mega"] = Field(description="What the stack builds.")
     images: A3MegaImagesConfig = Field(default_factory=A3MegaImagesConfig)
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
@@ -668,7 +780,7 @@ class GkeA3MegaConfig(GkeStackConfig):
     def warnings(self) -> list[str]:
         """The shared warnings, and Network object names an external owner's validation misses.
 
-        Issue 14, item 6: NVIDIA AI Cluster Runtime (AICR), which an external installer owner
+        NVIDIA AI Cluster Runtime (AICR), which an external installer owner
         deploys the TCPXO bundle with on A3 Mega, looks for the GPU NICs only in Network objects
         whose names contain `gpu-nic`; upstream's (and the catalog's) `vpc1`..`vpc8` do not, so its
         validation finds no GPU NIC. The names are this stack's to choose (`objectNames`).
@@ -692,15 +804,16 @@ class GkeA3MegaConfig(GkeStackConfig):
 
 
 class GkeA4xConfig(GkeStackConfig):
-    """gke-a4x: a4x-highgpu-4g (GB200) with GPUDirect-RDMA over gIB (seed 003)."""
+    """gke-a4x: a4x-highgpu-4g (GB200) with GPUDirect-RDMA over gIB (NVIDIA AICR's A4X
+    networking guide)."""
 
-    platform: Literal["gke-a4x"] = Field(description="`gke-a4x`.")
+    platform: Literal["gke-a4x"] = Field(description="What the stack builds.")
     images: A4xImagesConfig = Field(default_factory=A4xImagesConfig)
     storage_class: StorageClassConfig | None = Field(
-        None, description="Hyperdisk StorageClass (created by default)."
+        None, description="The Hyperdisk StorageClass (created by default)."
     )
     training_runtime: bool = Field(
-        False, description="The Kubeflow Trainer torch-distributed-rdma runtime."
+        False, description="The Kubeflow Trainer `torch-distributed-rdma` runtime."
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
@@ -734,10 +847,10 @@ class GkeRdmaConfig(GkeStackConfig):
     """gke-a3-ultra and gke-a4: 8 GPUs, a gVNIC NIC and 8 RDMA NICs, GPUDirect-RDMA over gIB.
 
     One model for both platforms: they differ only in catalog facts (accelerator, version floors),
-    never in keys (FAMILIES.md: "Same network shape as A3 Ultra").
+    never in keys (GKE's A4/A3 Ultra doc covers both with one network shape).
     """
 
-    platform: Literal["gke-a3-ultra", "gke-a4"] = Field(description="`gke-a3-ultra` or `gke-a4`.")
+    platform: Literal["gke-a3-ultra", "gke-a4"] = Field(description="What the stack builds.")
     images: RdmaImagesConfig = Field(default_factory=RdmaImagesConfig)
 
     @property

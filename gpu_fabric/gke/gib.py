@@ -1,11 +1,12 @@
 """GPUDirect-RDMA (gIB) on GKE: the pod-spec wiring (`with_gib`) of A3 Ultra, A4 and A4X.
 
-A4X (arm64): seed 003 and NVIDIA AICR's `torch-distributed-rdma` runtime (gpu_fabric/gke/upstream/)
-are the source of every field. A3 Ultra and A4 (amd64): upstream's `nccl-test-rdma.yaml`
-(gpu_fabric/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators), the GKE doc's test
-pods: the host's driver and gIB directories mounted at /usr/local/nvidia and /usr/local/gib, and
-/usr/local/gib/scripts/set_nccl_env.sh sourced before NCCL runs. A4X's StorageClass is
-`storage.py`, its runtime `training_runtime.py`. The fabric's spec (`FABRIC`) is at the end.
+A4X (arm64): NVIDIA AICR's A4X networking guide and its `torch-distributed-rdma` runtime
+(gpu_fabric/gke/upstream/) are the source of every field. A3 Ultra and A4 (amd64): upstream's
+`nccl-test-rdma.yaml` (gpu_fabric/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators),
+the GKE doc's test pods: the host's driver and gIB directories mounted at /usr/local/nvidia and
+/usr/local/gib, and /usr/local/gib/scripts/set_nccl_env.sh sourced before NCCL runs. A4X's
+StorageClass is `storage.py`, its runtime `training_runtime.py`. The fabric's spec (`FABRIC`) is
+at the end.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ NVIDIA_HOST = "/home/kubernetes/bin/nvidia"
 GIB_HOST = "/home/kubernetes/bin/gib"
 GIB_ENV = [
     {"name": "LD_LIBRARY_PATH", "value": f"{NVIDIA_HOST}/lib64:{GIB_HOST}"},
-    # Selects the fabric explicitly: a missing RDMA fabric fails instead of falling back (seed 003).
+    # Selects the fabric explicitly: a missing RDMA fabric fails instead of falling back (NVIDIA
+    # AICR's A4X networking guide).
     {"name": "NCCL_NET", "value": "gIB"},
     {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
 ]
@@ -64,7 +66,7 @@ class GibLayout:
 
 
 GIB_LAYOUTS = {
-    # A4X: AICR's runtime (and seed 003) mount the host paths as they are.
+    # A4X: AICR's runtime (and its A4X networking guide) mount the host paths as they are.
     "arm64": GibLayout(GIB_ENV, GIB_VOLUMES, GIB_MOUNTS),
     # A3 Ultra and A4: upstream nccl-test-rdma.yaml, field for field (its volume names too).
     "amd64": GibLayout(
@@ -88,7 +90,7 @@ GIB_LAYOUTS = {
 SHELLS = {"/bin/bash": "source", "bash": "source", "/bin/sh": ".", "sh": "."}
 """Shells a container may run its script with, and how each sources a file."""
 
-# a4x nodes are arm64 and carry this taint (cluster-toolkit job templates, FACTS.md).
+# a4x nodes are arm64 and carry this taint (cluster-toolkit's A4X job templates).
 ARM64_TOLERATION = {
     "key": "kubernetes.io/arch",
     "operator": "Equal",
@@ -139,7 +141,7 @@ def with_gib(
     target = container_named(spec, container)
     containers = spec["containers"]
     if target is not containers[0]:
-        # Issue 14's account of upstream: GKE hands a pod's RDMA devices to its first container
+        # Upstream's pods suggest it: GKE hands a pod's RDMA devices to its first container
         # only (UNVERIFIED against a GKE page; upstream's pods have one container).
         raise ValueError(
             f"container {target['name']} is not the pod's first container "

@@ -26,7 +26,8 @@ from .config import (
 from .fabric import GkeFabric, GkeFabricArgs
 from .fabrics import fabric_of
 
-# Seed 003: with a bundle-installed driver, GKE's own device plugin stays off these nodes.
+# NVIDIA AICR's A4X networking guide: with a bundle-installed driver, GKE's own device plugin
+# stays off these nodes.
 NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
 
 
@@ -162,7 +163,8 @@ def fabric_args(
         }
     fabric.add_fabric_args(cfg, args)
     if isinstance(cfg, GkeA4xConfig):
-        # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (seed 003).
+        # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (NVIDIA AICR's A4X
+        # networking guide).
         storage = cfg.hyperdisk_storage_class
         args["hyperdisk_storage_class"] = {"name": storage.name, "is_default": storage.is_default}
     return args

@@ -20,7 +20,7 @@ UPSTREAM = Path(__file__).with_name("upstream")
 NRI_DEVICE_INJECTOR = UPSTREAM / "nri-device-injector.yaml"
 # pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
 SKIP_AWAIT = "pulumi.com/skipAwait"
-# Issue 14, item 5: handing an owned DaemonSet to another owner (`installer.owner: external`) must
+# Handing an owned DaemonSet to another owner (`installer.owner: external`) must
 # not delete it, or every new GPU pod breaks until the other owner's bundle applies the same name.
 # With `retainOnDelete` (Pulumi resource option; docs "Resource options: retainOnDelete") a
 # resource that leaves the program is dropped from the state and left in the cluster. A
@@ -55,7 +55,9 @@ class NcclInstallerArgs:
     upstream: Path
     """The vendored upstream manifest."""
     installer_image: str
+    """The installer container's image (replaces the upstream manifest's)."""
     pause_image: str
+    """The pause container's image."""
     await_rollout: bool = False
     """Let `pulumi up` wait for the rollout (pulumi-kubernetes awaits DaemonSets since #2953)."""
     wait_for: pulumi.Input[list[str]] | None = None
@@ -114,6 +116,7 @@ def device_injector_manifest(image: str) -> dict:
 @dataclass(frozen=True)
 class NriDeviceInjectorArgs:
     image: str
+    """The device injector's image (replaces the upstream manifest's)."""
     await_rollout: bool = False
     """As the installer's: not awaited by default (it targets GPU nodes that may not exist yet)."""
     wait_for: pulumi.Input[list[str]] | None = None
@@ -138,7 +141,7 @@ class NriDeviceInjector(pulumi.ComponentResource):
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            # Retained like the installer (issue 14, item 5): the external owner's bundle applies
+            # Retained like the installer: the external owner's bundle applies
             # the same DaemonSet, and the TCPXO daemon gets no GPUs while it is missing.
             opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
         )

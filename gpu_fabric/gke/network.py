@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
-# Seed 000: `--rules=tcp:0-65535,udp:0-65535,icmp`, the internal rule of every GPU VPC that may
+# The GKE GPUDirect-TCPX guide: `--rules=tcp:0-65535,udp:0-65535,icmp`, the internal rule of
+# every GPU VPC that may
 # have one.
 GPU_VPC_ALLOWS: list[gcp.compute.FirewallAllowArgsDict] = [
     {"protocol": "tcp", "ports": ["0-65535"]},
@@ -19,13 +20,15 @@ GPU_VPC_ALLOWS: list[gcp.compute.FirewallAllowArgsDict] = [
 @dataclass(frozen=True)
 class SubnetArgs:
     name: str
+    """Subnet name."""
     cidr: str
+    """Its IPv4 range."""
 
 
 @dataclass(frozen=True)
 class GpuVpcArgs:
     network_name: str
-    """VPC name, e.g. `<prefix>-net-N` (seed 000) or `<prefix>-rdma`."""
+    """VPC name, e.g. `<prefix>-net-N` (the GKE GPUDirect-TCPX guide) or `<prefix>-rdma`."""
     subnets: list[SubnetArgs]
     """One subnet per NIC that uses this VPC, in NIC order."""
     region: str
@@ -95,12 +98,17 @@ class PrimaryNetworkArgs:
     name: str
     """Name of the VPC, subnet, router and NAT."""
     region: str
+    """Region of the subnet, router and NAT."""
     subnet_cidr: str
     """Node range."""
     pods_range_name: str
+    """Name of the Pod secondary range."""
     pods_cidr: str
+    """Pod secondary range."""
     services_range_name: str
+    """Name of the Service secondary range."""
     services_cidr: str
+    """Service secondary range."""
     cloud_nat: bool = True
     """Cloud NAT, so private nodes can pull from registries outside Google."""
 
@@ -118,8 +126,8 @@ class ExistingPrimaryNetwork:
 class PrimaryNetwork(pulumi.ComponentResource):
     """The cluster's own VPC: node subnet with pod and service secondary ranges, and Cloud NAT.
 
-    The seed adds the secondary ranges to the project's default subnet; a stack should own what it
-    configures, so by default it creates a dedicated network instead.
+    The GKE GPUDirect-TCPX guide adds the secondary ranges to the project's default subnet; a
+    stack should own what it configures, so by default it creates a dedicated network instead.
     """
 
     network: pulumi.Output[str]

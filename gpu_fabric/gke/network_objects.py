@@ -55,6 +55,7 @@ def network_manifest(net: DeviceNetwork) -> dict:
 @dataclass(frozen=True)
 class NetworkObjectsArgs:
     networks: list[DeviceNetwork]
+    """The GPU networks, in NIC order: one Network and one GKENetworkParamSet each."""
     kubeconfig: pulumi.Input[str]
     """Kubeconfig for the CRD gate (the provider's own)."""
     cluster_id: pulumi.Input[str]

@@ -1,4 +1,5 @@
-"""A4X's Hyperdisk Balanced StorageClass: a4x nodes cannot attach Persistent Disk (seed 003)."""
+"""A4X's Hyperdisk Balanced StorageClass: a4x nodes cannot attach Persistent Disk (NVIDIA AICR's
+A4X networking guide)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
-# GKE Standard's default StorageClass (pd-balanced), which a4x nodes cannot attach (seed 003).
+# GKE Standard's default StorageClass (pd-balanced), which a4x nodes cannot attach.
 GKE_DEFAULT_STORAGE_CLASS = "standard-rwo"
 
 
@@ -33,7 +34,9 @@ def hyperdisk_storage_class(name: str, is_default: bool) -> dict:
 @dataclass(frozen=True)
 class HyperdiskStorageArgs:
     name: str
+    """StorageClass name."""
     is_default: bool = False
+    """Make it the cluster's default StorageClass (and `standard-rwo` not)."""
 
 
 class HyperdiskStorage(pulumi.ComponentResource):

@@ -20,12 +20,12 @@ if TYPE_CHECKING:
 
 GPU_RESOURCE = "nvidia.com/gpu"
 LIBRARY_DIR = "/usr/local/nvidia/lib64"
-# Seed 000, "add GPUDirect-TCPX to a manifest" (and upstream nccl-test.yaml).
+# The GKE GPUDirect-TCPX guide, "add GPUDirect-TCPX to a manifest" (and upstream nccl-test.yaml).
 TCPX_VOLUMES = [
     {"name": "libraries", "hostPath": {"path": "/home/kubernetes/bin/nvidia/lib64"}},
     {"name": "tcpx-socket", "hostPath": {"path": "/run/tcpx"}},
 ]
-# The seed mounts the daemon's socket directory at /tmp in GPU containers (step 3, and upstream
+# The guide mounts the daemon's socket directory at /tmp in GPU containers (step 3, and upstream
 # nccl-test.yaml); the NCCL plugin looks for the socket there unless
 # NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX says otherwise.
 GPU_CONTAINER_MOUNTS = [
@@ -35,13 +35,13 @@ GPU_CONTAINER_MOUNTS = [
 LD_LIBRARY_PATH = {"name": "LD_LIBRARY_PATH", "value": LIBRARY_DIR}
 NCCL_CONFIG_MAP = "nccl-configmap"
 # NCCL loads its network plugin as `libnccl-net.so` from LD_LIBRARY_PATH unless NCCL_NET_PLUGIN
-# says otherwise, and seed 000's pods set only LD_LIBRARY_PATH: the installer puts it in the node's
+# says otherwise, and the guide's pods set only LD_LIBRARY_PATH: the installer puts it in the node's
 # lib64. (The file name is NCCL's default, not read from the installer image: UNVERIFIED there.)
 TCPX_PLUGIN_FILE = f"{LIBRARY_DIR}/libnccl-net.so"
 SMOKE_TEST_NAMESPACE = "gpu-fabric-smoke-test"
-"""The smoke test's own namespace (not `default`, issue 15): apply upstream's nccl-configmap
+"""The smoke test's own namespace (not `default`, docs/security.md): apply upstream's nccl-configmap
 there."""
-# Why seed 000's pods need what checkov flags (the GKE GPUDirect-TCPX guide, "Deploy a test
+# Why the guide's pods need what checkov flags (the GKE GPUDirect-TCPX guide, "Deploy a test
 # workload" and "Add GPUDirect-TCPX to your manifests").
 TCPX_HOST_NETWORK = (
     "GPUDirect-TCPX pods use the host network: the tcpx-daemon serves the GPU NICs of the node "
@@ -86,7 +86,8 @@ def wait_for_plugin_container(image: str) -> dict:
 
 
 def tcpx_daemon_container(image: str) -> dict:
-    """The tcpx-daemon (RxDM) sidecar of seed 000. Privileged: it programs the GPU NICs."""
+    """The tcpx-daemon (RxDM) sidecar of the GKE GPUDirect-TCPX guide. Privileged: it programs
+    the GPU NICs."""
     return {
         "name": "tcpx-daemon",
         "image": image,
@@ -99,7 +100,7 @@ def tcpx_daemon_container(image: str) -> dict:
             "--uds_path",
             "/run/tcpx",
             "--setup_param",
-            # Verbatim from the seed and upstream, escaped quotes included.
+            # Verbatim from the guide and upstream, escaped quotes included.
             '\\"--verbose 128 2 0 \\"',
         ],
         "securityContext": {"privileged": True},
@@ -117,7 +118,8 @@ def _requests_gpu(container: dict) -> bool:
 
 
 def with_tcpx(pod_spec: dict, daemon_image: str) -> dict:
-    """Return a copy of `pod_spec` wired for GPUDirect-TCPX (seed 000, hostNetwork pattern).
+    """Return a copy of `pod_spec` wired for GPUDirect-TCPX (the GKE GPUDirect-TCPX guide's
+    hostNetwork pattern).
 
     Adds hostNetwork with `ClusterFirstWithHostNet` DNS, the `libraries` and `tcpx-socket` host-path
     volumes, the tcpx-daemon sidecar, and to every container that requests `nvidia.com/gpu` the two
@@ -155,7 +157,8 @@ def with_tcpx(pod_spec: dict, daemon_image: str) -> dict:
 
 
 def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> list[dict]:
-    """Seed 000's test workload: per host a headless Service and a pod wired by `with_tcpx`.
+    """The GKE GPUDirect-TCPX guide's test workload: per host a headless Service and a pod wired
+    by `with_tcpx`.
 
     Run the all-gather of docs/gke.md once both pods are Running.
     """
@@ -177,7 +180,7 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
                     }
                 ],
                 # Upstream's nccl-config-default.yaml (the all-gather scripts), applied by the
-                # user as in seed 000; optional, so the pods start before it exists.
+                # user as in the guide; optional, so the pods start before it exists.
                 "volumes": [
                     {
                         "name": "config-volume",

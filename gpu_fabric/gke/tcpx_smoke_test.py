@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 from ..layers import after
 from .tcpx import SMOKE_TEST_NAMESPACE, smoke_test_manifests
 
-# Issue 14, item 9: pulumi-kubernetes waits for a Pod to be Ready for 10 minutes by default (its
+# pulumi-kubernetes waits for a Pod to be Ready for 10 minutes by default (its
 # Pod await logic). The test pods are created once the GPU node pools exist, then wait to be
 # scheduled on GPU nodes, for the GPU driver install and for the installer's plugin on the node
 # (wait_for_plugin_container) before Ready: give them 30 minutes, as Pulumi resource options.
@@ -21,7 +21,9 @@ SMOKE_TEST_POD_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m")
 @dataclass(frozen=True)
 class TcpxSmokeTestArgs:
     test_image: str
+    """Image of the test pods' NCCL container."""
     daemon_image: str
+    """Image of the tcpx-daemon sidecar."""
     namespace: str = SMOKE_TEST_NAMESPACE
     """Created here."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
@@ -31,7 +33,8 @@ class TcpxSmokeTestArgs:
 
 
 class TcpxSmokeTest(pulumi.ComponentResource):
-    """Two GPUDirect-TCPX test pods (seed 000, "deploy a test workload"), off by default."""
+    """Two GPUDirect-TCPX test pods (the GKE GPUDirect-TCPX guide, "deploy a test workload"), off
+    by default."""
 
     def __init__(
         self, name: str, args: TcpxSmokeTestArgs, opts: pulumi.ResourceOptions | None = None

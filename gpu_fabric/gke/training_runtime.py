@@ -53,7 +53,7 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
             },
         },
     }
-    # Secure defaults on the pod (issue 15): a torch-distributed pod needs no added capability;
+    # Secure defaults (docs/security.md): a torch-distributed pod needs no added capability;
     # its resources are each TrainJob's, and the reasons are a runtime's, not a test's.
     return secure_workload(runtime, default_size="none", reasons_for=RUNTIME_REASONS)
 
@@ -61,11 +61,15 @@ def training_runtime_manifest(image: str, networks: list[str], gpus: int) -> dic
 @dataclass(frozen=True)
 class TrainingRuntimeArgs:
     image: str
+    """Image of the runtime's trainer container."""
     networks: list[str]
     """Network object names in NIC order (gvnic-1, rdma-0..rdma-3)."""
     gpus: int
+    """GPUs per node the runtime claims."""
     kubeconfig: pulumi.Input[str]
+    """Kubeconfig for the CRD gate (the provider's own)."""
     cluster_id: pulumi.Input[str]
+    """Re-runs the gate when the cluster is replaced."""
 
 
 class TrainingRuntime(pulumi.ComponentResource):

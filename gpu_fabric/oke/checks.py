@@ -387,7 +387,8 @@ def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
 
 
 def _child_range_checks(cfg: OkeDranetConfig) -> list[Problem]:
-    """DRANET's child range: each pod has an on-link route for all of it (seed 002, DRANET docs)."""
+    """DRANET's child range: each pod has an on-link route for all of it (the DRANET-on-OKE
+    write-up, DRANET docs)."""
     dranet = catalog().oke.dranet
     key = _key("dranet.childCidr")
     child = _net(cfg.child_cidr)

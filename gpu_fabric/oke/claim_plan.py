@@ -1,4 +1,5 @@
-"""Whether a node can hold a claim shape: the plan of GPUs and rails over PCIe roots (seed 002).
+"""Whether a node can hold a claim shape: the plan of GPUs and rails over PCIe roots (the
+DRANET-on-OKE write-up).
 
 Pure data, shared by the config checks (a shape no node can hold is refused at plan time) and the
 claim builder (`claims.py`).

@@ -1,10 +1,11 @@
-"""DRA claims from the node topology: the claim builder and the pod-spec wiring (seed 002).
+"""DRA claims from the node topology: the claim builder and the pod-spec wiring (the
+DRANET-on-OKE write-up).
 
 A claim shape (GPUs and rails per pod, aligned or not) becomes a `ResourceClaimTemplate`. An aligned
 shape gets one GPU request and one rail request per PCIe root it spreads over, with a
-`matchAttribute: resource.kubernetes.io/pcieRoot` constraint on each pair, exactly like the seed's
+`matchAttribute: resource.kubernetes.io/pcieRoot` constraint on each pair, as the write-up's
 `aligned-8gpu-16rails` and `aligned-4gpu-8rails-a`; the scheduler then puts every GPU next to its
-rails. A shape no node can satisfy (the seed's `shape-root`: 4 GPUs and 16 rails on one root) is
+rails. A shape no node can satisfy (the write-up's `shape-root`: 4 GPUs and 16 rails on one root) is
 refused here, at plan time, instead of leaving the pod Pending.
 """
 
@@ -22,13 +23,14 @@ DRA_API_VERSION = "resource.k8s.io/v1"
 RAIL_DEVICE_CLASS = "dra.net"
 GPU_DEVICE_CLASS = "gpu.nvidia.com"
 PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
-# Seed 002: DRANET also publishes the front-end NIC and virtual interfaces; only rdmaN are rails.
+# The DRANET-on-OKE write-up: DRANET also publishes the front-end NIC and virtual interfaces;
+# only rdmaN are rails.
 RAIL_SELECTOR = (
     'has(device.attributes["dra.net"].ifName) && '
     'device.attributes["dra.net"].ifName.startsWith("rdma") && device.attributes["dra.net"].rdma'
 )
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-# Seed 002's GPU nodes are tainted for GPU pods only; every test pod there tolerates this.
+# The write-up's GPU nodes are tainted for GPU pods only; every test pod there tolerates this.
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
 
@@ -80,8 +82,9 @@ def with_dra_claim(
     """Return a copy of a pod template (`{metadata, spec}`) that gets its devices from a claim.
 
     Adds `spec.resourceClaims` from `claim_template_name`, the claim to `container` (default: the
-    first), the node selector on the GPU shape and the GPU toleration, as the seed's MPIJob workers
-    have them. No privilege, capability or device-plugin resource is needed (seed 002). Raises
+    first), the node selector on the GPU shape and the GPU toleration, as the DRANET-on-OKE
+    write-up's MPIJob workers have them. No privilege, capability or device-plugin resource is
+    needed there. Raises
     ValueError rather than overwrite something the template already sets differently.
     """
     template = copy.deepcopy(pod_template)

@@ -18,38 +18,57 @@ CLUSTER_TYPE = "ENHANCED_CLUSTER"
 @dataclass(frozen=True)
 class SystemPoolArgs:
     shape: str
+    """Shape of the system nodes (a flexible VM shape)."""
     ocpus: int
+    """OCPUs per node."""
     memory_gbs: int
+    """Memory per node, GB."""
     node_count: int
+    """System nodes."""
     image_id: str
+    """OKE node image OCID."""
     availability_domain: str
+    """The availability domain of the nodes (the GPU nodes')."""
     workers_subnet_id: pulumi.Input[str]
+    """Subnet of the nodes' primary VNICs."""
     workers_nsg_id: pulumi.Input[str]
+    """NSG of the nodes' primary VNICs."""
     pods_subnet_id: pulumi.Input[str] | None
     """None with the flannel CNI."""
     pods_nsg_id: pulumi.Input[str] | None
+    """NSG of the pods' VNICs; None with the flannel CNI."""
     max_pods_per_node: int
+    """VCN-native pods per node."""
 
 
 @dataclass(frozen=True)
 class OkeClusterArgs:
     compartment_id: str
+    """Compartment of the cluster and its pool."""
     name: str
+    """Cluster name."""
     kubernetes_version: str
     """`v`-prefixed, e.g. v1.36.1."""
     vcn_id: pulumi.Input[str]
+    """The VCN of the cluster."""
     api_subnet_id: pulumi.Input[str]
+    """Subnet of the Kubernetes API endpoint."""
     api_nsg_id: pulumi.Input[str]
+    """NSG of the Kubernetes API endpoint."""
     load_balancer_subnet_id: pulumi.Input[str]
+    """Subnet of service load balancers."""
     cni: str
     """OCI_VCN_IP_NATIVE or FLANNEL_OVERLAY."""
     pods_cidr: str | None
     """The overlay range (flannel only)."""
     services_cidr: str
+    """Service range."""
     public_endpoint: bool
+    """A public IP on the API endpoint."""
     protect: bool
     """Pulumi `protect`: the cluster survives an accidental `pulumi destroy`."""
     system_pool: SystemPoolArgs
+    """The managed CPU node pool of the system components."""
 
 
 def ca_certificate(kubeconfig: str) -> str:

@@ -1,4 +1,4 @@
-"""Typed stack configuration of the `oke-dranet` platform (seed 002): models and per-field checks.
+"""Typed stack configuration of the `oke-dranet` platform: models and per-field checks.
 
 Stack files hold `gpu-fabric:*` keys in camelCase plus the two `oci:` provider keys this program
 reads, `oci:tenancyOcid` (the dynamic group of the RDMA nodes lives in the tenancy) and `oci:region`
@@ -128,17 +128,23 @@ class ExistingVcn(ConfigModel):
     range can be checked against them at plan time (OCI does not check it; pods lose traffic)."""
 
     vcn_id: VcnId = Field(description="OCID of the VCN.")
-    vcn_cidr: Cidr = Field(description="The VCN's IPv4 range.")
-    api_subnet_id: SubnetId = Field(description="Subnet of the Kubernetes API endpoint.")
-    workers_subnet_id: SubnetId = Field(description="Primary VNIC subnet of every node.")
+    vcn_cidr: Cidr = Field(description="The VCN's IPv4 range (for the child range checks).")
+    api_subnet_id: SubnetId = Field(description="OCID of the Kubernetes API endpoint's subnet.")
+    workers_subnet_id: SubnetId = Field(
+        description="OCID of the workers subnet (every node's primary VNIC)."
+    )
     workers_subnet_cidr: Cidr = Field(description="That subnet's range (sizes the child range).")
-    pods_subnet_id: SubnetId | None = Field(None, description="Pod subnet (VCN-native CNI).")
+    pods_subnet_id: SubnetId | None = Field(
+        None, description="OCID of the pod subnet; required with the VCN-native CNI."
+    )
     pods_subnet_cidr: Cidr | None = Field(None, description="That subnet's range.")
-    load_balancer_subnet_id: SubnetId = Field(description="Subnet of service load balancers.")
+    load_balancer_subnet_id: SubnetId = Field(
+        description="OCID of the service load balancers' subnet."
+    )
     deploy_path: str | None = Field(
         None,
         description="How the host that runs `pulumi up` reaches the private API endpoint (a VPN, "
-        "FastConnect, a peered VCN): with it, one stack may apply both layers.",
+        "FastConnect, a peered VCN): with it, `layers: all` is allowed.",
     )
 
 
@@ -146,23 +152,28 @@ class OkeNetworkConfig(ConfigModel):
     """The VCN: created with its subnets, gateways and NSGs, or an existing one."""
 
     vcn_cidr: Cidr = Field("10.140.0.0/16", description="Range of the created VCN.")
-    api_subnet_cidr: Cidr = Field("10.140.0.0/28", description="Kubernetes API endpoint subnet.")
+    api_subnet_cidr: Cidr = Field(
+        "10.140.0.0/28", description="Kubernetes API endpoint subnet, inside the VCN."
+    )
     load_balancer_subnet_cidr: Cidr = Field(
         "10.140.1.0/24", description="Subnet of service load balancers (private)."
     )
     workers_subnet_cidr: Cidr = Field(
         "10.140.64.0/19",
-        description="Primary VNIC subnet of every node (seed 002: the nodes are in a /19).",
+        description="Primary VNIC subnet of every node; it sizes the DRANET child range (at least "
+        "4 bits longer than it, for 16 rails).",
     )
     pods_subnet_cidr: Cidr = Field(
-        "10.140.128.0/17", description="Pod subnet, with the VCN-native CNI only."
+        "10.140.128.0/17",
+        description="Pod subnet, with the VCN-native CNI only (refused with flannel).",
     )
     api_allowed_cidrs: SourceRanges = Field(
         default_factory=list,
-        description="Ranges outside the VCN that may reach the private API endpoint (VPN).",
+        description="Ranges outside the VCN that may reach the private API endpoint on 6443 (a "
+        "VPN); no `/0`.",
     )
     ssh_allowed_cidrs: SourceRanges = Field(
-        default_factory=list, description="Ranges that may SSH to the nodes; none by default."
+        default_factory=list, description="Ranges that may SSH to the nodes; no `/0`."
     )
     existing: ExistingVcn | None = Field(
         None, description="Use this VCN and its subnets; then set no ranges here."
@@ -172,34 +183,52 @@ class OkeNetworkConfig(ConfigModel):
 class SystemPoolConfig(ConfigModel):
     """The small managed CPU node pool for system components."""
 
-    shape: Shape = Field("VM.Standard.E5.Flex", description="A flexible VM shape.")
+    shape: Shape = Field(
+        "VM.Standard.E5.Flex",
+        description="System node pool shape, a flexible VM shape; a GPU shape (`BM.GPU*`, "
+        "`VM.GPU*`) is refused.",
+    )
     ocpus: int = Field(4, ge=1, le=64, description="OCPUs per node.")
     memory_gbs: int = Field(32, ge=1, le=1024, description="Memory per node in GB.")
     node_count: Annotated[
         NodeCount, system_node_count("the RDMA GPU nodes are for GPU work", "set 2 (the default)")
     ] = Field(
-        2, description="Nodes, in the GPU nodes' availability domain (at least 1; 2 advised)."
+        2,
+        description="System nodes, in the GPU nodes' availability domain: at least 1 (1 warns).",
     )
-    image_id: ImageId = Field(description="An OKE node image for the shape (Oracle Linux).")
+    image_id: ImageId = Field(
+        description="An OKE node image OCID for the shape (Oracle Linux), of `oci:region`."
+    )
 
 
 class OkeClusterConfig(ConfigModel):
     """The ENHANCED OKE cluster."""
 
     name: Name = Field(description="Cluster name; also the prefix of every resource name.")
-    kubernetes_version: KubernetesVersion = Field(description="e.g. v1.36.1; v1.34 or newer.")
-    cni: Cni = Field(Cni.VCN_NATIVE, description="OCI_VCN_IP_NATIVE or FLANNEL_OVERLAY.")
-    pods_cidr: Cidr | None = Field(
-        None, description="Pod overlay range (FLANNEL_OVERLAY only); default 10.244.0.0/16."
+    kubernetes_version: KubernetesVersion = Field(
+        description="The OKE Kubernetes version, `v`-prefixed, e.g. v1.36.1; v1.34 or newer."
     )
-    services_cidr: Cidr = Field("10.96.0.0/16", description="Service range.")
+    cni: Cni = Field(Cni.VCN_NATIVE, description="The pod network: VCN-native or flannel.")
+    pods_cidr: Cidr | None = Field(
+        None,
+        description="Pod overlay range (`FLANNEL_OVERLAY` only), outside the VCN and clear of "
+        "Oracle Cloud Agent's 10.224.0.0/12; default 10.244.0.0/16.",
+    )
+    services_cidr: Cidr = Field(
+        "10.96.0.0/16",
+        description="Service range, outside the VCN and clear of Oracle Cloud Agent's "
+        "10.224.0.0/12.",
+    )
     max_pods_per_node: int = Field(31, ge=1, le=110, description="VCN-native pods per node.")
-    public_endpoint: bool = Field(False, description="A public IP on the API endpoint.")
+    public_endpoint: bool = Field(
+        False, description="A public IP on the API endpoint (with `network.existing` only)."
+    )
     deletion_protection: bool = Field(True, description="Pulumi `protect` on the cluster.")
     home_region: str | None = Field(
         None,
         description="The tenancy's home region, e.g. us-ashburn-1, when `oci:region` is not it: "
-        "the dynamic group and join policy are created there (IAM writes go to the home region).",
+        "the GPU nodes' dynamic group and join policy are created there, through a second `oci` "
+        "provider with the stack's `oci:` keys (IAM writes only succeed in the home region).",
     )
     system_pool: SystemPoolConfig
 
@@ -235,16 +264,24 @@ class JoinTagConfig(ConfigModel):
 class GpuNodesConfig(ConfigModel):
     """The self-managed RDMA GPU nodes, in one compute cluster."""
 
-    shape: Shape = Field("BM.GPU.B4.8", description="A shape of the catalog's `oci_shapes`.")
-    count: NodeCount = Field(description="Number of GPU nodes.")
-    availability_domain: str = Field(description="e.g. Uocm:US-ASHBURN-AD-1; one AD for all.")
+    shape: Shape = Field("BM.GPU.B4.8", description="A GPU shape of the catalog (`oci_shapes`).")
+    count: NodeCount = Field(description="GPU nodes, 0 or more.")
+    availability_domain: str = Field(
+        description="The AD of the compute cluster, e.g. Uocm:US-ASHBURN-AD-1, one for all nodes "
+        "(checked against the region's AD count)."
+    )
     image_id: ImageId = Field(
-        description="A GPU image with the NVIDIA driver and DOCA-OFED (as oci-hpc-oke imports)."
+        description="A GPU image OCID with the NVIDIA driver and DOCA-OFED (as oci-hpc-oke "
+        "imports), of `oci:region`."
     )
     boot_volume_size_gbs: int = Field(512, ge=50, le=32768, description="Boot volume, GB.")
-    ssh_public_key: str | None = Field(None, description="Authorized key of the nodes, if any.")
+    ssh_public_key: str | None = Field(
+        None, description="An authorized SSH public key of the nodes (never a private key)."
+    )
     join_tag: JoinTagConfig | None = Field(
-        None, description="A defined tag that narrows who may join to the GPU nodes."
+        None,
+        description="An existing defined tag set to the cluster name on the GPU nodes; the join "
+        "dynamic group matches only them.",
     )
 
 
@@ -254,17 +291,28 @@ class DranetConfig(ConfigModel):
     child_cidr: Cidr | None = Field(
         None,
         description="Range of the pods' rail children; default DRANET's own 10.208.0.0/12 "
-        "(passed to the chart only when set).",
+        "(passed to the chart only when set). It overlaps neither the VCN, the pod range, the "
+        "service range nor Oracle Cloud Agent's 10.224.0.0/12.",
     )
 
 
 class DranetChartConfig(ConfigModel):
-    version: VersionText | None = Field(None, description="Chart version; default: catalog.")
-    image_tag: VersionText | None = Field(None, description="DRANET image tag; default: catalog.")
+    version: VersionText | None = Field(
+        None,
+        description="DRANET chart version; default from the catalog. With the image tag, one of "
+        "the catalog's `oke.dranet.known_pairs`.",
+    )
+    image_tag: VersionText | None = Field(
+        None,
+        description="DRANET image tag; default from the catalog. It must be the chart version's "
+        "pair (the v1.4 line lacks the OKE RDMA provider).",
+    )
 
 
 class DraGpuChartConfig(ConfigModel):
-    version: VersionText | None = Field(None, description="Chart version; default: catalog.")
+    version: VersionText | None = Field(
+        None, description="NVIDIA DRA GPU driver chart version; default from the catalog."
+    )
 
 
 class ChartsConfig(ConfigModel):
@@ -275,30 +323,46 @@ class ChartsConfig(ConfigModel):
 
 
 class OkeImagesConfig(ConfigModel):
-    nccl_tests: ImageRef | None = Field(None, description="Image of the optional NCCL MPIJobs.")
+    nccl_tests: ImageRef | None = Field(
+        None, description="Image of the optional NCCL MPIJobs; default from the catalog."
+    )
 
 
 class ClaimShape(ConfigModel):
     """What one pod claims on a GPU node: a ResourceClaimTemplate of that name."""
 
-    name: ClaimName = Field(description="Name of the ResourceClaimTemplate.")
-    gpus: int = Field(ge=0, description="GPUs (from the NVIDIA DRA driver).")
-    rails: int = Field(ge=0, description="RDMA rails (from DRANET).")
+    name: ClaimName = Field(description="Name of the ResourceClaimTemplate, a unique DNS label.")
+    gpus: int = Field(ge=0, description="GPUs per pod (from the NVIDIA DRA driver), at most 8.")
+    rails: int = Field(ge=0, description="RDMA rails per pod (from DRANET), at most 16.")
     aligned: bool = Field(
-        True, description="GPUs and rails in pairs, each pair on one PCIe root (seed 002)."
+        True,
+        description="GPUs and rails in pairs on the same PCIe roots (at most 2 GPUs and 4 rails "
+        "per root, split evenly).",
     )
     roots: int | None = Field(
-        None, ge=1, description="PCIe roots an aligned claim spreads over; default the fewest."
+        None,
+        ge=1,
+        description="PCIe roots an aligned claim spreads over, at most 4; default the fewest that "
+        "hold it.",
     )
 
 
 class OkeDranetConfig(StackModel):
     """oke-dranet: OKE with BM.GPU.B4.8 RDMA nodes, DRANET and the NVIDIA DRA GPU driver."""
 
-    platform: Literal["oke-dranet"] = Field(description="`oke-dranet`.")
-    tenancy_ocid: TenancyId = Field(alias=TENANCY_KEY, description="The tenancy.")
-    oci_region: str = Field(alias=REGION_KEY, description="e.g. us-ashburn-1.")
-    compartment_id: CompartmentId = Field(description="Compartment of every resource.")
+    platform: Literal["oke-dranet"] = Field(description="What the stack builds.")
+    tenancy_ocid: TenancyId = Field(
+        alias=TENANCY_KEY,
+        description="The tenancy OCID (the provider's own key; the dynamic group lives there).",
+    )
+    oci_region: str = Field(
+        alias=REGION_KEY,
+        description="The OCI region (the provider's own key), e.g. us-ashburn-1, one of the "
+        "catalog's list.",
+    )
+    compartment_id: CompartmentId = Field(
+        description="Compartment (or tenancy) OCID of every resource."
+    )
     network: OkeNetworkConfig = Field(default_factory=OkeNetworkConfig)
     oke: OkeClusterConfig
     gpu_nodes: GpuNodesConfig
@@ -306,12 +370,14 @@ class OkeDranetConfig(StackModel):
     charts: ChartsConfig = Field(default_factory=ChartsConfig)
     images: OkeImagesConfig = Field(default_factory=OkeImagesConfig)
     claims: list[ClaimShape] = Field(
-        default_factory=list, description="Claim shapes, each a ResourceClaimTemplate."
+        default_factory=list,
+        description="Claim shapes, one ResourceClaimTemplate each; each fits one node.",
     )
     nccl_tests: bool | list[ClaimName] = Field(
         False,
-        description="The seed's all_reduce_perf MPIJobs: true for every aligned claim, or the "
-        "names of the aligned claims to run together.",
+        description="The DRANET-on-OKE write-up's all_reduce_perf MPIJobs: true for every aligned "
+        "claim, or the names of the aligned claims to run together (they fit a node together; "
+        "two nodes needed).",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}

@@ -1,7 +1,7 @@
-"""DRANET and the NVIDIA DRA GPU driver in the cluster, as in seed 002.
+"""DRANET and the NVIDIA DRA GPU driver in the cluster, as in the DRANET-on-OKE write-up.
 
-The namespace `rdma-dranet` (Pod Security baseline, where the seed's test pods ran), the DeviceClass
-`dra.net` (the DRANET chart creates none), the `rdma-dranet-tools` ConfigMap with the seed's
+The namespace `rdma-dranet` (Pod Security baseline, as in the write-up), the DeviceClass
+`dra.net` (the DRANET chart creates none), the `rdma-dranet-tools` ConfigMap with the write-up's
 `rail-map.sh`, and both drivers as Helm releases from their OCI registries. The NVIDIA chart creates
 its own DeviceClass `gpu.nvidia.com`.
 """
@@ -27,7 +27,7 @@ def namespace_manifest() -> dict:
         "kind": "Namespace",
         "metadata": {
             "name": NAMESPACE,
-            # Seed 002: every test pod, unprivileged, ran under Baseline.
+            # The DRANET-on-OKE write-up: every test pod, unprivileged, ran under Baseline.
             "labels": {"pod-security.kubernetes.io/enforce": "baseline"},
         },
     }
@@ -52,8 +52,8 @@ def tools_config_map() -> dict:
 
 
 def dranet_values(shape: str, image_tag: str, child_cidr: str | None) -> dict:
-    """Seed 002's `dranet-values.yaml`. The child range goes in only when configured: charts whose
-    schema predates the option reject the key (its schema has additionalProperties: false)."""
+    """The write-up's `dranet-values.yaml`. The child range goes in only when configured: charts
+    whose schema predates the option reject the key (its schema has additionalProperties: false)."""
     args: dict = {"cloudProviderHint": "OKE"}
     if child_cidr:
         args["cloudProviderOptions"] = {"oke": {"rdma-child-ipv4-cidr": child_cidr}}
@@ -65,7 +65,7 @@ def dranet_values(shape: str, image_tag: str, child_cidr: str | None) -> dict:
 
 
 def dra_gpu_values(shape: str) -> dict:
-    """Seed 002's `gpu-dra-values.yaml`: GPUs only (no ComputeDomains), on the GPU shape.
+    """The write-up's `gpu-dra-values.yaml`: GPUs only (no ComputeDomains), on the GPU shape.
 
     `gpuResourcesEnabledOverride` acknowledges the chart's guard on GPU allocation through DRA.
     """
@@ -102,11 +102,15 @@ class Chart:
 @dataclass(frozen=True)
 class DraDriversArgs:
     shape: str
+    """The GPU shape, whose catalog facts the charts' values follow."""
     dranet: Chart
+    """The DRANET chart (name, version, repository)."""
     dranet_image_tag: str
+    """DRANET's image tag."""
     child_cidr: str | None
     """Only a configured child range is passed to the chart."""
     dra_gpu_driver: Chart
+    """The NVIDIA DRA GPU driver chart."""
 
 
 class DraDrivers(pulumi.ComponentResource):

@@ -1,4 +1,5 @@
-"""OKE with DRANET and DRA GPUs (seed 002) in one stack: the cloud layer, then the fabric layer.
+"""OKE with DRANET and DRA GPUs (the DRANET-on-OKE write-up) in one stack: the cloud layer, then
+the fabric layer.
 
 `cloud_args` and `fabric_args` turn a validated stack config into each layer's typed args; a split
 deployment uses them one per stack.

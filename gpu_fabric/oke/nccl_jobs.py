@@ -1,10 +1,10 @@
-"""The seed's NCCL `all_reduce_perf` MPIJobs over aligned claims (optional, `ncclTests: true`).
+"""The DRANET-on-OKE write-up's NCCL `all_reduce_perf` MPIJobs over aligned claims (optional).
 
-One MPIJob per aligned claim shape, with seed 002's NCCL settings. A claim that takes every GPU of
-a node runs the seed's `nccl-dranet-aligned` (4 to 8 GiB, two sizes); a claim that takes part of a
-node runs its `nccl-dranet-a` (8 GiB, 300 iterations, INIT and NET logs), one worker per node. The
-MPIJob CRD comes from the Kubeflow MPI Operator, which gpu-fabric does not install: the jobs wait
-for its CRD (a CRD gate).
+One MPIJob per aligned claim shape, with the write-up's NCCL settings. A claim that takes every GPU
+of a node runs the write-up's `nccl-dranet-aligned` (4 to 8 GiB, two sizes); a claim that takes
+part of a node runs its `nccl-dranet-a` (8 GiB, 300 iterations, INIT and NET logs), one worker per
+node. The MPIJob CRD comes from the Kubeflow MPI Operator, which gpu-fabric does not install: the
+jobs wait for its CRD (a CRD gate).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..workload_security import secure_workload
 from .claims import GPU_TOLERATION, INSTANCE_TYPE_LABEL, ClaimPlan, with_dra_claim
 
 MPIJOB_CRDS = ["mpijobs.kubeflow.org"]
-# Seed 002: the mlx5 RoCE settings of every run, and UCX kept off the rails (TCP on eth0).
+# The write-up: the mlx5 RoCE settings of every run, and UCX kept off the rails (TCP on eth0).
 NCCL_SETTINGS = [
     "NCCL_IB_SPLIT_DATA_ON_QPS=0",
     "NCCL_IB_QPS_PER_CONNECTION=4",
@@ -40,7 +40,7 @@ done
 
 
 def launcher_script(gpus: int, whole_node: bool) -> str:
-    """Seed 002's launcher script for `gpus` GPUs per node."""
+    """The launcher script of the DRANET-on-OKE write-up for `gpus` GPUs per node."""
     lines = [
         "set -e -o pipefail",
         f"NUM_GPUS={gpus}",
@@ -76,7 +76,7 @@ def mpijob_manifest(
     image: str,
     namespace: pulumi.Input[str],
 ) -> dict:
-    """An MPIJob whose workers each get one claim of `plan` (seed 002's jobs, names aside)."""
+    """An MPIJob whose workers each get one claim of `plan` (the write-up's jobs, names aside)."""
     whole_node = plan.gpus == node_gpus
     worker: dict = {
         "spec": {
@@ -94,7 +94,7 @@ def mpijob_manifest(
         }
     }
     if not whole_node:
-        # One worker on each node (seed 002), so that two jobs can share the nodes.
+        # One worker on each node (as in the write-up), so that two jobs can share the nodes.
         worker["spec"]["affinity"] = {
             "podAntiAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": [
@@ -148,12 +148,19 @@ class NcclJobsArgs:
     plans: list[ClaimPlan]
     """The aligned claims to run a job over."""
     node_gpus: int
+    """GPUs per node (the shape's)."""
     workers: int
+    """Worker pods (nodes) per job."""
     shape: str
+    """The GPU shape the jobs run on."""
     image: str
+    """Image of the NCCL tests."""
     namespace: pulumi.Input[str]
+    """Namespace of the jobs."""
     kubeconfig: pulumi.Input[str]
+    """Kubeconfig for the CRD gate (the MPIJob CRD)."""
     cluster_id: pulumi.Input[str]
+    """Re-runs the gate when the cluster is replaced."""
     claim_templates: Mapping[str, pulumi.Resource]
     """Claim template resources by claim name: each job waits for its own."""
 

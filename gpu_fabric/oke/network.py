@@ -149,16 +149,23 @@ def security_rules(vcn_cidr: str, vcn_native: bool, api_from: list[str], ssh_fro
 @dataclass(frozen=True)
 class OkeNetworkArgs:
     compartment_id: str
+    """Compartment of every network resource."""
     name: str
     """Prefix of every display name."""
     vcn_cidr: str
+    """Range of the VCN."""
     api_subnet_cidr: str
+    """Kubernetes API endpoint subnet."""
     load_balancer_subnet_cidr: str
+    """Service load balancer subnet."""
     workers_subnet_cidr: str
+    """Primary VNIC subnet of every node."""
     pods_subnet_cidr: str | None
     """None with the flannel CNI: no pod subnet, no pod NSG."""
     api_allowed_cidrs: list[str] = field(default_factory=list)
+    """Ranges outside the VCN that may reach the API endpoint."""
     ssh_allowed_cidrs: list[str] = field(default_factory=list)
+    """Ranges that may SSH to the nodes."""
 
 
 @dataclass(frozen=True)
@@ -166,15 +173,25 @@ class ExistingOkeNetworkArgs:
     """An existing VCN and subnets: only the NSGs are created, in that VCN."""
 
     compartment_id: str
+    """Compartment of the NSGs."""
     name: str
+    """Prefix of every display name."""
     vcn_id: str
+    """The existing VCN."""
     vcn_cidr: str
+    """Its range (the NSG rules' VCN source)."""
     api_subnet_id: str
+    """Subnet of the Kubernetes API endpoint."""
     load_balancer_subnet_id: str
+    """Subnet of service load balancers."""
     workers_subnet_id: str
+    """Primary VNIC subnet of every node."""
     pods_subnet_id: str | None
+    """Pod subnet; None with the flannel CNI."""
     api_allowed_cidrs: list[str] = field(default_factory=list)
+    """Ranges outside the VCN that may reach the API endpoint."""
     ssh_allowed_cidrs: list[str] = field(default_factory=list)
+    """Ranges that may SSH to the nodes."""
 
 
 class Network(pulumi.ComponentResource):

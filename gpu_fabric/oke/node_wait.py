@@ -44,12 +44,17 @@ def selector(shape: str) -> str:
 @dataclass(frozen=True)
 class GpuNodeWaitArgs:
     kubeconfig: pulumi.Input[str]
+    """Kubeconfig of the cluster the wait reads nodes from."""
     cluster_id: pulumi.Input[str]
+    """Re-runs the wait when the cluster is replaced."""
     gpu_nodes: pulumi.Input[list[str]]
     """The instances' display names: the wait depends on their creation, and names them."""
     count: int
+    """GPU nodes to wait for."""
     shape: str
+    """Their shape: the node selector's instance type."""
     timeout_seconds: int = JOIN_TIMEOUT_SECONDS
+    """How long to wait before failing."""
 
 
 class GpuNodeWait(pulumi.ComponentResource):

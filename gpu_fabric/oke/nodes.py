@@ -19,7 +19,8 @@ import yaml
 
 NODE_FILES = Path(__file__).with_name("node")
 RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-Configuration"]
-# Labels at join (seed 002): the GPUs come from the NVIDIA DRA driver, so both device plugins stay
+# Labels at join (the DRANET-on-OKE write-up): the GPUs come from the NVIDIA DRA driver, so both
+# device plugins stay
 # off: OKE's own on OKE GPU images, and the GPU Operator's. `nvidia.com/gpu.present` is what the
 # DRA driver's kubelet plugin selects nodes by when NFD does not run.
 NODE_LABELS = {
@@ -27,7 +28,7 @@ NODE_LABELS = {
     "nvidia.com/gpu.deploy.device-plugin": "false",
     "nvidia.com/gpu.present": "true",
 }
-# Only GPU pods land here: every pod of seed 002 tolerates this taint.
+# Only GPU pods land here: every pod of the write-up tolerates this taint.
 NODE_TAINTS = ["nvidia.com/gpu=present:NoSchedule"]
 # kubelet's flag for them. The join script passes it on every path that takes arguments; an image
 # that joins through its own oke-init.service reads it from the instance metadata key
@@ -117,28 +118,46 @@ def node_grants(scope: str, vcn_native: bool) -> list[str]:
 @dataclass(frozen=True)
 class RdmaNodesArgs:
     tenancy_id: str
+    """The tenancy (home of the dynamic group)."""
     compartment_id: str
+    """Compartment of the nodes and their compute cluster."""
     name: str
     """Prefix of display names."""
     shape: str
+    """The GPU shape."""
     count: int
+    """GPU nodes."""
     availability_domain: str
+    """The AD of the compute cluster."""
     image_id: str
+    """GPU image OCID (NVIDIA driver and DOCA-OFED)."""
     boot_volume_size_gbs: int
+    """Boot volume, GB."""
     kubernetes_version: str
+    """The cluster's version, for the node's kubelet."""
     cluster_id: pulumi.Input[str]
+    """The OKE cluster the nodes join."""
     api_server_host: pulumi.Input[str]
+    """The API endpoint the nodes' bootstrap reaches."""
     ca_certificate_b64: pulumi.Input[str]
+    """The cluster CA, base64, for the bootstrap."""
     workers_subnet_id: pulumi.Input[str]
+    """Subnet of the nodes' primary VNICs."""
     workers_nsg_id: pulumi.Input[str]
+    """NSG of the nodes' primary VNICs."""
     pods_subnet_id: pulumi.Input[str] | None
+    """Pod subnet; None with the flannel CNI."""
     pods_nsg_id: pulumi.Input[str] | None
+    """Pod NSG; None with the flannel CNI."""
     max_pods_per_node: int
+    """VCN-native pods per node."""
     ssh_public_key: str | None = None
+    """An authorized SSH key of the nodes, if any."""
     join_tag: tuple[str, str] | None = None
     """(namespace, key) of a defined tag set to the cluster name on every GPU node; the dynamic
     group then matches only instances that carry it."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
+    """Resources the instances wait for besides the join policy (none by default)."""
     identity_provider: pulumi.ProviderResource | None = None
     """The home region's provider for the dynamic group and policy (None: the default one, when
     the stack's region is the home region)."""
