@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from gpu_fabric.catalog import Fabric
+from gpu_fabric.nvidia import GPU_RESOURCE
 
 from .bandwidth import (
     NAMESPACE,
@@ -231,7 +232,7 @@ def gib_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Bench
         _interfaces(pod, rdma, 2)
         test = pod["spec"]["containers"][0]
         test["image"] = gib_test_image(cfg.gib_installer_image)
-        test["resources"]["limits"]["nvidia.com/gpu"] = gpus
+        test["resources"]["limits"][GPU_RESOURCE] = gpus
     names = [f"nccl-host-{h}" for h in range(1, hosts + 1)]
 
     def command(container: dict, nodes: list[str]) -> None:

@@ -20,6 +20,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
+from ..nvidia import GPU_RESOURCE
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from ..workload_security import secure_workload
 
@@ -130,7 +131,7 @@ def benchmark_job(
                     "image": image,
                     "command": BENCHMARK_COMMAND,
                     "workingDir": "/root",
-                    "resources": {"limits": {"nvidia.com/gpu": gpus}},
+                    "resources": {"limits": {GPU_RESOURCE: gpus}},
                 }
             ],
             "tolerations": copy.deepcopy(BENCHMARK_TOLERATIONS),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Fabric
+from ..nvidia import CONTAINER_DRIVER_DIR, GPU_RESOURCE, HOST_DRIVER_DIR
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from ..problems import Problem
 from ..problems import key as _key
@@ -27,8 +28,7 @@ from .image_checks import pinned_image_problems
 if TYPE_CHECKING:
     from .fabric import GkeFabricArgs
 
-GPU_RESOURCE = "nvidia.com/gpu"
-NVIDIA_HOST = "/home/kubernetes/bin/nvidia"
+NVIDIA_HOST = HOST_DRIVER_DIR
 GIB_HOST = "/home/kubernetes/bin/gib"
 GIB_ENV = [
     {"name": "LD_LIBRARY_PATH", "value": f"{NVIDIA_HOST}/lib64:{GIB_HOST}"},
@@ -48,7 +48,7 @@ GIB_MOUNTS: list[dict[str, Any]] = [
     {"name": "gib-host", "mountPath": GIB_HOST, "readOnly": True},
 ]
 # upstream nccl-test-rdma.yaml (A3 Ultra, A4): where the pod sees the host's directories.
-NVIDIA_MOUNT = "/usr/local/nvidia"
+NVIDIA_MOUNT = CONTAINER_DRIVER_DIR
 GIB_MOUNT = "/usr/local/gib"
 NCCL_ENV_SCRIPT = f"{GIB_MOUNT}/scripts/set_nccl_env.sh"
 """What upstream's test pods source before NCCL runs (`source .../set_nccl_env.sh`)."""

@@ -9,6 +9,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from ..catalog import Fabric, catalog
+from ..nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
 from ..problems import Problem
 from ..workload_security import secure_workload
 from .config import GkeA3HighConfig
@@ -18,11 +19,10 @@ from .image_checks import coupled_pair_problems
 if TYPE_CHECKING:
     from .fabric import GkeFabricArgs
 
-GPU_RESOURCE = "nvidia.com/gpu"
-LIBRARY_DIR = "/usr/local/nvidia/lib64"
+LIBRARY_DIR = CONTAINER_LIBRARY_DIR
 # The GKE GPUDirect-TCPX guide, "add GPUDirect-TCPX to a manifest" (and upstream nccl-test.yaml).
 TCPX_VOLUMES = [
-    {"name": "libraries", "hostPath": {"path": "/home/kubernetes/bin/nvidia/lib64"}},
+    {"name": "libraries", "hostPath": {"path": HOST_LIBRARY_DIR}},
     {"name": "tcpx-socket", "hostPath": {"path": "/run/tcpx"}},
 ]
 # The guide mounts the daemon's socket directory at /tmp in GPU containers (step 3, and upstream

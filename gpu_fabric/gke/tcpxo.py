@@ -13,6 +13,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from ..catalog import Fabric, catalog
+from ..nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from ..problems import Problem
 from .config import GkeA3MegaConfig, InstallerOwner
@@ -23,9 +24,8 @@ from .image_checks import coupled_pair_problems
 if TYPE_CHECKING:
     from .fabric import GkeFabricArgs
 
-GPU_RESOURCE = "nvidia.com/gpu"
 DAEMON = "tcpxo-daemon"
-LIBRARY_DIR = "/usr/local/nvidia/lib64"
+LIBRARY_DIR = CONTAINER_LIBRARY_DIR
 APERTURE_DEVICES = "/dev/aperture_devices"
 # The NRI device injector reads `devices.gke.io/container.<container name>` (its README).
 DEVICES_ANNOTATION = f"devices.gke.io/container.{DAEMON}"
@@ -38,7 +38,7 @@ ONE_PER_NODE = {
     "topologyKey": "kubernetes.io/hostname",
 }
 TCPXO_VOLUMES = [
-    {"name": "nvidia", "hostPath": {"path": "/home/kubernetes/bin/nvidia/lib64"}},
+    {"name": "nvidia", "hostPath": {"path": HOST_LIBRARY_DIR}},
     {"name": "shared-memory", "emptyDir": {"medium": "Memory"}},
     {"name": "sys", "hostPath": {"path": "/sys"}},
     {"name": "proc-sys", "hostPath": {"path": "/proc/sys"}},

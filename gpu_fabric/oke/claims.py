@@ -16,12 +16,12 @@ import copy
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..nvidia import GPU_DEVICE_CLASS, GPU_TOLERATION
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from .claim_plan import ClaimPlan, plan_claim  # noqa: F401 (the claim builder's input)
 
 DRA_API_VERSION = "resource.k8s.io/v1"
 RAIL_DEVICE_CLASS = "dra.net"
-GPU_DEVICE_CLASS = "gpu.nvidia.com"
 PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
 # The DRANET-on-OKE write-up: DRANET also publishes the front-end NIC and virtual interfaces;
 # only rdmaN are rails.
@@ -31,7 +31,6 @@ RAIL_SELECTOR = (
 )
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 # The write-up's GPU nodes are tainted for GPU pods only; every test pod there tolerates this.
-GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
 
 def _request(name: str, device_class: str, count: int) -> dict:

@@ -16,8 +16,9 @@ import pulumi
 
 from ..crd_gate import CrdGate, CrdGateArgs
 from ..k8s_objects import custom_resource
+from ..nvidia import GPU_TOLERATION
 from ..workload_security import secure_workload
-from .claims import GPU_TOLERATION, INSTANCE_TYPE_LABEL, ClaimPlan, with_dra_claim
+from .claims import INSTANCE_TYPE_LABEL, ClaimPlan, with_dra_claim
 
 MPIJOB_CRDS = ["mpijobs.kubeflow.org"]
 # The write-up: the mlx5 RoCE settings of every run, and UCX kept off the rails (TCP on eth0).

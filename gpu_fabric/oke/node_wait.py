@@ -15,6 +15,7 @@ import pulumi
 import pulumi_command as command
 
 from ..node_wait import wait_command, wait_script
+from ..nvidia import GPU_PRESENT_LABEL
 from .claims import INSTANCE_TYPE_LABEL
 from .nodes import NODE_LABELS
 
@@ -37,7 +38,7 @@ WAIT_SCRIPT = wait_script(
 def selector(shape: str) -> str:
     """The GPU nodes: their shape, and the label they join with (a node of that shape that joined
     without our labels is not one of them)."""
-    present = "nvidia.com/gpu.present"
+    present = GPU_PRESENT_LABEL
     return f"{INSTANCE_TYPE_LABEL}={shape},{present}={NODE_LABELS[present]}"
 
 

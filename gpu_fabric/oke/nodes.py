@@ -17,6 +17,8 @@ import pulumi
 import pulumi_oci as oci
 import yaml
 
+from ..nvidia import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, GPU_RESOURCE
+
 NODE_FILES = Path(__file__).with_name("node")
 RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-Configuration"]
 # Labels at join (the DRANET-on-OKE write-up): the GPUs come from the NVIDIA DRA driver, so both
@@ -25,11 +27,11 @@ RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-
 # DRA driver's kubelet plugin selects nodes by when NFD does not run.
 NODE_LABELS = {
     "oci.oraclecloud.com/disable-gpu-device-plugin": "true",
-    "nvidia.com/gpu.deploy.device-plugin": "false",
-    "nvidia.com/gpu.present": "true",
+    DEVICE_PLUGIN_DEPLOY_LABEL: "false",
+    GPU_PRESENT_LABEL: "true",
 }
 # Only GPU pods land here: every pod of the write-up tolerates this taint.
-NODE_TAINTS = ["nvidia.com/gpu=present:NoSchedule"]
+NODE_TAINTS = [f"{GPU_RESOURCE}=present:NoSchedule"]
 # kubelet's flag for them. The join script passes it on every path that takes arguments; an image
 # that joins through its own oke-init.service reads it from the instance metadata key
 # `kubelet-extra-args` (oci-hpc-oke terraform/oke-workers.tf, `node_metadata`).
