@@ -19,12 +19,9 @@ from typing import Any
 import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime.config import set_all_config
-from pulumi.runtime.settings import SETTINGS, get_root_resource, set_root_resource
-from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
 
 from gpu_fabric.problems import ConfigError, Problem
+from gpu_fabric.pulumi_internals import sdk
 from gpu_fabric.registry import SPECS
 from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them from here)
     SECRET_PLACEHOLDER,
@@ -34,8 +31,16 @@ from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them 
     stack_config_and_secrets,
 )
 
-_SIG_KEY = pulumi.runtime.rpc._special_sig_key
-_SECRET_SIG = pulumi.runtime.rpc._special_secret_sig
+# The SDK's runtime internals the in-process engine drives (gpu_fabric/pulumi_internals.py).
+_SIG_KEY = sdk("special_sig_key")
+_SECRET_SIG = sdk("special_secret_sig")
+SETTINGS = sdk("settings")
+set_all_config = sdk("set_all_config")
+get_root_resource = sdk("get_root_resource")
+set_root_resource = sdk("set_root_resource")
+run_pulumi_func = sdk("run_pulumi_func")
+_sync_await = sdk("sync_await")
+_deserialize_properties = sdk("deserialize_properties")
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["name"]
@@ -188,7 +193,7 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
         self.urns.add(response.urn)
         if request.type != "pulumi:pulumi:Stack":
             secrets: list[str] = []
-            inputs = _plain(pulumi.runtime.rpc.deserialize_properties(request.object), "", secrets)
+            inputs = _plain(_deserialize_properties(request.object), "", secrets)
             self.plan.resources.append(
                 Registration(
                     urn=response.urn,
@@ -390,7 +395,7 @@ def run(
     mocks = _CloudMocks(values, stack_outputs)
     # A fresh root stack per run, so runs in one process stay apart (None resets it, which the
     # SDK's annotation, a Resource, leaves out).
-    set_root_resource(None)  # type: ignore[arg-type]
+    set_root_resource(None)
     pulumi_mocks.set_mocks(
         mocks,
         project=PROJECT,

@@ -52,6 +52,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script from tools/: the project's package beside it
 
+from gpu_fabric.pulumi_internals import sdk  # noqa: E402
 from gpu_fabric.registry import SPECS  # noqa: E402
 
 SOURCES_FILE = ROOT / "tools" / "replacements_sources.yaml"
@@ -446,18 +447,15 @@ def args_class(type_: str) -> Any:
 
 
 def _input_types(cls: Any) -> dict[str, Any] | None:
-    from pulumi import _types
-
-    return dict(_types.input_type_types(cls))
+    return dict(sdk("input_type_types")(cls))
 
 
 def _element(typ: Any) -> Any:
-    from pulumi import _types
-
-    typ = _types.unwrap_type(typ)
+    unwrap_type = sdk("unwrap_type")
+    typ = unwrap_type(typ)
     if typing.get_origin(typ) in (list, collections.abc.Sequence):
         (typ,) = typing.get_args(typ)
-        typ = _types.unwrap_type(typ)
+        typ = unwrap_type(typ)
     return typ
 
 
