@@ -46,16 +46,8 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     """Every cross-field problem of a GKE stack with the one pool `cfg.gpu_pool`."""
     machine = catalog().machines.get(cfg.pool.machine_type)
     if machine is None:
-        known = sorted(catalog().machines)
-        close = difflib.get_close_matches(cfg.pool.machine_type, known, n=1)
-        hint = f"did you mean {close[0]}? " if close else ""
-        return [
-            Problem(
-                _key("gpuPool.machineType"),
-                cfg.pool.machine_type,
-                f"unknown machine type; {hint}use one of the catalog's: {', '.join(known)}",
-            )
-        ]
+        unknown = unknown_machine_type(cfg.pool.machine_type)
+        return [Problem(_key("gpuPool.machineType"), cfg.pool.machine_type, unknown)]
     problems: list[Problem] = []
     if machine.platform != cfg.platform:
         problems.append(
@@ -108,6 +100,14 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += refused_nic_group_problems(cfg, machine)
     problems += tcpxo_pair_problems(cfg)
     return problems
+
+
+def unknown_machine_type(machine_type: str) -> str:
+    """What to do about a GPU machine type the catalog does not have."""
+    known = sorted(catalog().machines)
+    close = difflib.get_close_matches(machine_type, known, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown machine type; {hint}use one of the catalog's: {', '.join(known)}"
 
 
 def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
