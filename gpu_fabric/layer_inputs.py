@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import json
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any, Literal, NotRequired, Required
+from typing import Annotated, Any, Literal, NotRequired
 
 import pulumi
 import typing_extensions
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from .layers import whole_numbers
+from .layers import field_type, takes_outputs, whole_numbers
 
 FieldRules = Mapping[str, Mapping[str, Any]]
 """Per args type (a TypedDict, by class name): its field -> the type that checks it (the type of
@@ -112,10 +112,8 @@ _PLAIN = BeforeValidator(_plain)
 
 def _is_input(annotation: Any) -> bool:
     """`pulumi.Input[T]` (a union with `Output[T]`), or a resource: never checked here."""
-    if isinstance(annotation, type) and issubclass(annotation, pulumi.Resource):
-        return True
-    # `pulumi.Input[T]` is `Union[T, Awaitable[T], "Output[T]"]`: its Awaitable marks it.
-    return any(typing.get_origin(a) is Awaitable for a in typing.get_args(annotation))
+    is_resource = isinstance(annotation, type) and issubclass(annotation, pulumi.Resource)
+    return is_resource or takes_outputs(annotation)
 
 
 class _CheckingTypes:
@@ -145,7 +143,7 @@ class _CheckingTypes:
             own = self.rules.get(args_type.__name__, {})
             fields = {}
             for name, annotation in args_type.__annotations__.items():
-                field = _unwrapped(annotation)
+                field = field_type(annotation)
                 checked = (
                     Any if _is_input(field) else Annotated[own.get(name, self.of(field)), _PLAIN]
                 )
@@ -159,13 +157,6 @@ class _CheckingTypes:
             checking.__pydantic_config__ = ConfigDict(strict=True, extra="forbid")
             self.built[args_type] = checking
         return self.built[args_type]
-
-
-def _unwrapped(annotation: Any) -> Any:
-    """A TypedDict field's type without `NotRequired[...]`/`Required[...]`."""
-    if typing.get_origin(annotation) in (NotRequired, Required):
-        return typing.get_args(annotation)[0]
-    return annotation
 
 
 def property_path(args_type: type, loc: tuple) -> str:
@@ -182,7 +173,7 @@ def property_path(args_type: type, loc: tuple) -> str:
             current = typing.get_args(current)[1]
         else:
             path += f"{'.' if path else ''}{to_camel(str(part))}"
-            current = _unwrapped(getattr(current, "__annotations__", {}).get(part, Any))
+            current = field_type(getattr(current, "__annotations__", {}).get(part, Any))
     return path
 
 
