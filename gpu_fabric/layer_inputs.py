@@ -28,6 +28,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic.alias_generators import to_camel
 
 from .layers import field_type, takes_outputs, whole_numbers
+from .problems import MISSING
 
 FieldRules = Mapping[str, Mapping[str, Any]]
 """Per args type (a TypedDict, by class name): its field -> the type that checks it (the type of
@@ -46,11 +47,12 @@ class InputProblem:
 
     @property
     def reason(self) -> str:
-        shown = (
-            "(an Output)"
-            if isinstance(self.value, pulumi.Output)
-            else json.dumps(self.value, default=str)
-        )
+        if self.value is MISSING:
+            shown = "(not set)"
+        elif isinstance(self.value, pulumi.Output):
+            shown = "(an Output)"
+        else:
+            shown = json.dumps(self.value, default=str)
         return f"{shown}: {self.message}"
 
 
@@ -213,7 +215,7 @@ class LayerInputs:
             return [
                 InputProblem(
                     property_path(args_type, tuple(e["loc"])),
-                    None if e["type"] == "missing" else e["input"],
+                    MISSING if e["type"] == "missing" else e["input"],
                     _message(e),
                 )
                 for e in err.errors()

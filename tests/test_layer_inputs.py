@@ -22,6 +22,8 @@ from pydantic.alias_generators import to_camel
 import provider
 from gpu_fabric.catalog import catalog
 from gpu_fabric.component_host import LayerProvider
+from gpu_fabric.gke.cloud import GkeCloudArgs
+from gpu_fabric.gke.inputs import CLOUD_INPUTS
 from gpu_fabric.layers import layer_token
 from offline import engine
 
@@ -437,3 +439,9 @@ def test_every_rule_names_a_field_of_the_layers_args(layer):
     assert set(checks.rules) <= set(types)
     for name, fields in checks.rules.items():
         assert set(fields) <= set(types[name].__annotations__), name
+
+
+def test_a_required_input_left_out_is_named_not_set():
+    args = {k: v for k, v in GOOD["GkeCloud"].items() if k != "project"}
+    (problem,) = CLOUD_INPUTS.problems(GkeCloudArgs, args)
+    assert (problem.path, problem.reason) == ("project", "(not set): required; set it")
