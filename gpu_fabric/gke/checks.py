@@ -303,15 +303,10 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 "needs the exact count; remove it (or add the count to the catalog)",
             )
         )
-    if pool.boot_disk.type is not None and pool.boot_disk.type not in machine.boot_disk_types:
-        problems.append(
-            Problem(
-                _key("gpuPool.bootDisk.type"),
-                pool.boot_disk.type,
-                f"{pool.machine_type} boots from {', '.join(machine.boot_disk_types)} only; use "
-                "one of them",
-            )
-        )
+    if pool.boot_disk.type is not None:
+        wrong_disk = boot_disk_type_problem(machine, pool.machine_type, pool.boot_disk.type)
+        if wrong_disk is not None:
+            problems.append(Problem(_key("gpuPool.bootDisk.type"), pool.boot_disk.type, wrong_disk))
     if pool.upgrade is not None and pool.upgrade.max_surge == pool.upgrade.max_unavailable == 0:
         # GKE (and cluster-toolkit gke-node-pool's precondition): "At least one of
         # max_unavailable or max_surge must greater than 0".
@@ -348,6 +343,13 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             )
         )
     return problems
+
+
+def boot_disk_type_problem(machine: Machine, machine_type: str, disk_type: str) -> str | None:
+    """What to do about a boot disk type the machine cannot boot from (None: it can)."""
+    if disk_type in machine.boot_disk_types:
+        return None
+    return f"{machine_type} boots from {', '.join(machine.boot_disk_types)} only; use one of them"
 
 
 def _tcpx_pair_checks(cfg: GkeStackConfig) -> list[Problem]:

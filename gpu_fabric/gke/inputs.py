@@ -1,6 +1,6 @@
 """What GKE's layers check of their args (`gpu_fabric/layer_inputs.py`): each field takes the rule
 of the stack config field it comes from, and the catalog rules a hosted layer needs (its machine
-type, one Network object per NIC)."""
+type, the disks it boots from, one Network object per NIC)."""
 
 from typing import Any
 
@@ -9,7 +9,7 @@ from pydantic import AfterValidator
 from ..catalog import catalog
 from ..config_base import Cidr, ImageRef, SourceRanges
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
-from .checks import unknown_machine_type
+from .checks import boot_disk_type_problem, unknown_machine_type
 from .config import (
     AuthorizedNetwork,
     BootDiskConfig,
@@ -39,6 +39,11 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     problems = created_or_existing(args, "primary_network", "existing_network", "a network")
     if not args["gpu_pools"]:
         problems.append(InputProblem("gpuPools", [], "give at least one GPU node pool"))
+    for i, pool in enumerate(args["gpu_pools"]):
+        machine, disk = catalog().machines[pool["machine_type"]], pool["boot_disk_type"]
+        wrong_disk = boot_disk_type_problem(machine, pool["machine_type"], disk)
+        if wrong_disk is not None:
+            problems.append(InputProblem(f"gpuPools[{i}].bootDiskType", disk, wrong_disk))
     return problems
 
 
