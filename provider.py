@@ -8,9 +8,8 @@ annotations, and the CLI generates a typed SDK from it in the consumer's languag
 Importing this module starts nothing: only running it as a script serves the components.
 """
 
-from pulumi.provider.experimental import component_provider_host
-
 from gpu_fabric import __version__
+from gpu_fabric.component_host import serve
 from gpu_fabric.registry import SPECS
 
 NAME = "gpu-fabric"
@@ -31,7 +30,7 @@ layer and its in-cluster fabric layer."""
 
 def main() -> None:
     """Serve the components to the Pulumi engine (blocks until the engine shuts the plugin down)."""
-    component_provider_host(components=COMPONENTS, name=NAME, version=VERSION)
+    serve(COMPONENTS, NAME, VERSION)
 
 
 if __name__ == "__main__":

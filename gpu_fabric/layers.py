@@ -7,10 +7,12 @@ in two stacks (README, "Split deployment").
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import typing
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pulumi
+from pydantic.alias_generators import to_camel
 
 TOKEN_MODULE = "gpu-fabric:index"
 """Type tokens of the layer components: `gpu-fabric:index:<Class>`, the token the component
@@ -41,10 +43,64 @@ def child_options(
     )
 
 
+def output_names(layer: Any) -> list[str]:
+    """The outputs a layer's class declares (`name: pulumi.Output[T]`), in their order."""
+    return [
+        name
+        for name, annotation in layer.__annotations__.items()
+        if typing.get_origin(annotation) is pulumi.Output
+    ]
+
+
 def declared_outputs(layer: pulumi.ComponentResource) -> dict[str, Any]:
-    """A layer's outputs, as its class declares them (`name: pulumi.Output[T]`), for
-    `register_outputs`: what the component package publishes and the stack exports."""
-    return {name: getattr(layer, name) for name in type(layer).__annotations__}
+    """A layer's outputs, as its class declares them, for `register_outputs`: what the component
+    package publishes and the stack exports."""
+    return {name: getattr(layer, name) for name in output_names(type(layer))}
+
+
+def takes_outputs(annotation: Any) -> bool:
+    """Whether an args field takes Outputs: `pulumi.Input[T]`, which is
+    `Union[T, Awaitable[T], "Output[T]"]` (its Awaitable marks it)."""
+    return any(typing.get_origin(a) is Awaitable for a in typing.get_args(annotation))
+
+
+def stack_outputs(
+    layer: Any, renamed: dict[str, str], unexported: tuple[str, ...]
+) -> dict[str, str]:
+    """Stack output name -> output attribute of a layer: each declared output under its camelCase
+    name (the name the component package publishes), but those `renamed` (attribute -> the older
+    stack output name, which a deployed stack keeps) and those `unexported`."""
+    return {
+        renamed.get(attr, to_camel(attr)): attr
+        for attr in output_names(layer)
+        if attr not in unexported
+    }
+
+
+def fabric_needs(cloud: Any, fabric_args: Any, renamed: dict[str, str]) -> tuple[str, ...]:
+    """The cloud layer's outputs the fabric layer takes: every args field (nested ones too) that
+    takes Outputs and is named after a cloud output, or `renamed` (args field -> cloud output)."""
+    outputs, needs = output_names(cloud), []
+
+    def walk(args_type: Any) -> None:
+        for field, annotation in args_type.__annotations__.items():
+            inner = field_type(annotation)
+            if typing.is_typeddict(inner):
+                walk(inner)
+            elif takes_outputs(inner):
+                output = renamed.get(field, field)
+                if output in outputs and output not in needs:
+                    needs.append(output)
+
+    walk(fabric_args)
+    return tuple(needs)
+
+
+def field_type(annotation: Any) -> Any:
+    """A TypedDict field's type without `NotRequired[...]`/`Required[...]`."""
+    if typing.get_origin(annotation) in (typing.NotRequired, typing.Required):
+        return typing.get_args(annotation)[0]
+    return annotation
 
 
 def whole_numbers(value: Any) -> Any:
@@ -90,12 +146,32 @@ class LayeredCluster(pulumi.ComponentResource):
     """The platform's cloud layer component."""
     FABRIC: Callable[[str, Any, pulumi.ResourceOptions], pulumi.ComponentResource]
     """The platform's fabric layer component."""
+    RENAMED_OUTPUTS: dict[str, str] = {}
+    """A layer output the stack exports under an older name (attribute -> stack output name)."""
+    UNEXPORTED_OUTPUTS: tuple[str, ...] = ()
+    """Layer outputs the stack does not export (attribute names)."""
+    RENAMED_NEEDS: dict[str, str] = {}
+    """A fabric args field named otherwise than the cloud output it takes (field -> output)."""
+
     CLOUD_OUTPUTS: dict[str, str]
-    """Stack output name -> the cloud layer's output attribute."""
+    """Stack output name -> the cloud layer's output attribute (derived from its class)."""
     FABRIC_OUTPUTS: dict[str, str]
-    """Stack output name -> the fabric layer's output attribute."""
-    FABRIC_NEEDS: tuple[str, ...] = ("kubeconfig", "cluster_id")
-    """The cloud layer's outputs the fabric layer takes (attribute names)."""
+    """Stack output name -> the fabric layer's output attribute (derived from its class)."""
+    FABRIC_NEEDS: tuple[str, ...]
+    """The cloud layer's outputs the fabric layer takes (attribute names; derived from its
+    args)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        renamed, unexported = cls.RENAMED_OUTPUTS, cls.UNEXPORTED_OUTPUTS
+        declared = {*output_names(cls.CLOUD), *output_names(cls.FABRIC)}
+        unknown = sorted({*renamed, *unexported} - declared)
+        if unknown:
+            raise TypeError(f"{cls.__name__}: its layers declare no output {', '.join(unknown)}")
+        cls.CLOUD_OUTPUTS = stack_outputs(cls.CLOUD, renamed, unexported)
+        cls.FABRIC_OUTPUTS = stack_outputs(cls.FABRIC, renamed, unexported)
+        fabric_args = typing.get_type_hints(cls.FABRIC.__init__)["args"]
+        cls.FABRIC_NEEDS = fabric_needs(cls.CLOUD, fabric_args, cls.RENAMED_NEEDS)
 
     cloud: Any
     fabric: Any
@@ -114,7 +190,7 @@ class LayeredCluster(pulumi.ComponentResource):
             else:
                 provider, outputs = self._from_cloud_stack(name, cfg.cloud_stack, child)
             self.fabric = self.fabric_layer(name, cfg, provider, outputs, child)
-        self.register_outputs({})
+        self.register_outputs(self.outputs())
 
     def outputs(self) -> dict[str, pulumi.Input]:
         """The stack outputs: the declared outputs of the layers this stack runs."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pulumi
 import pytest
 import yaml
 
@@ -189,3 +190,63 @@ def test_component_class_names_equal_their_type_tokens():
                 if token and token.group(1) != node.name:
                     mismatched.append(f"{path.relative_to(root)}: {node.name} is {token.group(0)}")
     assert mismatched == []
+
+
+def test_the_stack_outputs_are_the_layers_declared_outputs_with_their_renames():
+    """Each declared layer output is a stack output under its camelCase name, but those a stack
+    kept from before the layers (`clusterEndpoint`) and those it does not export."""
+    from gpu_fabric.layers import stack_outputs
+
+    class Layer:
+        # Evaluated (this module's annotations are strings), as a layer's are.
+        __annotations__ = {
+            "cluster_id": pulumi.Output[str],
+            "endpoint": pulumi.Output[str],
+            "namespace": pulumi.Output[str],
+            "not_an_output": str,
+        }
+
+    assert stack_outputs(Layer, {"endpoint": "clusterEndpoint"}, ("namespace",)) == {
+        "clusterId": "cluster_id",
+        "clusterEndpoint": "endpoint",
+    }
+
+
+def test_a_rename_of_an_output_no_layer_declares_is_refused():
+    from gpu_fabric.gke.gpu_cluster import GpuCluster
+
+    with pytest.raises(TypeError, match="declare no output endpiont"):
+        type("Misspelled", (GpuCluster,), {"RENAMED_OUTPUTS": {"endpiont": "clusterEndpoint"}})
+
+
+def test_the_fabric_layer_takes_the_cloud_outputs_its_args_name():
+    from gpu_fabric.ack.gpu_cluster import GpuCluster as Ack
+    from gpu_fabric.gke.gpu_cluster import GpuCluster as Gke
+    from gpu_fabric.oke.gpu_cluster import GpuCluster as Oke
+
+    assert Gke.FABRIC_NEEDS == (
+        "kubeconfig",
+        "cluster_id",
+        "nic_networks",
+        "gpu_subnets",
+        "gpu_node_pools",
+    )
+    assert Oke.FABRIC_NEEDS == ("kubeconfig", "cluster_id", "gpu_nodes")
+    # Nested (`lingjun_nodes`), and under another name (`node_pool_id`).
+    assert set(Ack.FABRIC_NEEDS) == {"kubeconfig", "cluster_id", "lingjun_node_pool_id"}
+
+
+def test_the_top_component_registers_the_stack_outputs(monkeypatch):
+    from gpu_fabric.layers import LayeredCluster
+
+    registered = {}
+    original = LayeredCluster.register_outputs
+
+    def record(self, outputs):
+        registered[type(self).__module__] = outputs
+        return original(self, outputs)
+
+    monkeypatch.setattr(LayeredCluster, "register_outputs", record)
+    plan = engine.run("a3-prod")
+    (outputs,) = registered.values()
+    assert sorted(outputs) == sorted(plan.outputs) and "clusterEndpoint" in outputs

@@ -12,8 +12,9 @@ from typing import NotRequired, TypedDict
 import pulumi
 
 from ..catalog import catalog
-from ..layers import child_options, declared_outputs, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token
 from .cluster import AckClusterArgs, Cluster, SystemPoolArgs
+from .inputs import CLOUD_INPUTS
 from .network import AckNetworkArgs, ExistingAckNetworkArgs, Network, VswitchArgs
 from .nodes import LingjunPool, LingjunPoolArgs
 
@@ -147,8 +148,8 @@ class AckCloud(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: AckCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = CLOUD_INPUTS.checked(AckCloudArgs, name, args)
         super().__init__(layer_token(AckCloud), name, None, opts)
-        args = whole_numbers(args)
         child = child_options(self, opts)
         facts, system = catalog().ack, args["system_pool"]
         net = Network(f"{name}-network", _network_args(args), child)

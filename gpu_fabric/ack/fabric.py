@@ -13,7 +13,8 @@ from typing import NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..layers import child_options, declared_outputs, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token
+from .inputs import FABRIC_INPUTS
 from .node_wait import LingjunNodeWait, LingjunNodeWaitArgs
 from .rdma_pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs
 
@@ -55,8 +56,8 @@ class AckFabric(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: AckFabricArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = FABRIC_INPUTS.checked(AckFabricArgs, name, args)
         super().__init__(layer_token(AckFabric), name, None, opts)
-        args = whole_numbers(args)
         job: pulumi.Input[str] = ""
         nodes = args.get("lingjun_nodes")
         if nodes is not None and nodes["count"]:

@@ -83,17 +83,8 @@ class GpuCluster(LayeredCluster):
     """ACK's layers in one stack: `AckCloud`, then `AckFabric` on the new cluster's provider."""
 
     TOKEN = "gpu-fabric:ack:GpuCluster"
-    CLOUD_OUTPUTS = {
-        "clusterName": "cluster_name",
-        "clusterId": "cluster_id",
-        "kubeconfig": "kubeconfig",
-        "vpcId": "vpc_id",
-        "lingjunNodePoolId": "lingjun_node_pool_id",
-        "rdmaAddon": "rdma_addon",
-        "rdmaNonHostNetwork": "rdma_non_host_network",
-    }
-    FABRIC_OUTPUTS = {"benchmarkJob": "benchmark_job"}
-    FABRIC_NEEDS = ("kubeconfig", "cluster_id", "lingjun_node_pool_id")
+    # The Lingjun node wait takes the pool as `lingjun_nodes.node_pool_id`.
+    RENAMED_NEEDS = {"node_pool_id": "lingjun_node_pool_id"}
 
     CLOUD, FABRIC = AckCloud, AckFabric
     cloud_args = staticmethod(cloud_args)

@@ -44,16 +44,8 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     """Every cross-field problem of a GKE stack with the one pool `cfg.gpu_pool`."""
     machine = catalog().machines.get(cfg.pool.machine_type)
     if machine is None:
-        known = sorted(catalog().machines)
-        close = difflib.get_close_matches(cfg.pool.machine_type, known, n=1)
-        hint = f"did you mean {close[0]}? " if close else ""
-        return [
-            Problem(
-                _key("gpuPool.machineType"),
-                cfg.pool.machine_type,
-                f"unknown machine type; {hint}use one of the catalog's: {', '.join(known)}",
-            )
-        ]
+        unknown = unknown_machine_type(cfg.pool.machine_type)
+        return [Problem(_key("gpuPool.machineType"), cfg.pool.machine_type, unknown)]
     problems: list[Problem] = []
     if machine.platform != cfg.platform:
         problems.append(
@@ -105,6 +97,14 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += services_range_problems(cfg)
     problems += refused_nic_group_problems(cfg, machine)
     return problems
+
+
+def unknown_machine_type(machine_type: str) -> str:
+    """What to do about a GPU machine type the catalog does not have."""
+    known = sorted(catalog().machines)
+    close = difflib.get_close_matches(machine_type, known, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown machine type; {hint}use one of the catalog's: {', '.join(known)}"
 
 
 def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
@@ -301,15 +301,10 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 "needs the exact count; remove it (or add the count to the catalog)",
             )
         )
-    if pool.boot_disk.type is not None and pool.boot_disk.type not in machine.boot_disk_types:
-        problems.append(
-            Problem(
-                _key("gpuPool.bootDisk.type"),
-                pool.boot_disk.type,
-                f"{pool.machine_type} boots from {', '.join(machine.boot_disk_types)} only; use "
-                "one of them",
-            )
-        )
+    if pool.boot_disk.type is not None:
+        wrong_disk = boot_disk_type_problem(machine, pool.machine_type, pool.boot_disk.type)
+        if wrong_disk is not None:
+            problems.append(Problem(_key("gpuPool.bootDisk.type"), pool.boot_disk.type, wrong_disk))
     if pool.upgrade is not None and pool.upgrade.max_surge == pool.upgrade.max_unavailable == 0:
         # GKE (and cluster-toolkit gke-node-pool's precondition): "At least one of
         # max_unavailable or max_surge must greater than 0".
@@ -346,6 +341,13 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             )
         )
     return problems
+
+
+def boot_disk_type_problem(machine: Machine, machine_type: str, disk_type: str) -> str | None:
+    """What to do about a boot disk type the machine cannot boot from (None: it can)."""
+    if disk_type in machine.boot_disk_types:
+        return None
+    return f"{machine_type} boots from {', '.join(machine.boot_disk_types)} only; use one of them"
 
 
 SYSTEM_POOL_NAME = "system"

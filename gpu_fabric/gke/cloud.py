@@ -9,8 +9,9 @@ from typing import NotRequired, TypedDict
 
 import pulumi
 
-from ..layers import child_options, declared_outputs, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
+from .inputs import CLOUD_INPUTS
 from .network import (
     ExistingPrimaryNetwork,
     GpuVpc,
@@ -211,8 +212,8 @@ class GkeCloud(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = CLOUD_INPUTS.checked(GkeCloudArgs, name, args)
         super().__init__(layer_token(GkeCloud), name, None, opts)
-        args = whole_numbers(args)
         child = child_options(self, opts)
         region = args["region"]
 

@@ -14,7 +14,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
-from ..layers import child_options, declared_outputs, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token
+from .inputs import FABRIC_INPUTS
 from .nccl_installer import (
     NcclInstaller,
     NcclInstallerArgs,
@@ -99,8 +100,8 @@ class GkeFabric(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: GkeFabricArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = FABRIC_INPUTS.checked(GkeFabricArgs, name, args)
         super().__init__(layer_token(GkeFabric), name, None, opts)
-        args = whole_numbers(args)
         machine = catalog().machines[args["machine_type"]]
         on_cluster = child_options(self, opts, [args["kubernetes_provider"]])
 

@@ -174,20 +174,10 @@ class GpuCluster(LayeredCluster):
     """GKE's layers in one stack: `GkeCloud`, then `GkeFabric` on the new cluster's provider."""
 
     TOKEN = "gpu-fabric:gke:GpuCluster"
-    CLOUD_OUTPUTS = {
-        "clusterName": "cluster_name",
-        "clusterId": "cluster_id",
-        "clusterEndpoint": "endpoint",
-        "kubeconfig": "kubeconfig",
-        "nodeServiceAccount": "node_service_account",
-        "gpuNodePool": "gpu_node_pool",
-        "gpuNodePools": "gpu_node_pools",
-        "gpuNetworks": "gpu_networks",
-        "gpuSubnets": "gpu_subnets",
-        "nicNetworks": "nic_networks",
-    }
-    FABRIC_OUTPUTS = {"networkObjects": "network_objects"}
-    FABRIC_NEEDS = ("kubeconfig", "cluster_id", "nic_networks", "gpu_subnets", "gpu_node_pools")
+    # `clusterEndpoint`: the stack output's name from before the layers (a deployed stack's
+    # consumers read it); the stack does not export the installer's name.
+    RENAMED_OUTPUTS = {"endpoint": "clusterEndpoint"}
+    UNEXPORTED_OUTPUTS = ("installer",)
 
     CLOUD, FABRIC = GkeCloud, GkeFabric
     cloud_args = staticmethod(cloud_args)

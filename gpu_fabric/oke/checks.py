@@ -32,26 +32,26 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     problems += _version_checks(cfg)
     problems += _system_pool_checks(cfg)
     problems += _chart_pair_checks(cfg)
-    shape = catalog().oci_shapes.get(cfg.gpu_nodes.shape)
-    if shape is None or shape.platform != cfg.platform:
-        names = [n for n, s in catalog().oci_shapes.items() if s.platform == cfg.platform]
-        guess = closest_known(cfg.gpu_nodes.shape, names)
-        hint = f"did you mean {guess!r}? " if guess and guess != cfg.gpu_nodes.shape else ""
-        return [
-            *problems,
-            Problem(
-                _key("gpuNodes.shape"),
-                cfg.gpu_nodes.shape,
-                f"not a GPU shape of the catalog for {cfg.platform}; {hint}use one of: "
-                + ", ".join(names),
-            ),
-        ]
+    unknown = unknown_gpu_shape(cfg.gpu_nodes.shape, cfg.platform)
+    if unknown is not None:
+        return [*problems, Problem(_key("gpuNodes.shape"), cfg.gpu_nodes.shape, unknown)]
     problems += _network_checks(cfg)
     problems += _join_checks(cfg)
     problems += _capacity_checks(cfg)
     problems += _child_range_checks(cfg)
     problems += _claim_checks(cfg)
     return problems
+
+
+def unknown_gpu_shape(shape_name: str, platform: str) -> str | None:
+    """What to do about a GPU shape the catalog does not have for `platform` (None: it has it)."""
+    shape = catalog().oci_shapes.get(shape_name)
+    if shape is not None and shape.platform == platform:
+        return None
+    names = [n for n, s in catalog().oci_shapes.items() if s.platform == platform]
+    guess = closest_known(shape_name, names)
+    hint = f"did you mean {guess!r}? " if guess and guess != shape_name else ""
+    return f"not a GPU shape of the catalog for {platform}; {hint}use one of: " + ", ".join(names)
 
 
 def _region_checks(cfg: OkeDranetConfig) -> list[Problem]:

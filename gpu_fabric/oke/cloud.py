@@ -15,8 +15,9 @@ from typing import NotRequired, TypedDict
 import pulumi
 import pulumi_oci as oci
 
-from ..layers import child_options, declared_outputs, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token
 from .cluster import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
+from .inputs import CLOUD_INPUTS
 from .network import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
 from .nodes import RdmaNodes, RdmaNodesArgs
 
@@ -224,8 +225,8 @@ class OkeCloud(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: OkeCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = CLOUD_INPUTS.checked(OkeCloudArgs, name, args)
         super().__init__(layer_token(OkeCloud), name, None, opts)
-        args = whole_numbers(args)
         child = child_options(self, opts)
         nodes, system = args["gpu_nodes"], args["system_pool"]
         net = Network(f"{name}-network", _network_args(args), child)

@@ -13,10 +13,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
-from ..layers import child_options, declared_outputs, layer_token, whole_numbers
+from ..layers import child_options, declared_outputs, layer_token
 from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
 from .dranet import Chart, DraDrivers, DraDriversArgs
+from .inputs import FABRIC_INPUTS
 from .nccl_jobs import NcclJobs, NcclJobsArgs
 from .node_wait import GpuNodeWait, GpuNodeWaitArgs
 
@@ -88,8 +89,8 @@ class OkeFabric(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: OkeFabricArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = FABRIC_INPUTS.checked(OkeFabricArgs, name, args)
         super().__init__(layer_token(OkeFabric), name, None, opts)
-        args = whole_numbers(args)
         on_cluster = child_options(self, opts, [args["kubernetes_provider"]])
         charts, shape_name = catalog().oke, args["gpu_shape"]
         shape = catalog().oci_shapes[shape_name]

@@ -117,19 +117,7 @@ class GpuCluster(LayeredCluster):
     """OKE's layers in one stack: `OkeCloud`, then `OkeFabric` on the new cluster's provider."""
 
     TOKEN = "gpu-fabric:oke:GpuCluster"
-    CLOUD_OUTPUTS = {
-        "clusterName": "cluster_name",
-        "clusterId": "cluster_id",
-        "apiServerHost": "api_server_host",
-        "kubeconfig": "kubeconfig",
-        "vcnId": "vcn_id",
-        "loadBalancerNsgId": "load_balancer_nsg_id",
-        "computeClusterId": "compute_cluster_id",
-        "gpuNodes": "gpu_nodes",
-    }
-    FABRIC_OUTPUTS = {"claimTemplates": "claim_templates"}
-    # The fabric layer's node wait names the GPU instances and waits for them.
-    FABRIC_NEEDS = ("kubeconfig", "cluster_id", "gpu_nodes")
+    UNEXPORTED_OUTPUTS = ("namespace",)
 
     CLOUD, FABRIC = OkeCloud, OkeFabric
     cloud_args = staticmethod(cloud_args)

@@ -1,0 +1,67 @@
+"""What ACK's layers check of their args (`gpu_fabric/layer_inputs.py`): each field takes the rule
+of the stack config field it comes from."""
+
+from typing import Any
+
+from ..config_base import Cidr, ImageRef
+from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from .config import (
+    AckClusterConfig,
+    AddonVersion,
+    LingjunConfig,
+    SystemPoolConfig,
+    Vswitch,
+    VswitchId,
+)
+from .config import (
+    ExistingVpc as ExistingVpcConfig,
+)
+
+
+def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
+    return created_or_existing(args, "vpc", "existing_vpc", "a VPC")
+
+
+CLOUD_INPUTS = LayerInputs(
+    {
+        "AckCloudArgs": {
+            "cluster_name": same_as(AckClusterConfig, "name"),
+            "kubernetes_version": same_as(AckClusterConfig, "kubernetes_version"),
+            "service_cidr": same_as(AckClusterConfig, "service_cidr"),
+            "ip_stack": same_as(AckClusterConfig, "ip_stack"),
+            "proxy_mode": same_as(AckClusterConfig, "proxy_mode"),
+            "rdma_addon_version": AddonVersion,
+        },
+        "AckVpc": {"vpc_cidr": Cidr},
+        "AckVswitch": {"zone_id": same_as(Vswitch, "zone_id"), "cidr": same_as(Vswitch, "cidr")},
+        "AckExistingVpc": {
+            "vpc_id": same_as(ExistingVpcConfig, "vpc_id"),
+            "node_vswitch_ids": list[VswitchId],
+            "pod_vswitch_ids": list[VswitchId],
+        },
+        "AckSystemPool": {
+            "instance_types": same_as(SystemPoolConfig, "instance_types"),
+            "node_count": same_as(SystemPoolConfig, "node_count"),
+            "key_name": same_as(SystemPoolConfig, "key_name"),
+            "system_disk_size": same_as(SystemPoolConfig, "system_disk_size"),
+        },
+        "AckLingjun": {
+            "pool_name": same_as(LingjunConfig, "pool_name"),
+            "cluster_id": same_as(LingjunConfig, "cluster_id"),
+            "group_id": same_as(LingjunConfig, "group_id"),
+        },
+    },
+    _cloud_problems,
+)
+"""The checks of `AckCloud`'s args."""
+
+FABRIC_INPUTS = LayerInputs(
+    {
+        "AckFabricArgs": {"benchmark_image": ImageRef},
+        "AckLingjunNodes": {
+            "count": same_as(LingjunConfig, "node_count"),
+            "group_id": same_as(LingjunConfig, "group_id"),
+        },
+    }
+)
+"""The checks of `AckFabric`'s args."""

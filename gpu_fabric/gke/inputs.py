@@ -1,0 +1,112 @@
+"""What GKE's layers check of their args (`gpu_fabric/layer_inputs.py`): each field takes the rule
+of the stack config field it comes from, and the catalog rules a hosted layer needs (its machine
+type, the disks it boots from, one Network object per NIC)."""
+
+from typing import Any
+
+from pydantic import AfterValidator
+
+from ..catalog import catalog
+from ..config_base import Cidr, ImageRef, SourceRanges
+from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from .checks import boot_disk_type_problem, unknown_machine_type
+from .config import (
+    AuthorizedNetwork,
+    BootDiskConfig,
+    GkeConfig,
+    GkeStackConfig,
+    GpuPoolConfig,
+    Mtu,
+    ReservationConfig,
+    ResourceName,
+    StorageClassConfig,
+    SystemPoolConfig,
+    UpgradeConfig,
+)
+
+
+def _in_catalog(machine_type: str) -> str:
+    if machine_type not in catalog().machines:
+        raise ValueError(unknown_machine_type(machine_type))
+    return machine_type
+
+
+# A GPU machine type: well formed (the stack config's rule), and one the catalog has.
+_GPU_MACHINE_TYPE = same_as(GpuPoolConfig, "machine_type", AfterValidator(_in_catalog))
+
+
+def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
+    problems = created_or_existing(args, "primary_network", "existing_network", "a network")
+    if not args["gpu_pools"]:
+        problems.append(InputProblem("gpuPools", [], "give at least one GPU node pool"))
+    for i, pool in enumerate(args["gpu_pools"]):
+        machine, disk = catalog().machines[pool["machine_type"]], pool["boot_disk_type"]
+        wrong_disk = boot_disk_type_problem(machine, pool["machine_type"], disk)
+        if wrong_disk is not None:
+            problems.append(InputProblem(f"gpuPools[{i}].bootDiskType", disk, wrong_disk))
+    return problems
+
+
+def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
+    machine_type, names = args["machine_type"], args["network_object_names"]
+    nics = sum(group.count for group in catalog().machines[machine_type].nic_groups)
+    if len(names) == nics:
+        return []
+    return [
+        InputProblem(
+            "networkObjectNames",
+            names,
+            f"{machine_type} has {nics} GPU NICs; give {nics} names, one per NIC in NIC order",
+        )
+    ]
+
+
+CLOUD_INPUTS = LayerInputs(
+    {
+        "GkeCloudArgs": {
+            "cluster_name": same_as(GkeConfig, "name"),
+            "project": same_as(GkeStackConfig, "project"),
+            "region": same_as(GkeStackConfig, "region"),
+            "version": same_as(GkeConfig, "version"),
+            "system_machine_type": same_as(SystemPoolConfig, "machine_type"),
+            "system_node_count": same_as(SystemPoolConfig, "node_count"),
+            "max_pods_per_node": same_as(GkeConfig, "max_pods_per_node"),
+        },
+        "GkeGpuNetwork": {
+            "network_name": ResourceName,
+            "mtu": Mtu,
+            "firewall_source_ranges": SourceRanges,
+        },
+        "GkeSubnet": {"name": ResourceName, "cidr": Cidr},
+        "GkePrimaryNetwork": {"subnet_cidr": Cidr, "pods_cidr": Cidr, "services_cidr": Cidr},
+        "GkeAuthorizedNetwork": {"cidr_block": same_as(AuthorizedNetwork, "cidr_block")},
+        "GkeGpuPool": {
+            "name": same_as(GpuPoolConfig, "name"),
+            "machine_type": _GPU_MACHINE_TYPE,
+            "node_count": same_as(GpuPoolConfig, "node_count"),
+            "gpu_driver_version": same_as(GpuPoolConfig, "gpu_driver_version"),
+            "boot_disk_size_gb": same_as(BootDiskConfig, "size_gb"),
+            "reservation": same_as(ReservationConfig, "name"),
+            "reservation_project": same_as(ReservationConfig, "project"),
+            "max_surge": same_as(UpgradeConfig, "max_surge"),
+            "max_unavailable": same_as(UpgradeConfig, "max_unavailable"),
+        },
+    },
+    _cloud_problems,
+)
+"""The checks of `GkeCloud`'s args."""
+
+FABRIC_INPUTS = LayerInputs(
+    {
+        "GkeFabricArgs": {
+            "machine_type": _GPU_MACHINE_TYPE,
+            "nri_device_injector_image": ImageRef,
+            "training_runtime_image": ImageRef,
+        },
+        "GkeInstaller": {"image": ImageRef, "pause_image": ImageRef},
+        "GkeSmokeTest": {"test_image": ImageRef, "daemon_image": ImageRef},
+        "GkeStorageClass": {"name": same_as(StorageClassConfig, "name")},
+    },
+    _fabric_problems,
+)
+"""The checks of `GkeFabric`'s args."""
