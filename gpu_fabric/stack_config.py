@@ -17,11 +17,11 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
-import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
+from . import yaml_files
 from .config_base import NAMESPACE, ConfigModel, Layers, StackModel
 from .problems import MISSING, ConfigError, Problem
 from .registry import SPECS, Platform
@@ -561,7 +561,7 @@ def _stack_file_values(path: Path) -> dict[str, Any]:
     """A stack file's config as Pulumi hands it to a program (objects as JSON text). A top-level
     encrypted value is left out (its key then reads as unset); a nested one reads as
     SECRET_PLACEHOLDER, as in the offline plan (`stack_file.offline_value`)."""
-    config = (yaml.safe_load(path.read_text()) or {}).get("config") or {}
+    config = (yaml_files.load(path.read_text()) or {}).get("config") or {}
     values = {
         str(k): offline_value(v)
         for k, v in config.items()

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpu_fabric import yaml_files
 from offline.engine import ROOT
 
 WORKFLOW_DIR = ROOT / ".github" / "workflows"
@@ -78,7 +79,7 @@ APT_UPDATE = re.compile(r"\bapt(?:-get)?\s+(?:-\S+\s+)*update\b")
 
 
 def load(path: Path) -> dict:
-    return yaml.safe_load(path.read_text())
+    return yaml_files.load(path.read_text())
 
 
 def steps_of(workflow: dict) -> list[tuple[str, dict]]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
 
+from .. import yaml_files
 from ..layers import after
 from ..workload_security import waive_upstream
 
@@ -39,7 +39,7 @@ def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -
     The installer is the init container named like the DaemonSet; others (TCPXO's
     `pre-installation`) stay as upstream has them.
     """
-    manifest = yaml.safe_load(upstream.read_text())
+    manifest = yaml_files.read(upstream)
     pod = manifest["spec"]["template"]["spec"]
     (installer,) = [c for c in pod["initContainers"] if c["name"] == manifest["metadata"]["name"]]
     (pause,) = pod["containers"]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
 
+from .. import yaml_files
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from ..workload_security import waive_upstream
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
@@ -162,7 +162,7 @@ def with_tcpxo(
 def device_injector_manifest(image: str) -> dict:
     """Upstream's NRI device injector DaemonSet, verbatim but for its image (from the catalog)
     and its checkov waivers (`waive_upstream`, annotations only)."""
-    manifest = yaml.safe_load(NRI_DEVICE_INJECTOR.read_text())
+    manifest = yaml_files.read(NRI_DEVICE_INJECTOR)
     (injector,) = manifest["spec"]["template"]["spec"]["containers"]
     injector["image"] = image
     return waive_upstream(manifest)
