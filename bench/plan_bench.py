@@ -9,11 +9,14 @@ For every stack file it prints
   time with enough parallelism; and the lower bound set by networks, cluster and node pools alone
   (the same path search, every other resource counted as instant);
 - the offline plan's time against the bare import of the SDK modules the plan itself loads, each
-  in a fresh interpreter, best of --repeat (goal: at most 1.5x);
+  in a fresh interpreter, best of --repeat (goal: at most 1.2x);
 - how plan time grows from 1 to 16 GPU node pools (GKE: `gpuPools`, one node each) or GPU nodes
   (OKE: one instance each); ACK's one Lingjun pool has no count to raise, and the bench says so.
 
 Estimates, not measurements of a deploy: no cloud is reachable from here.
+
+The other speed goal, a warm `make test` under TEST_GOAL_SECONDS on 2 cores, is a whole suite
+run, too long for a benchmark to repeat: the bench prints how to measure it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from offline.graph import waits_for
 from offline.plan import pick
 
 CREATE_TIMES_FILE = Path(__file__).with_name("create_times.yaml")
-GOAL_RATIO = 1.5
+GOAL_RATIO = 1.2
+TEST_GOAL_SECONDS = 30
 
 # In a fresh interpreter: the plan, timed from before its first import; then the SDK modules it
 # loaded. And the bare import of those modules alone.
@@ -250,6 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     for stack in stacks:
         print("\n".join(report(stack, times, args.repeat, counts)))
+    print(
+        f"warm `make test` (goal under {TEST_GOAL_SECONDS} s on 2 cores): not run here, it is the "
+        "whole suite; run `make test` twice and read the second run's time (`time make test`: "
+        "wall, and user CPU, which other load on the machine changes less)"
+    )
     return 0
 
 

@@ -14,9 +14,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from . import yaml_files
 from .versions import GKE_VERSION, MINOR_VERSION, Version
 
 CATALOG_FILE = Path(__file__).with_name("catalog.yaml")
@@ -555,4 +555,4 @@ def closest_known(value: str, known: list[str]) -> str | None:
 @functools.cache
 def catalog() -> Catalog:
     """The parsed catalog (read once)."""
-    return Catalog.model_validate(yaml.safe_load(CATALOG_FILE.read_text()))
+    return Catalog.model_validate(yaml_files.load(CATALOG_FILE.read_text()))

@@ -10,8 +10,10 @@ Names are looked up when first used, so importing this module costs nothing beyo
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+from collections.abc import Iterator
 from typing import Any
 
 CHECKED_VERSION = "3.272.0"
@@ -39,6 +41,8 @@ NAMES: dict[str, str] = {
     "deserialize_properties": "pulumi.runtime.rpc:deserialize_properties",
     "special_sig_key": "pulumi.runtime.rpc:_special_sig_key",
     "special_secret_sig": "pulumi.runtime.rpc:_special_secret_sig",
+    "get_stack_trace": "pulumi.runtime.resource:_get_stack_trace",
+    "stack_trace_message": "pulumi.runtime.proto.source_pb2:StackTrace",
 }
 """What this package calls each name -> `module:attribute` in the SDK."""
 
@@ -60,3 +64,23 @@ def provider_config_keys(sdk_module: str) -> list[str]:
     config = importlib.import_module(f"{sdk_module}.config")
     exportable = getattr(config.vars, PROVIDER_CONFIG_CLASS)
     return [name for name in dir(exportable) if isinstance(getattr(exportable, name), property)]
+
+
+@contextlib.contextmanager
+def without_source_positions() -> Iterator[None]:
+    """Register resources without the stack trace the SDK attaches to each registration (the
+    offline engine: its mock monitor drops it).
+
+    The SDK walks the whole Python stack and turns every frame into a file URI for each resource
+    (pulumi `sdk/python/lib/pulumi/runtime/resource.py`, `_get_stack_trace`); under pytest that
+    walk was a sixth of the suite's time, and no URN, input or output depends on it.
+    """
+    original = sdk("get_stack_trace")
+    empty = sdk("stack_trace_message")
+    module, _, attribute = NAMES["get_stack_trace"].partition(":")
+    resource_module = importlib.import_module(module)
+    setattr(resource_module, attribute, lambda: empty())
+    try:
+        yield
+    finally:
+        setattr(resource_module, attribute, original)

@@ -5,6 +5,8 @@ Shared by the offline plan and `make verify` (which reads the stack's config wit
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -94,6 +96,14 @@ def _file_problem(path: Path, message: str, line: int | None = None) -> ConfigEr
     return ConfigError(path.stem.removeprefix("Pulumi."), [Problem(where, NO_VALUE, message)])
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> Any:
+    """The YAML document of a stack file's text. Parsed once per text: the tests and the copy
+    check read the same few files hundreds of times, and PyYAML's pure-Python loader (which the
+    strict rules above extend) is the slow part of reading one."""
+    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+
+
 def read_stack_file(path: Path) -> dict[str, Any]:
     """The stack file's `config:` mapping; a file that is not one is a ConfigError with its line."""
     try:
@@ -101,7 +111,8 @@ def read_stack_file(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise _file_problem(path, "is not UTF-8 text; a stack file is YAML") from None
     try:
-        document = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+        # A copy: callers own what they get, and the parse stays as the text gave it.
+        document = copy.deepcopy(_parsed(text))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark else None

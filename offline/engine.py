@@ -21,7 +21,7 @@ import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 
 from gpu_fabric.problems import ConfigError, Problem
-from gpu_fabric.pulumi_internals import sdk
+from gpu_fabric.pulumi_internals import sdk, without_source_positions
 from gpu_fabric.registry import SPECS
 from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them from here)
     SECRET_PLACEHOLDER,
@@ -409,7 +409,8 @@ def run(
         main: Callable[[], Any] = program or (
             lambda: runpy.run_path(str(PROGRAM), run_name="__main__")
         )
-        _sync_await(run_pulumi_func(main))
+        with without_source_positions():
+            _sync_await(run_pulumi_func(main))
     except Exception:
         _settle()
         raise

@@ -11,6 +11,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
@@ -26,7 +27,7 @@ SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 def crd_schemas() -> dict[tuple[str, str], dict]:
     schemas = {}
     for path in (UPSTREAM / "crds").glob("*.yaml"):
-        crd = yaml.safe_load(path.read_text())
+        crd = yaml_files.read(path)
         for version in crd["spec"]["versions"]:
             api_version = f"{crd['spec']['group']}/{version['name']}"
             schemas[(api_version, crd["spec"]["names"]["kind"])] = version["schema"][

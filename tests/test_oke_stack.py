@@ -11,6 +11,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpu_fabric import yaml_files
 from gpu_fabric.oke import claims
 from gpu_fabric.oke.config import ClaimShape
 from gpu_fabric.oke.offline_mocks import MOCK_OKE_CA
@@ -412,7 +413,7 @@ def chart_keys(reference: str) -> set[str]:
     """Every key path of a chart's values.yaml, with the keys it documents only in comments
     under an empty map (DRANET's `args: {}` lists `#  cloudProviderHint: ""`)."""
     text = (Path(__file__).parent / "fixtures" / "reference" / "oke" / reference).read_text()
-    keys = _paths(yaml.safe_load(text))
+    keys = _paths(yaml_files.load(text))
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if line.endswith(": {}") and not line.startswith((" ", "#")):

@@ -7,11 +7,11 @@ from pathlib import Path
 import jsonschema
 import kubernetes_validate
 import pytest
-import yaml
 from kubernetes.client import ApiClient
 
 import verify.__main__ as verify_cli
 import verify.gke as verify_gke
+from gpu_fabric import yaml_files
 from gpu_fabric.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import (
@@ -27,7 +27,7 @@ FIXTURE = Path(__file__).with_name("fixtures") / "a4x-prod-healthy.yaml"
 
 
 def recorded() -> dict:
-    return yaml.safe_load(FIXTURE.read_text())
+    return yaml_files.read(FIXTURE)
 
 
 def snapshot_of(objects: dict) -> Snapshot:

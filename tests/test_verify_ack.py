@@ -7,9 +7,9 @@ from pathlib import Path
 
 import kubernetes_validate
 import pytest
-import yaml
 
 import verify.ack as verify_ack
+from gpu_fabric import yaml_files
 from gpu_fabric.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
@@ -21,7 +21,7 @@ NODE_A, NODE_B = "e01-cn-wulanchabu-c-0a1b2c", "e01-cn-wulanchabu-c-3d4e5f"
 
 
 def recorded() -> dict:
-    return yaml.safe_load(FIXTURE.read_text())
+    return yaml_files.read(FIXTURE)
 
 
 def snapshot_of(objects: dict) -> Snapshot:

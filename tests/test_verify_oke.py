@@ -7,9 +7,9 @@ from pathlib import Path
 
 import kubernetes_validate
 import pytest
-import yaml
 
 import verify.oke as verify_oke
+from gpu_fabric import yaml_files
 from gpu_fabric.stack_config import parse_pulumi_config
 from offline.engine import stack_config
 from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
@@ -21,7 +21,7 @@ GPU_PLUGIN = "dra-driver-nvidia-gpu/dra-driver-nvidia-gpu-kubelet-plugin"
 
 
 def recorded() -> dict:
-    return yaml.safe_load(FIXTURE.read_text())
+    return yaml_files.read(FIXTURE)
 
 
 def snapshot_of(objects: dict) -> Snapshot:

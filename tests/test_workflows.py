@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpu_fabric import yaml_files
 from gpu_fabric.registry import SPECS, spec_of
 from offline.engine import ROOT
 
@@ -80,7 +81,7 @@ APT_UPDATE = re.compile(r"\bapt(?:-get)?\s+(?:-\S+\s+)*update\b")
 
 
 def load(path: Path) -> dict:
-    return yaml.safe_load(path.read_text())
+    return yaml_files.load(path.read_text())
 
 
 def steps_of(workflow: dict) -> list[tuple[str, dict]]:

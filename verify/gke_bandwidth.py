@@ -23,8 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from gpu_fabric import yaml_files
 from gpu_fabric.catalog import Fabric
 from gpu_fabric.nvidia import GPU_RESOURCE
 
@@ -81,7 +80,7 @@ def _host_pods(manifests: list[dict], stack: str, namespace: str) -> list[dict]:
 
 def _upstream_pods(file: str, hosts: int) -> list[dict]:
     """Upstream's two-host test file, as N hosts (host 2's objects renamed for each)."""
-    objects = [o for o in yaml.safe_load_all((UPSTREAM / file).read_text()) if o]
+    objects = [o for o in yaml_files.read_all(UPSTREAM / file) if o]
     service = next(o for o in objects if o["kind"] == "Service")
     pod = next(o for o in objects if o["kind"] == "Pod")
     out: list[dict] = []

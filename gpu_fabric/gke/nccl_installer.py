@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
 
+from .. import yaml_files
 from ..catalog import Machine, catalog
 from ..layers import after
 from ..workload_security import waive_upstream
@@ -41,7 +41,7 @@ def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -
     The installer is the init container named like the DaemonSet; others (TCPXO's
     `pre-installation`) stay as upstream has them.
     """
-    manifest = yaml.safe_load(upstream.read_text())
+    manifest = yaml_files.read(upstream)
     pod = manifest["spec"]["template"]["spec"]
     (installer,) = [c for c in pod["initContainers"] if c["name"] == manifest["metadata"]["name"]]
     (pause,) = pod["containers"]
@@ -107,7 +107,7 @@ class NcclInstaller(pulumi.ComponentResource):
 def device_injector_manifest(image: str) -> dict:
     """Upstream's NRI device injector DaemonSet, verbatim but for its image (from the catalog)
     and its checkov waivers (`waive_upstream`, annotations only)."""
-    manifest = yaml.safe_load(NRI_DEVICE_INJECTOR.read_text())
+    manifest = yaml_files.read(NRI_DEVICE_INJECTOR)
     (injector,) = manifest["spec"]["template"]["spec"]["containers"]
     injector["image"] = image
     return waive_upstream(manifest)
