@@ -43,10 +43,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 plan: $(STAMP)
 	$(VENV)/bin/python -m offline.plan $(STACK)
 
-# One worker per core (pytest-xdist), a test file on one worker: each worker shares the plans its
-# tests ask for, and the tests of one file mostly ask for the same stacks (about 10% faster).
+# One worker per core (pytest-xdist): each worker shares the plans its tests ask for.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n auto --dist loadfile
+	$(VENV)/bin/python -m pytest -n auto
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
