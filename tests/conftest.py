@@ -181,3 +181,12 @@ def assert_reports(problems: list[str], wanted: list[str]) -> None:
     """Each wanted line starts one of the problems a fail-closed check reported."""
     for line in wanted:
         assert any(p.startswith(line) for p in problems), (line, problems)
+
+
+def write_stack_file(directory, stack: str, values: dict[str, Any]):
+    """A stack file `Pulumi.<stack>.yaml` in `directory` with `values` as its config."""
+    import yaml
+
+    path = directory / f"Pulumi.{stack}.yaml"
+    path.write_text(yaml.safe_dump({"config": values}, sort_keys=False))
+    return path

@@ -11,8 +11,7 @@ from tests.conftest import (
     parse_stack,
 )
 
-OKE, ACK, GKE, A4X = "oke-dranet", "ack-lingjun", "a3-prod", "a4x-prod"
-SECURE = {"secure": "v1:AAABAxyzEncryptedBytes=="}
+GKE = "a3-prod"
 
 
 # The GKE Services range

@@ -4,11 +4,9 @@ stack's."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.stack_config import parse_pulumi_config
@@ -16,16 +14,10 @@ from tests.conftest import (
     encode,
     stack_values,
     with_changes,
+    write_stack_file,
 )
 
-OKE, ACK, GKE, A4X = "oke-dranet", "ack-lingjun", "a3-prod", "a4x-prod"
-SECURE = {"secure": "v1:AAABAxyzEncryptedBytes=="}
-
-
-def _write_stack(directory: Path, stack: str, values: dict[str, Any]) -> Path:
-    path = directory / f"Pulumi.{stack}.yaml"
-    path.write_text(yaml.safe_dump({"config": values}, sort_keys=False))
-    return path
+ACK, GKE, A4X = "ack-lingjun", "a3-prod", "a4x-prod"
 
 
 # Resources a cloud lets only one stack hold
@@ -34,7 +26,7 @@ def _write_stack(directory: Path, stack: str, values: dict[str, Any]) -> Path:
 def _copy_check(tmp_path, stack: str, mine: dict[str, Any], theirs: dict[str, Any] | None = None):
     """Stack `stack` (with `theirs`) in a stacks folder, and `staging` (a copy with `mine`)
     checked against it."""
-    _write_stack(tmp_path, stack, with_changes(stack_values(stack), theirs or {}))
+    write_stack_file(tmp_path, stack, with_changes(stack_values(stack), theirs or {}))
     values = encode(with_changes(stack_values(stack), mine))
     return parse_pulumi_config(values, "staging", stacks_dir=tmp_path)
 
@@ -73,7 +65,7 @@ def test_two_stacks_of_one_lingjun_cluster_with_their_own_groups_pass(tmp_path):
 
 
 def test_the_fabric_stack_of_the_cloud_stack_shares_its_node_group(tmp_path):
-    _write_stack(tmp_path, ACK, stack_values(ACK))
+    write_stack_file(tmp_path, ACK, stack_values(ACK))
     fabric = "ack-lingjun-fabric"
     cfg = parse_pulumi_config(encode(stack_values(fabric)), fabric, stacks_dir=tmp_path)
     assert cfg.lingjun.group_id == stack_values(ACK)["gpu-fabric:lingjun"]["groupId"]
@@ -94,7 +86,7 @@ def test_a_copy_that_keeps_a_gke_reservation_is_refused(tmp_path):
 def test_a_gke_reservation_in_gpu_pools_is_compared_too(tmp_path):
     values = with_changes(stack_values(A4X), A4X_RENAMED)
     values["gpu-fabric:gpuPools"] = [values.pop("gpu-fabric:gpuPool")]
-    _write_stack(tmp_path, A4X, stack_values(A4X))
+    write_stack_file(tmp_path, A4X, stack_values(A4X))
     with pytest.raises(ConfigError) as err:
         parse_pulumi_config(encode(values), "staging", stacks_dir=tmp_path)
     (problem,) = err.value.problems

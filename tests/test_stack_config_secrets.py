@@ -3,11 +3,9 @@ secret is text, and no problem shows a secret value. Each rule is triggered on b
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from gpu_fabric import stack_file
 from gpu_fabric.problems import ConfigError
@@ -17,21 +15,16 @@ from tests.conftest import (
     encode,
     stack_values,
     with_changes,
+    write_stack_file,
 )
 
-OKE, ACK, GKE, A4X = "oke-dranet", "ack-lingjun", "a3-prod", "a4x-prod"
+OKE, ACK, GKE = "oke-dranet", "ack-lingjun", "a3-prod"
 SECURE = {"secure": "v1:AAABAxyzEncryptedBytes=="}
-
-
-def _write_stack(directory: Path, stack: str, values: dict[str, Any]) -> Path:
-    path = directory / f"Pulumi.{stack}.yaml"
-    path.write_text(yaml.safe_dump({"config": values}, sort_keys=False))
-    return path
 
 
 def _nested_secure(tmp_path, monkeypatch, stack: str, changes: dict[str, Any]):
     """The stack file of `stack` with `changes` (a `secure:` value somewhere), read offline."""
-    _write_stack(tmp_path, stack, with_changes(stack_values(stack), changes))
+    write_stack_file(tmp_path, stack, with_changes(stack_values(stack), changes))
     monkeypatch.setattr(stack_file, "STACKS_DIR", tmp_path)
     return stack_file.stack_config_and_secrets(stack)
 
@@ -130,7 +123,7 @@ def test_another_stack_file_with_a_nested_secret_is_still_compared(tmp_path):
     # The copy check reads the other stack files too: a nested secret there must not make the
     # file unreadable (and so skip the check).
     other = with_changes(stack_values(OKE), {"gpu-fabric:gpuNodes.sshPublicKey": SECURE})
-    _write_stack(tmp_path, "prod", other)
+    write_stack_file(tmp_path, "prod", other)
     with pytest.raises(ConfigError) as err:
         parse_pulumi_config(encode(stack_values(OKE)), "copy", stacks_dir=tmp_path)
     assert any("stack prod" in p.message for p in err.value.problems)
