@@ -3,6 +3,8 @@ the pods this package writes, the waivers (each with its reason), and the scan's
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 import stat
@@ -32,9 +34,20 @@ APPLYING_STACKS = [s for s in engine.stack_names() if "layers: cloud" not in
 CHECK_ID = re.compile(r"^CKV2?_K8S_\d+$")
 
 
+_planned_objects = functools.cache(scan.stack_objects)
+
+
+@pytest.fixture(autouse=True)
+def _objects_planned_once(monkeypatch):
+    """`scan.stack_objects` plans a stack twice (as written and with every optional workload):
+    the tests here, and the `scan.main` runs they make, share one planning of each stack (each
+    caller gets its own copy)."""
+    monkeypatch.setattr(scan, "stack_objects", lambda stack: copy.deepcopy(_planned_objects(stack)))
+
+
 @pytest.fixture(scope="module", params=APPLYING_STACKS)
 def scanned(request) -> tuple[str, dict[str, dict]]:
-    return request.param, scan.stack_objects(request.param)
+    return request.param, copy.deepcopy(_planned_objects(request.param))
 
 
 def test_the_scan_covers_every_stack_that_applies_objects():
