@@ -190,3 +190,9 @@ def write_stack_file(directory, stack: str, values: dict[str, Any]):
     path = directory / f"Pulumi.{stack}.yaml"
     path.write_text(yaml.safe_dump({"config": values}, sort_keys=False))
     return path
+
+
+def project_of(stack: str = "a3-prod") -> str:
+    """The GCP project a GKE stack file names: tests compare with it, never with a literal, so a
+    user's real project in the stack file keeps them green."""
+    return stack_values(stack)["gcp:project"]

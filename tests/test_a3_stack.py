@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from offline.engine import Plan, Registration
-from tests.conftest import run_stack
+from tests.conftest import project_of, run_stack
 
 NETWORK = "gcp:compute/network:Network"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
@@ -98,7 +98,7 @@ def test_cluster_is_multi_networking_dataplane_v2_and_pinned(a3_plan):
     assert i["removeDefaultNodePool"] is True
     assert i["deletionProtection"] is True
     assert i["enableShieldedNodes"] is True
-    assert i["workloadIdentityConfig"] == {"workloadPool": "my-gcp-project.svc.id.goog"}
+    assert i["workloadIdentityConfig"] == {"workloadPool": f"{project_of()}.svc.id.goog"}
     assert i["privateClusterConfig"]["enablePrivateNodes"] is True
     assert i["network"].endswith("/global/networks/a3-prod-primary")
     assert i["subnetwork"].endswith("/regions/us-central1/subnetworks/a3-prod-primary")
@@ -114,7 +114,7 @@ def test_deletion_protection_follows_config():
 
 def test_nodes_run_as_a_dedicated_least_privilege_account(a3_plan):
     (account,) = a3_plan.of_type("gcp:serviceaccount/account:Account")
-    email = f"{account.inputs['accountId']}@my-gcp-project.iam.gserviceaccount.com"
+    email = f"{account.inputs['accountId']}@{project_of()}.iam.gserviceaccount.com"
     grants = a3_plan.of_type("gcp:projects/iAMMember:IAMMember")
     assert [g.inputs["role"] for g in grants] == ["roles/container.defaultNodeServiceAccount"]
     assert grants[0].inputs["member"] == f"serviceAccount:{email}"
@@ -214,7 +214,7 @@ def test_every_kubernetes_object_is_bound_to_the_cluster_provider(a3_plan):
     assert len(objects) == 9
     assert {o.provider_urn for o in objects} == {provider.urn}
     assert provider.inputs["clusterIdentifier"] == (
-        "projects/my-gcp-project/locations/us-central1/clusters/a3-prod"
+        f"projects/{project_of()}/locations/us-central1/clusters/a3-prod"
     )
     assert a3_plan.depends_on(provider, cluster)
 
@@ -236,7 +236,7 @@ def test_network_objects_wait_for_the_crd_gate(a3_plan):
     assert "--for=condition=Established" in script
     assert gate.inputs["environment"]["GPU_FABRIC_KUBECONFIG"].startswith("apiVersion: v1")
     assert gate.inputs["triggers"] == [
-        "projects/my-gcp-project/locations/us-central1/clusters/a3-prod"
+        f"projects/{project_of()}/locations/us-central1/clusters/a3-prod"
     ]
     for obj in a3_plan.of_type(PARAM_SET) + a3_plan.of_type(K8S_NETWORK):
         assert gate.urn in obj.dependencies, obj.name

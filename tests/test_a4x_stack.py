@@ -13,7 +13,7 @@ from gpu_fabric.gke import gib, nccl_installer, training_runtime
 from gpu_fabric.workload_security import UPSTREAM_WAIVED, secure_workload, waivers, without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
-from tests.conftest import run_stack
+from tests.conftest import project_of, run_stack
 from tests.test_manifests import UPSTREAM, validate
 
 NETWORK = "gcp:compute/network:Network"
@@ -43,7 +43,7 @@ def test_gvnic_vpc_and_one_rdma_vpc_with_the_roce_profile(a4x_plan):
     rdma = networks["a4x-prod-rdma"]
     assert rdma["mtu"] == 8896
     assert rdma["networkProfile"] == (
-        "projects/my-gcp-project/global/networkProfiles/us-central1-a-vpc-roce"
+        f"projects/{project_of('a4x-prod')}/global/networkProfiles/us-central1-a-vpc-roce"
     )
     subnets = sorted(
         (s.inputs for s in a4x_plan.of_type(SUBNET) if "rdma" in s.inputs["name"]),

@@ -18,6 +18,7 @@ from tests.conftest import (
     encode,
     parse_stack,
     problems,
+    project_of,
     stack_values,
     with_changes,
 )
@@ -353,7 +354,7 @@ def test_a_domain_scoped_project_id_is_a_project_id():
 
 def test_keys_of_providers_and_pulumi_are_allowed():
     cfg = parse_stack({"gcp:region": "us-central1", "pulumi:tags": {"team": "ml"}})
-    assert cfg.project == "my-gcp-project"
+    assert cfg.project == project_of()
 
 
 def test_several_key_problems_are_reported_with_the_model_s():
@@ -445,7 +446,7 @@ def test_a_secret_identity_stays_secret_in_what_is_computed_from_it():
     assert {"member", "project"} <= set(member.secret_inputs)
     assert {"nodeServiceAccount", "clusterId"} <= plan.secret_outputs
     # The mocked provider still sees the value: ids are computed as they would be.
-    assert plan.outputs["clusterId"].startswith("projects/my-gcp-project/locations/us-central1/")
+    assert plan.outputs["clusterId"].startswith(f"projects/{project_of()}/locations/us-central1/")
     plain = engine.run("a3-prod", values)
     assert plain.secret_outputs == {"kubeconfig"}
 

@@ -10,7 +10,7 @@ from gpu_fabric.gke import gib, nccl_installer
 from gpu_fabric.workload_security import without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
-from tests.conftest import assert_single_rule, parse_stack
+from tests.conftest import assert_single_rule, parse_stack, project_of
 from tests.test_manifests import UPSTREAM, validate
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -37,7 +37,7 @@ def test_gvnic_vpc_with_firewall_and_one_roce_vpc_with_eight_subnets(stack_plan)
     stack, plan = stack_plan
     networks = {n.inputs["name"]: n.inputs for n in plan.of_type("gcp:compute/network:Network")}
     assert networks[f"{stack}-rdma"]["networkProfile"] == (
-        "projects/my-gcp-project/global/networkProfiles/us-central1-b-vpc-roce"
+        f"projects/{project_of(stack)}/global/networkProfiles/us-central1-b-vpc-roce"
     )
     assert networks[f"{stack}-rdma"]["mtu"] == 8896
     assert "networkProfile" not in networks[f"{stack}-gvnic"]
