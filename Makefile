@@ -43,9 +43,11 @@ $(STAMP): requirements.txt requirements-dev.txt
 plan: $(STAMP)
 	$(VENV)/bin/python -m offline.plan $(STACK)
 
-# One worker per core (pytest-xdist): each worker shares the plans its tests ask for.
+# One worker per core (pytest-xdist): each worker shares the plans its tests ask for. With
+# `worksteal` an idle worker takes half of the other's queue, so the suite's last long tests do not
+# leave a core idle (pytest-xdist docs, "Running tests across multiple CPUs").
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n auto
+	$(VENV)/bin/python -m pytest -n auto --dist worksteal
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .

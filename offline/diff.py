@@ -36,8 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from gpu_fabric import yaml_files
 from offline.engine import ROOT, STACKS_DIR
 
 REPLACEMENTS_FILE = Path(__file__).with_name("replacements.yaml")
@@ -58,7 +57,7 @@ class ReplaceRules:
 
     @classmethod
     def load(cls, path: Path = REPLACEMENTS_FILE) -> ReplaceRules:
-        data = yaml.safe_load(path.read_text())
+        data = yaml_files.read(path)
         return cls(types=data["types"], prefixes=data["prefixes"])
 
     def covers(self, type_: str) -> bool:

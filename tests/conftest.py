@@ -113,6 +113,13 @@ def _planned(stack: str, values_json: str) -> engine.Plan:
     return run_pair(stack, values)
 
 
+@functools.cache
+def planned(stack: str) -> engine.Plan:
+    """The plan of `stack`'s file as written (a fabric stack's with its cloud stack's outputs),
+    shared by the tests that read it: one planning per process. A test never changes it."""
+    return engine.run(stack)
+
+
 def kubernetes_provider(plan: engine.Plan) -> engine.Registration:
     """The Kubernetes provider the plan's in-cluster objects use: a split pair's is the fabric
     stack's own (built from the cloud stack's outputs)."""

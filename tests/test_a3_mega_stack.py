@@ -11,9 +11,8 @@ import yaml
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import nccl_installer, tcpxo
 from gpu_fabric.workload_security import waivers, without_waivers
-from offline import engine
 from offline.engine import Plan, manifest
-from tests.conftest import assert_single_rule, parse_stack
+from tests.conftest import assert_single_rule, parse_stack, planned
 from tests.test_manifests import UPSTREAM, validate
 
 STACK = "a3-mega-prod"
@@ -23,7 +22,7 @@ VPCS = [f"vpc{n}" for n in range(1, 9)]
 
 @pytest.fixture(scope="module")
 def mega_plan() -> Plan:
-    return engine.run(STACK)
+    return planned(STACK)
 
 
 def daemon_sets(plan: Plan) -> dict[str, dict]:

@@ -11,9 +11,8 @@ import yaml
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import gib, nccl_installer, training_runtime
 from gpu_fabric.workload_security import UPSTREAM_WAIVED, secure_workload, waivers, without_waivers
-from offline import engine
 from offline.engine import Plan, manifest
-from tests.conftest import project_of, run_stack
+from tests.conftest import planned, project_of, run_stack
 from tests.test_manifests import UPSTREAM, validate
 
 NETWORK = "gcp:compute/network:Network"
@@ -28,7 +27,7 @@ NETWORK_NAMES = ["gvnic-1", "rdma-0", "rdma-1", "rdma-2", "rdma-3"]
 
 @pytest.fixture(scope="module")
 def a4x_plan() -> Plan:
-    return engine.run("a4x-prod")
+    return planned("a4x-prod")
 
 
 def gpu_pool(plan: Plan):

@@ -285,23 +285,27 @@ def test_the_cli_compares_two_plan_files(tmp_path, a3_file, capsys):
     assert diff.main([str(tmp_path / "nope.json"), str(new)]) == 2
 
 
-def _stack_types() -> set[str]:
-    from offline.engine import run
-
-    stacks = sorted(
-        p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
-    )
-    assert len(stacks) >= 2
-    options = {"gpu-fabric:smokeTest": True}  # the optional Pods, where the platform has them
-    return {r.type for s in stacks for r in run(s).resources} | {
-        r.type for r in run_stack(options).resources
-    }
+STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
 
 
-def test_every_resource_type_the_stacks_create_is_covered():
-    types = _stack_types() | set(OKE_TYPES)
+def _uncovered(types: set[str]) -> list[str]:
+    return sorted(t for t in types if not RULES.covers(t))
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_resource_type_a_stack_creates_is_covered(stack):
+    assert _uncovered({r.type for r in run_stack(stack=stack).resources}) == []
+
+
+def test_the_optional_and_oke_resource_types_are_covered():
+    # The optional Pods, where the platform has them, and every type the OKE layers can create.
+    with_options = run_stack({"gpu-fabric:smokeTest": True})
+    types = {r.type for r in with_options.resources} | set(OKE_TYPES)
     assert "gcp:container/nodePool:NodePool" in types
-    assert sorted(t for t in types if not RULES.covers(t)) == []
+    assert _uncovered(types) == []
+
+
+def test_every_rule_says_what_a_replacement_costs_and_its_source():
     for type_, rule in RULES.types.items():
         assert set(rule) >= {"replace", "cost", "source"}, type_
         assert rule["source"].strip() and rule["cost"].strip(), type_

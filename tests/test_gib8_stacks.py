@@ -8,9 +8,8 @@ import yaml
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import gib, nccl_installer
 from gpu_fabric.workload_security import without_waivers
-from offline import engine
 from offline.engine import Plan, manifest
-from tests.conftest import assert_single_rule, parse_stack, project_of
+from tests.conftest import assert_single_rule, parse_stack, planned, project_of
 from tests.test_manifests import UPSTREAM, validate
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -25,7 +24,7 @@ NETWORK_NAMES = ["gvnic-1", *[f"rdma-{i}" for i in range(8)]]
 
 @pytest.fixture(scope="module", params=sorted(STACKS))
 def stack_plan(request) -> tuple[str, Plan]:
-    return request.param, engine.run(request.param)
+    return request.param, planned(request.param)
 
 
 def gpu_pool(plan: Plan):

@@ -7,9 +7,8 @@ import pytest
 
 from gpu_fabric.gke import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
-from offline import engine
 from offline.engine import manifest
-from tests.conftest import assert_single_rule, parse_stack, problems, run_stack
+from tests.conftest import assert_single_rule, parse_stack, planned, problems, run_stack
 from tests.test_manifests import validate
 from tests.test_urns import old_urns, state_urns
 
@@ -26,7 +25,7 @@ def installer_daemon_sets(plan):
 def test_by_default_the_stack_owns_the_installer_and_does_not_wait_for_it():
     cfg = parse_stack({}, "a4x-prod")
     assert cfg.installer.owner.value == "stack" and cfg.installer.await_rollout is False
-    (daemon_set,) = installer_daemon_sets(engine.run("a4x-prod"))
+    (daemon_set,) = installer_daemon_sets(planned("a4x-prod"))
     assert without_waivers(daemon_set)["metadata"]["annotations"] == {
         nccl_installer.SKIP_AWAIT: "true"
     }

@@ -11,7 +11,7 @@ import yaml
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.stack_config import parse_pulumi_config
 from offline import engine
-from tests.conftest import encode, parse_stack, problems
+from tests.conftest import encode, parse_stack, planned, problems
 
 FIXTURES = Path(__file__).parent / "fixtures" / "stacks"
 CLOUD_TYPES = ("oci:", "alicloud:", "gcp:")
@@ -30,9 +30,9 @@ def test_the_committed_one_stack_file_of_fc7b61d_is_refused_with_the_fix(stack):
 
 @pytest.mark.parametrize("stack", ["oke-dranet", "ack-lingjun"])
 def test_a_cloud_stack_has_no_kubernetes_object_and_its_fabric_stack_no_cloud_resource(stack):
-    cloud = engine.run(stack)
+    cloud = planned(stack)
     assert cloud.kubernetes_objects() == [] and cloud.helm_releases() == []
-    fabric = engine.run(f"{stack}-fabric")
+    fabric = planned(f"{stack}-fabric")
     assert not [r.type for r in fabric.resources if r.type.startswith(CLOUD_TYPES)]
     assert fabric.kubernetes_objects() or fabric.helm_releases() or stack == "ack-lingjun"
     (provider,) = fabric.of_type("pulumi:providers:kubernetes")

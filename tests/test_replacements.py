@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
+from gpu_fabric import yaml_files
 from offline import diff
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 import replacements_from_providers as tool  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replacements"
-TABLE = yaml.safe_load(diff.REPLACEMENTS_FILE.read_text())
-DERIVED = yaml.safe_load(tool.DERIVED_FILE.read_text())
+TABLE = yaml_files.read(diff.REPLACEMENTS_FILE)
+DERIVED = yaml_files.read(tool.DERIVED_FILE)
 SOURCES = tool.load_sources()
 BRIDGED = [t for t in TABLE["types"] if t.split(":")[0] in tool.SDKS]
 
@@ -96,6 +96,6 @@ def test_the_script_rewrites_only_the_replace_lists():
     }
     assert tool.update_replacements(text, derived) == text
     one = {"gcp:compute/firewall:Firewall": tool.Derived(["direction", "name"], [], {}, [])}
-    changed = yaml.safe_load(tool.update_replacements(text, one))["types"]
+    changed = yaml_files.load(tool.update_replacements(text, one))["types"]
     assert changed["gcp:compute/firewall:Firewall"]["replace"] == ["direction", "name"]
     assert changed["gcp:compute/network:Network"] == TABLE["types"]["gcp:compute/network:Network"]

@@ -52,6 +52,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script from tools/: the project's package beside it
 
+from gpu_fabric import yaml_files  # noqa: E402
 from gpu_fabric.pulumi_internals import sdk  # noqa: E402
 from gpu_fabric.registry import SPECS  # noqa: E402
 
@@ -557,7 +558,7 @@ def _collapse(paths: list[str]) -> list[str]:
 
 
 def load_sources(path: Path = SOURCES_FILE) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(path.read_text())
+    data: dict[str, Any] = yaml_files.load(path.read_text())
     return data
 
 
