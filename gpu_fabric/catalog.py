@@ -161,6 +161,8 @@ class Machine(_Data):
     """Most nodes one compact placement (workload policy) holds; None where not limited."""
     refused_nic_groups: dict[str, str] = {}
     """NIC groups other machines have that this one must not get, with why."""
+    topology_levels: list[str]
+    """Kueue's Topology levels for its nodes, widest first, the node last."""
 
     def nic_group(self, name: str) -> NicGroup | None:
         return next((g for g in self.nic_groups if g.name == name), None)
@@ -257,11 +259,16 @@ class DaemonSetRef(_Data):
     """`spec.selector.matchLabels`: how `make verify` finds its pods."""
 
 
-class HelmChart(_Data):
+class ChartPin(_Data):
+    """A Helm chart pulled from its OCI registry at a pinned version, into its namespace."""
+
     chart: str
     """OCI chart reference, `oci://...`."""
     version: str
     namespace: str
+
+
+class HelmChart(ChartPin):
     daemon_set: DaemonSetRef
     """The node DaemonSet the chart renders (what `make verify` checks)."""
 
@@ -333,6 +340,8 @@ class OkeCatalog(_Data):
     dranet: DranetChart
     dra_gpu_driver: HelmChart
     nccl_tests_image: str
+    topology_levels: list[str]
+    """Kueue's Topology levels for the GPU nodes, widest first, the node last."""
     regions: OciRegions
     cpu_shapes: ShapeNames
 
@@ -383,6 +392,8 @@ class LingjunNodes(_Data):
     """What ACK puts on every node of a Lingjun node pool."""
 
     worker_label: dict[str, str]
+    gpus: int
+    """GPUs of one node (`nvidia.com/gpu`)."""
     taint: dict[str, str]
     """`key` and `effect` of the taint ACK adds."""
 
@@ -415,9 +426,18 @@ class AckCatalog(_Data):
     """Add-ons installed with the cluster (`ManagedKubernetes.addons[].name`)."""
     rdma_device_plugin: RdmaDevicePlugin
     lingjun_nodes: LingjunNodes
+    topology_levels: list[str]
+    """Kueue's Topology levels for the Lingjun nodes, widest first, the node last."""
     vpc_reserved_ranges: list[ReservedRange]
     """Ranges no VPC (so no vSwitch) may overlap."""
     vswitch_reserved_addresses: ReservedAddresses
+
+
+class Workloads(_Data):
+    """What users' training jobs run on, on every platform."""
+
+    kueue: ChartPin
+    jobset: ChartPin
 
 
 class NcclThreshold(_Data):
@@ -513,6 +533,7 @@ class Catalog(_Data):
     ack: AckCatalog
     gpu_families: dict[str, GpuFamilies]
     """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
+    workloads: Workloads
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
     sources: dict[str, Source] = {}

@@ -12,30 +12,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, ClassVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, BeforeValidator, Field
+
+from .config_model import ConfigModel
+from .workloads.config import QueuesConfig
 
 NAMESPACE = "gpu-fabric"
-
-
-class ConfigModel(BaseModel):
-    """A section of stack config: camelCase keys, unknown keys refused, immutable once parsed.
-
-    Strict: a value is used as written or refused, never coerced (`nodeCount: yes` is not 1, a
-    version `1.30` is not the text "1.3", an empty text is not "the default"). Keys are read by
-    their stack-file names (aliases) only, so `gpu-fabric:project` cannot stand in for the
-    provider's own `gcp:project`.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        strict=True,
-        str_min_length=1,
-        alias_generator=to_camel,
-        validate_by_name=False,
-        validate_by_alias=True,
-    )
 
 
 class Layers(str, Enum):
@@ -73,6 +55,11 @@ class StackModel(ConfigModel):
         None,
         description="The cloud stack whose outputs a fabric stack reads "
         "(`<org>/<project>/<stack>` or `<stack>`); required with `layers: fabric`.",
+    )
+
+    queues: QueuesConfig = Field(
+        default_factory=QueuesConfig,
+        description="The training queue users' jobs go through (Kueue and JobSet); a fabric key.",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]]

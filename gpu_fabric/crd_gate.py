@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_command as command
@@ -32,6 +32,8 @@ class CrdGateArgs:
     """Re-runs the gate when the cluster is replaced."""
     timeout: str = "10m"
     """How long the CRDs may take to appear."""
+    after: list[pulumi.Resource] = field(default_factory=list)
+    """What installs the CRDs (a Helm release): the wait starts once it is done."""
 
 
 class CrdGate(pulumi.ComponentResource):
@@ -52,6 +54,7 @@ class CrdGate(pulumi.ComponentResource):
             interpreter=["/bin/sh", "-c"],
             environment={KUBECONFIG_ENV: pulumi.Output.secret(args.kubeconfig)},
             triggers=[args.cluster_id],
-            opts=pulumi.ResourceOptions(parent=self),
+            # A component's own `depends_on` does not hold back its children: the command waits.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=args.after),
         )
         self.register_outputs({})

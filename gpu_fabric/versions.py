@@ -97,6 +97,14 @@ OKE_VERSION = VersionGrammar(
 ADDON_VERSION = VersionGrammar("N.N.N", "write MAJOR.MINOR.PATCH, e.g. 1.1.5", "an add-on version")
 """ACK add-on versions (`ack-rdma-device-plugin` 1.1.5)."""
 
+CHART_VERSION = VersionGrammar(
+    "N.N.N",
+    "a Helm chart version is MAJOR.MINOR.PATCH without a leading v, e.g. 0.19.2 (the OCI tag "
+    "`helm show chart` reads)",
+    "a chart version",
+)
+"""Helm chart versions of the charts pulled from OCI registries (Kueue 0.19.2, JobSet 0.12.0)."""
+
 MINOR_VERSION = VersionGrammar("N.N", "write MAJOR.MINOR, e.g. 1.33", "a MAJOR.MINOR version")
 """Kubernetes minors (the catalog's floors and support windows)."""
 
@@ -105,3 +113,4 @@ GkeVersionText = Annotated[str, AfterValidator(GKE_VERSION.check)]
 AckVersionText = Annotated[str, AfterValidator(ACK_VERSION.check)]
 OkeVersionText = Annotated[str, AfterValidator(OKE_VERSION.check)]
 AddonVersionText = Annotated[str, AfterValidator(ADDON_VERSION.check)]
+ChartVersionText = Annotated[str, AfterValidator(CHART_VERSION.check)]

@@ -17,6 +17,8 @@ import yaml
 
 SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader if PyYAML has it, else PyYAML's own."""
+SAFE_DUMPER: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+"""libyaml's safe dumper if PyYAML has it, else PyYAML's own (the same text)."""
 
 
 def load(text: str) -> Any:
@@ -27,6 +29,12 @@ def load(text: str) -> Any:
 def load_all(text: str) -> list[Any]:
     """Every document of `text`, as `yaml.safe_load_all` reads them."""
     return list(yaml.load_all(text, Loader=SAFE_LOADER))  # noqa: S506 (a safe loader)
+
+
+def dump(value: Any) -> str:
+    """`value` as a YAML document, keys in their order (what a chart value that takes YAML text
+    gets)."""
+    return yaml.dump(value, Dumper=SAFE_DUMPER, sort_keys=False)
 
 
 def read(path: Path) -> Any:

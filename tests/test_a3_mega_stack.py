@@ -14,6 +14,7 @@ from gpu_fabric.workload_security import waivers, without_waivers
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned
 from tests.test_manifests import UPSTREAM, validate
+from tests.test_queues import QUEUE_KINDS
 
 STACK = "a3-mega-prod"
 DAEMON = catalog().images.tcpxo.daemon
@@ -102,7 +103,12 @@ def test_nri_device_injector_is_upstream_but_for_the_catalog_image(mega_plan):
 
 def test_every_object_is_valid(mega_plan):
     objects = [manifest(o) for o in mega_plan.kubernetes_objects()]
-    assert {o["kind"] for o in objects} == {"DaemonSet", "Network", "GKENetworkParamSet"}
+    assert {o["kind"] for o in objects} == {
+        "DaemonSet",
+        "Network",
+        "GKENetworkParamSet",
+        *QUEUE_KINDS,
+    }
     for obj in objects:
         validate(obj)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gpu_fabric import yaml_files
+from gpu_fabric.gke import tcpx
 from offline.engine import Plan, Registration
 from tests.conftest import project_of, run_stack
 
@@ -211,7 +213,8 @@ def test_every_kubernetes_object_is_bound_to_the_cluster_provider(a3_plan):
     (provider,) = a3_plan.of_type("pulumi:providers:kubernetes")
     (cluster,) = a3_plan.of_type(CLUSTER)
     objects = a3_plan.kubernetes_objects()
-    assert len(objects) == 9
+    # 4 Networks, 4 param sets, the installer; the training queue's namespace and 4 Kueue objects.
+    assert len(objects) == 14
     assert {o.provider_urn for o in objects} == {provider.urn}
     assert provider.inputs["clusterIdentifier"] == (
         f"projects/{project_of()}/locations/us-central1/clusters/a3-prod"
@@ -228,7 +231,7 @@ def test_kubeconfig_uses_the_auth_plugin_and_is_a_secret(a3_plan):
 
 
 def test_network_objects_wait_for_the_crd_gate(a3_plan):
-    (gate,) = a3_plan.of_type(COMMAND)
+    (gate,) = [c for c in a3_plan.of_type(COMMAND) if "networking.gke.io" in c.inputs["create"]]
     script = gate.inputs["create"]
     for crd in ("networks.networking.gke.io", "gkenetworkparamsets.networking.gke.io"):
         assert f"crd/{crd}" in script
@@ -292,10 +295,27 @@ def test_smoke_test_is_off_by_default_and_waits_for_the_fabric():
     assert len(services) == 2
     # In a namespace of their own (issue 15), which they wait for; replaced old ones first (a new
     # pod needs the GPUs the old one holds).
-    (namespace,) = plan.of_type("kubernetes:core/v1:Namespace")
+    (namespace,) = [
+        n
+        for n in plan.of_type("kubernetes:core/v1:Namespace")
+        if n.inputs["metadata"]["name"] == "gpu-fabric-smoke-test"
+    ]
     for obj in [*pods, *services]:
         assert obj.inputs["metadata"]["namespace"] == "gpu-fabric-smoke-test"
         assert plan.depends_on(obj, namespace) and obj.delete_before_replace
+    # Upstream's all-gather scripts (gpudirect-tcpx/nccl-config.yaml, verbatim) in the same
+    # namespace, before the pods that mount them.
+    (scripts,) = plan.of_type("kubernetes:core/v1:ConfigMap")
+    upstream = yaml_files.read(tcpx.NCCL_CONFIG_FILE)
+    assert scripts.inputs["data"] == upstream["data"]
+    assert scripts.inputs["metadata"] == {
+        "name": "nccl-configmap",
+        "namespace": "gpu-fabric-smoke-test",
+    }
+    for pod in pods:
+        assert plan.depends_on(pod, scripts)
+        (volume,) = [v for v in pod.inputs["spec"]["volumes"] if v["name"] == "config-volume"]
+        assert volume["configMap"] == {"name": "nccl-configmap", "defaultMode": 0o777}
 
 
 def test_smoke_test_pods_wait_long_enough_for_gpu_scheduling_and_the_driver(monkeypatch):
@@ -380,6 +400,7 @@ def test_components_have_typed_tokens_and_derived_child_names(a3_plan):
         "gpu-fabric:gke:NetworkObjects",
         "gpu-fabric:gke:NcclInstaller",
         "gpu-fabric:k8s:CrdGate",
+        "gpu-fabric:workloads:TrainingQueue",
     }
     for resource in a3_plan.resources:
         if resource.parent and not resource.parent.endswith("::gpu-fabric-a3-prod"):

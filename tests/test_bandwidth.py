@@ -18,7 +18,7 @@ import verify.__main__ as verify_cli
 from gpu_fabric.stack_config import parse_pulumi_config
 from gpu_fabric.stack_file import stack_config
 from tests.test_manifests import KUBERNETES_VERSION
-from verify import bandwidth, gke_bandwidth
+from verify import bandwidth
 from verify.bandwidth import (
     KubeCluster,
     benchmark_for,
@@ -94,7 +94,10 @@ def test_tcpx_pods_are_the_smoke_test_pods_running_the_guides_all_gather():
     assert test["command"][-1] == '/configs/allgather.sh "$NODE_NAME" gke-node-b'
     assert launcher["spec"]["hostNetwork"] is True
     assert [c["name"] for c in launcher["spec"]["containers"]] == ["tcpx-daemon", "nccl-test"]
-    assert benchmark.copy_config_map.name == "nccl-configmap"
+    # Upstream's all-gather scripts (vendored) are created with the namespace, for /configs.
+    (scripts,) = [m for m in benchmark.setup if m["kind"] == "ConfigMap"]
+    assert scripts["metadata"]["name"] == "nccl-configmap" and "allgather.sh" in scripts["data"]
+    assert scripts["metadata"]["namespace"] == benchmark.namespace
     assert phase.runs[0].collective == "all_gather"
 
 
@@ -193,7 +196,6 @@ class FakeApiServer:
         self.created: list[dict] = []
         self.pods: dict[str, dict] = {}
         self.requests: list[str] = []
-        self.config_maps = {"default/nccl-configmap": {"data": {"allgather.sh": "#!/bin/sh"}}}
 
     def request(self, method, url, headers=None, body=None, post_params=None, **_):
         parsed = urlparse(url)
@@ -219,9 +221,6 @@ class FakeApiServer:
             logs = self.log if isinstance(self.log, dict) else {"": self.log}
             text = next(text for part, text in logs.items() if part in parts[-2])
             return RESTResponse(_Response(200, text))
-        if parts[-2] == "configmaps":
-            found = self.config_maps.get(f"{parts[-3]}/{parts[-1]}")
-            return RESTResponse(_Response(200 if found else 404, found or {"code": 404}))
         if parts[-1] == "pods":
             selector = query.get("labelSelector", [""])[0]
             for pod in self.pods.values():
@@ -395,27 +394,6 @@ def test_a_refused_object_stops_the_run_and_deletes_what_was_created():
     assert report.code == 2
     assert "refused Pod nccl-test-host-1" in report.error and "forbidden" in report.error
     assert any(r.startswith("DELETE") and r.endswith("/nccl-test-host-2") for r in server.requests)
-    assert_all_deleted(server)
-
-
-def test_the_nccl_config_map_is_found_in_the_smoke_tests_namespace_first():
-    from gpu_fabric.gke.tcpx import SMOKE_TEST_NAMESPACE
-
-    assert gke_bandwidth.CONFIG_MAP_SOURCE_NAMESPACES == (SMOKE_TEST_NAMESPACE, "default")
-    server = FakeApiServer(TCPX_LOG)
-    data = server.config_maps.pop("default/nccl-configmap")
-    server.config_maps[f"{SMOKE_TEST_NAMESPACE}/nccl-configmap"] = data
-    report, said = run("a3-prod", server)
-    assert report.code == 0, report.error
-    assert "  create ConfigMap nccl-configmap" in said
-
-
-def test_missing_nccl_config_map_says_how_to_apply_it():
-    server = FakeApiServer(TCPX_LOG)
-    server.config_maps.clear()
-    report, _ = run("a3-prod", server)
-    assert report.code == 2 and "nccl-config-default.yaml" in report.error
-    assert "kubectl apply -n gpu-fabric-smoke-test" in report.error
     assert_all_deleted(server)
 
 

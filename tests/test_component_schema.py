@@ -88,6 +88,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "gpuNodePools": "Input<[string]>",
             "hyperdiskStorageClass": "GkeStorageClass",
             "trainingRuntimeImage": "string",
+            "trainingQueue": "TrainingQueueSettings",
         },
         "outputs": {
             "networkObjects": "[string]!",
@@ -139,6 +140,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "draGpuDriverVersion": "string!",
             "claims": "[OkeClaim]!",
             "ncclTests": "OkeNcclTests",
+            "trainingQueue": "TrainingQueueSettings",
         },
         "outputs": {
             "namespace": "string!",
@@ -178,6 +180,9 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "nonHostNetwork": "boolean!",
             "benchmarkImage": "string",
             "lingjunNodes": "AckLingjunNodes",
+            "trainingQueue": "TrainingQueueSettings",
+            "kubeconfig": "Input<string>",
+            "clusterId": "Input<string>",
         },
         "outputs": {
             "benchmarkJob": "string!",
@@ -268,6 +273,24 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "roots": "integer",
     },
     "OkeNcclTests": {"claims": "[string]!", "image": "string!", "workers": "integer!"},
+    "TrainingQueueSettings": {
+        "namespace": "string!",
+        "localQueue": "string!",
+        "podSecurityLevel": "string!",
+        "podSecurityReason": "string!",
+        "topologyLevels": "[string]!",
+        "pools": "[QueuePool]!",
+        "deviceClassMappings": "{[string]}",
+        "kueueVersion": "string!",
+        "jobsetVersion": "string!",
+    },
+    "QueuePool": {
+        "name": "string!",
+        "nodeLabels": "{string}!",
+        "tolerations": "[QueueToleration]!",
+        "quota": "{integer}!",
+    },
+    "QueueToleration": {"key": "string!", "effect": "string!", "value": "string"},
     "AckLingjunNodes": {
         "count": "integer!",
         "groupId": "string!",
@@ -333,8 +356,12 @@ def surface(
 
 
 def _component_modules() -> list[Any]:
-    names = sorted({component.__module__ for component in provider.COMPONENTS})
-    return [sys.modules[name] for name in names]
+    """The modules of the components, and of the args types they share (the training queue)."""
+    names = {component.__module__ for component in provider.COMPONENTS} | SHARED_ARGS_MODULES
+    return [sys.modules[name] for name in sorted(names)]
+
+
+SHARED_ARGS_MODULES = {"gpu_fabric.workloads.queues"}
 
 
 def _source(module: Any) -> str:

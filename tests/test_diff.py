@@ -14,6 +14,8 @@ from offline.engine import STACKS_DIR, Plan, Registration
 from tests.conftest import run_stack
 from tests.test_provider_inputs import SDKS, args_class
 
+NODE_POOL = "gcp:container/nodePool:NodePool"
+
 RULES = diff.ReplaceRules.load()
 
 # What the OKE stack (built concurrently) creates, so the coverage holds once it lands.
@@ -75,10 +77,15 @@ def test_nothing_changed(a3_file):
 
 def test_an_in_place_change_names_the_resource_and_field(a3_file):
     result = diff_with(a3_file, {"gpu-fabric:gpuPool.nodeCount": 3})
-    (change,) = result.changes
+    # The pool grows, and in the same update the training queue's GPU quota (8 per node).
+    change, quota = sorted(result.changes, key=lambda c: c.type != NODE_POOL)
     assert (change.name, change.action) == ("a3-prod-a3-highgpu", "update")
     assert [(f.path, f.before, f.after, f.forces) for f in change.fields] == [
         ("nodeCount", 2, 3, None)
+    ]
+    assert (quota.name, quota.action) == ("a3-prod-training-queue-cluster-queue", "update")
+    assert [(f.path, f.before, f.after) for f in quota.fields] == [
+        ("spec.resourceGroups[0].flavors[0].resources[0].nominalQuota", 16, 24)
     ]
     report = diff.render_stack(result, RULES)
     assert "### Update in place: `a3-prod-a3-highgpu` (`gcp:container/nodePool:NodePool`)" in report

@@ -11,6 +11,7 @@ from gpu_fabric.workload_security import without_waivers
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned, project_of
 from tests.test_manifests import UPSTREAM, validate
+from tests.test_queues import QUEUE_KINDS
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 PARAM_SET = "kubernetes:networking.gke.io/v1:GKENetworkParamSet"
@@ -113,7 +114,12 @@ def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
 def test_every_object_is_valid_and_there_is_no_a4x_extra(stack_plan):
     _, plan = stack_plan
     objects = [manifest(o) for o in plan.kubernetes_objects()]
-    assert {o["kind"] for o in objects} == {"DaemonSet", "Network", "GKENetworkParamSet"}
+    assert {o["kind"] for o in objects} == {
+        "DaemonSet",
+        "Network",
+        "GKENetworkParamSet",
+        *QUEUE_KINDS,
+    }
     for obj in objects:
         validate(obj)
 

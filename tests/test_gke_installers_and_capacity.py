@@ -10,7 +10,7 @@ from gpu_fabric.workload_security import without_waivers
 from offline.engine import manifest
 from tests.conftest import assert_single_rule, parse_stack, planned, problems, run_stack
 from tests.test_manifests import validate
-from tests.test_urns import old_urns, state_urns
+from tests.test_urns import state_urns
 
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
 
@@ -41,7 +41,7 @@ def test_await_rollout_drops_the_skip_await_annotation():
 def test_an_external_owner_leaves_the_installer_out_and_nothing_else(stack):
     plan = run_stack({"gpu-fabric:installer": {"owner": "external"}}, stack=stack)
     assert installer_daemon_sets(plan) == []
-    full = old_urns(stack)  # the committed stack's URNs
+    full = state_urns(run_stack(stack=stack), stack)  # the committed stack's URNs
     left = state_urns(plan, stack)
     assert left < full
     assert all("NcclInstaller" in urn or DAEMON_SET in urn for urn in full - left)

@@ -114,8 +114,8 @@ def test_a_component_waits_for_another_if_anything_inside_waits_for_anything_ins
     assert {a3_plan.by_urn(u).name for u in waits[pool.urn]} == {"a3-prod", *gpu_vpcs}
     # The frames (GpuCluster, its layers) are no boxes; what the cloud layer's cluster does not
     # wait for, the fabric's objects wait for through it.
-    assert {a3_plan.by_urn(b).type.split(":")[1] for b in waits} == {"gcp", "gke"}
-    assert len(waits) == 9
+    assert {a3_plan.by_urn(b).type.split(":")[1] for b in waits} == {"gcp", "gke", "workloads"}
+    assert len(waits) == 10
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,10 @@ from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
+from gpu_fabric.workloads.kueue_config import UPSTREAM as WORKLOADS_UPSTREAM
 from offline.engine import manifest
 from tests.conftest import run_stack
+from tests.test_queues import QUEUE_KINDS
 
 KUBERNETES_VERSION = "1.34"
 UPSTREAM = nccl_installer.UPSTREAM
@@ -24,9 +26,13 @@ SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 """The project's reference desk beside the clone: only `-m reference` tests (.ci/run) read it."""
 
 
+CRD_DIRS = [UPSTREAM / "crds", WORKLOADS_UPSTREAM / "crds"]
+"""The vendored CRDs of GKE's networking and of the workload layer (Kueue), with their sources."""
+
+
 def crd_schemas() -> dict[tuple[str, str], dict]:
     schemas = {}
-    for path in (UPSTREAM / "crds").glob("*.yaml"):
+    for path in (p for directory in CRD_DIRS for p in directory.glob("*.yaml")):
         crd = yaml_files.read(path)
         for version in crd["spec"]["versions"]:
             api_version = f"{crd['spec']['group']}/{version['name']}"
@@ -40,7 +46,8 @@ CRD_SCHEMAS = crd_schemas()
 
 
 def validate(obj: dict) -> None:
-    """Against the GKE CRD if it is one of theirs, else Kubernetes' own (strict) schema."""
+    """Against its vendored CRD (GKE's networking, Kueue) if it has one, else Kubernetes' own
+    (strict) schema."""
     schema = CRD_SCHEMAS.get((obj["apiVersion"], obj["kind"]))
     if schema is not None:
         jsonschema.validate(obj, schema)
@@ -66,6 +73,8 @@ def test_every_rendered_object_is_valid(a3_plan, smoke_plan):
         "Namespace",
         "Pod",
         "Service",
+        "ConfigMap",
+        *QUEUE_KINDS,
     }
     for obj in objects:
         validate(obj)

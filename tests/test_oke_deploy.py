@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from gpu_fabric.catalog import catalog
 from gpu_fabric.oke.nodes import NODE_FILES, NODE_TAINTS
 
 LABELS = "nvidia.com/gpu.present=true"
 TAINTS = ",".join(NODE_TAINTS)
 # Real tools the script needs; everything else it calls is a stub that logs its arguments.
-REAL = ["bash", "seq", "cut", "grep", "cat", "base64", "cp", "dirname"]
+REAL = ["bash", "seq", "cut", "grep", "cat", "base64", "cp", "dirname", "head", "sed"]
 STUB = '#!/bin/bash\necho "{name} $*" >> "$CALLS"\n{body}\n'
 
 
@@ -68,7 +69,51 @@ def node(tmp_path) -> Node:
     return Node(tmp_path)
 
 
-EXTRA = f"--kubelet-extra-args --node-labels={LABELS} --register-with-taints={TAINTS}"
+RDMA_LEVELS = catalog().oke.topology_levels[:-1]
+"""The Topology levels the join script labels the node with (the last is the node itself)."""
+NO_TOPOLOGY = ",".join(f"{level}=no-imds-data" for level in RDMA_LEVELS)
+EXTRA = f"--kubelet-extra-args --node-labels={LABELS},{NO_TOPOLOGY} --register-with-taints={TAINTS}"
+
+
+def _joined_labels(calls: list[str]) -> dict[str, str]:
+    (bootstrap,) = {c for c in calls if c.startswith("oke bootstrap ")}
+    labels = bootstrap.split("--node-labels=", 1)[1].split(" ", 1)[0]
+    return dict(pair.split("=", 1) for pair in labels.split(","))
+
+
+ISLAND, BLOCK, RACK = (
+    f"ocid1.{kind}.oc1.iad.aaaa{kind}0123456789" for kind in ("island", "block", "rack")
+)
+
+
+def test_the_node_is_labelled_with_its_rdma_topology_from_the_instance_metadata(node):
+    topology = (
+        f'{{"customerHPCIslandId": "{ISLAND}", "customerNetworkBlock": "{BLOCK}", '
+        f'"customerLocalBlock": "{RACK}"}}'
+    )
+    node.stub("curl", f"case \"$4\" in */host/rdmaTopologyData) echo '{topology}';; esac; exit 0")
+    node.stub("oke")
+    result, calls = node.join()
+    assert result.returncode == 0, result.stderr
+    labels = _joined_labels(calls)
+    # As oci-hpc-oke's labeler writes them: each id's last 11 characters.
+    assert {level: labels[level] for level in RDMA_LEVELS} == dict(
+        zip(RDMA_LEVELS, (ISLAND[-11:], BLOCK[-11:], RACK[-11:]), strict=True)
+    )
+    assert labels["nvidia.com/gpu.present"] == "true"
+
+
+def test_without_the_compact_topology_the_hosts_network_block_and_rack_label_the_node(node):
+    host = f'{{"id": "ocid1.instance", "networkBlockId": "{BLOCK}", "rackId": "{RACK}"}}'
+    node.stub(
+        "curl",
+        f"case \"$4\" in */opc/v2/host) echo '{host}';; *rdmaTopologyData) exit 22;; esac; exit 0",
+    )
+    node.stub("oke")
+    result, calls = node.join()
+    assert result.returncode == 0, result.stderr
+    labels = _joined_labels(calls)
+    assert [labels[level] for level in RDMA_LEVELS] == [BLOCK[-11:], BLOCK[-11:], RACK[-11:]]
 
 
 def test_an_image_without_join_tooling_installs_the_node_package_then_bootstraps(node):

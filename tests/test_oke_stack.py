@@ -19,6 +19,8 @@ from gpu_fabric.workload_security import secure_workload, waivers, without_waive
 from offline.engine import Plan, manifest
 from tests.conftest import DELETE, OKE_EXISTING_VCN, kubernetes_provider, run_stack
 from tests.seed import seed_file, seed_objects
+from tests.test_manifests import validate
+from tests.test_queues import QUEUE_KINDS
 
 STACK = "oke-dranet"
 VCN = "oci:Core/vcn:Vcn"
@@ -485,9 +487,9 @@ def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(
     for resource in oke_plan.kubernetes_objects() + oke_plan.helm_releases():
         assert resource.provider_urn == provider.urn, resource.name
     for obj in map(manifest, oke_plan.kubernetes_objects()):
-        kubernetes_validate.validate(obj, "1.34", strict=True)
+        validate(obj)
     kinds = {o["kind"] for o in map(manifest, oke_plan.kubernetes_objects())}
-    assert kinds == {"Namespace", "DeviceClass", "ConfigMap", "ResourceClaimTemplate"}
+    assert kinds == {"Namespace", "DeviceClass", "ConfigMap", "ResourceClaimTemplate", *QUEUE_KINDS}
     for obj in (manifest(r) for p in nccl_plans.plans for r in p.kubernetes_objects()):
         if obj["kind"] == "MPIJob":
             # No MPIJob CRD in the reference: its pod templates are checked as core Pods.

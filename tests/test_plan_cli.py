@@ -18,19 +18,29 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
 
     written = json.loads((tmp_path / "a3-prod.json").read_text())
     resources = written["resources"]
-    assert len(resources) == 46  # 44 resources and the two layer components
+    # 44 resources and the two layer components; the training queue's 10 (gpu_fabric/workloads).
+    assert len(resources) == 56
     for resource in resources:
         assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
-    (gate,) = [r for r in resources if r["type"] == "command:local:Command"]
-    assert "[secret]" in json.dumps(gate["inputs"]["environment"])
-    assert "gke-gcloud-auth-plugin" not in json.dumps(gate["inputs"])
+    gates = [r for r in resources if r["type"] == "command:local:Command"]
+    assert len(gates) == 2  # the Network objects' CRDs and Kueue's
+    for gate in gates:
+        assert "[secret]" in json.dumps(gate["inputs"]["environment"])
+        assert "gke-gcloud-auth-plugin" not in json.dumps(gate["inputs"])
     assert written["outputs"]["kubeconfig"] == "[secret]"
 
     files = sorted(p.name for p in (tmp_path / "a3-prod").iterdir())
     assert files == [
+        "clusterqueue-gpu-fabric.yaml",
         "daemonset-kube-system-nccl-tcpx-installer.yaml",
         *[f"gkenetworkparamset-vpc{n}.yaml" for n in range(1, 5)],
+        "helmrelease-jobset-system-jobset.yaml",
+        "helmrelease-kueue-system-kueue.yaml",
+        "localqueue-training-training.yaml",
+        "namespace-training.yaml",
         *[f"network-vpc{n}.yaml" for n in range(1, 5)],
+        "resourceflavor-a3-highgpu.yaml",
+        "topology-gpu-fabric.yaml",
     ]
     network = yaml.safe_load((tmp_path / "a3-prod" / "network-vpc1.yaml").read_text())
     assert list(network)[:3] == ["apiVersion", "kind", "metadata"]

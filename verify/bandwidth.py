@@ -82,17 +82,6 @@ class Phase:
     """The objects created then, given the nodes of the `wait_running` pods (sorted by pod)."""
 
 
-@dataclass(frozen=True)
-class ConfigMapCopy:
-    """A ConfigMap that the benchmark's pods mount and the stack does not create."""
-
-    name: str
-    namespaces: tuple[str, ...]
-    """Where it is looked for, in order."""
-    url: str
-    """What to apply when no namespace has it."""
-
-
 @dataclass
 class Benchmark:
     stack: str
@@ -103,8 +92,6 @@ class Benchmark:
     setup: list[dict]
     """Created first and deleted last (the namespace)."""
     phases: list[Phase]
-    copy_config_map: ConfigMapCopy | None = None
-    """A ConfigMap the pods mount, copied into the namespace (2 when absent)."""
 
     def manifests(self) -> list[dict]:
         """Every object, with each `launch` given placeholder node names."""
@@ -181,7 +168,6 @@ class Cluster(Protocol):
     def delete(self, obj: dict) -> None: ...
     def pods(self, namespace: str, selector: str) -> list[dict]: ...
     def log(self, namespace: str, pod: str, container: str) -> str: ...
-    def config_map(self, namespace: str, name: str) -> dict | None: ...
 
 
 _CUSTOM = {"MPIJob": "mpijobs"}
@@ -235,17 +221,6 @@ class KubeCluster:
 
     def log(self, namespace: str, pod: str, container: str) -> str:
         return str(self.core.read_namespaced_pod_log(pod, namespace, container=container))
-
-    def config_map(self, namespace: str, name: str) -> dict | None:
-        from kubernetes.client.exceptions import ApiException
-
-        try:
-            found = self.core.read_namespaced_config_map(name, namespace)
-        except ApiException as err:
-            if err.status == 404:
-                return None
-            raise
-        return self.api_client.sanitize_for_serialization(found)
 
 
 def _quantities_as_text(obj: Any) -> Any:
@@ -535,8 +510,6 @@ def run_benchmark(
     say(f"bandwidth {benchmark.stack}: {benchmark.what}")
     try:
         create(benchmark.setup)
-        if benchmark.copy_config_map:
-            _copy_config_map(cluster, benchmark, create)
         for phase in benchmark.phases:
             results = [RunResult(run) for run in phase.runs]
             report.results += results
@@ -573,33 +546,6 @@ def run_benchmark(
             if result.outcome == "not run":
                 result.outcome = "could not run"
     return report
-
-
-def _copy_config_map(cluster: Cluster, benchmark: Benchmark, create: Callable) -> None:
-    wanted = benchmark.copy_config_map
-    assert wanted
-    name = wanted.name
-    found = next((m for ns in wanted.namespaces if (m := cluster.config_map(ns, name))), None)
-    if found is None:
-        raise CouldNotRun(
-            f"ConfigMap {name} (upstream's all-gather scripts) is in none of the namespaces "
-            f"{', '.join(wanted.namespaces)}: kubectl apply -n "
-            f"{wanted.namespaces[0]} -f {wanted.url}"
-        )
-    create(
-        [
-            {
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
-                "metadata": {
-                    "name": name,
-                    "namespace": benchmark.namespace,
-                    "labels": {RUN_LABEL: benchmark.stack},
-                },
-                "data": found.get("data") or {},
-            }
-        ]
-    )
 
 
 def _api_reason(err: Exception) -> str:

@@ -2,7 +2,7 @@
 `verify/bandwidth.py`), one per fabric, each the one its guide runs:
 
 - GPUDirect-TCPX (A3 High): the GKE GPUDirect-TCPX guide's test pods (`gpu_fabric/gke/tcpx.py`,
-  `with_tcpx`), the all-gather of upstream's `nccl-config-default.yaml` (`/configs/allgather.sh
+  `with_tcpx`), the all-gather of upstream's `nccl-config.yaml` (`/configs/allgather.sh
   NODE...`, which takes the nodes' names: the pods use the host network);
 - GPUDirect-TCPXO (A3 Mega): upstream's `gpudirect-tcpxo` test pods
   (`gpu_fabric/gke/upstream/nccl-test-tcpxo.yaml`) and their
@@ -31,7 +31,6 @@ from .bandwidth import (
     NAMESPACE,
     RUN_LABEL,
     Benchmark,
-    ConfigMapCopy,
     Phase,
     Run,
     namespace_manifest,
@@ -39,14 +38,6 @@ from .bandwidth import (
 from .nccl_judge import Hardware
 
 UPSTREAM = Path(__file__).resolve().parent.parent / "gpu_fabric" / "gke" / "upstream"
-TCPX_CONFIG_MAP = "nccl-configmap"
-CONFIG_MAP_SOURCE_NAMESPACES = ("gpu-fabric-smoke-test", "default")
-"""Where upstream's nccl-configmap is looked for, in order: the smoke test's namespace
-(docs/gke.md applies it there), then `default` (the GKE guide's)."""
-NCCL_CONFIG_URL = (
-    "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/master/"
-    "gpudirect-tcpx/nccl-config-default.yaml"
-)
 
 
 def _label(obj: dict, stack: str) -> dict:
@@ -143,7 +134,7 @@ def _gke_phase(
 def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """A3 High: the GKE GPUDirect-TCPX guide's pods; host 1 runs `/configs/allgather.sh` over
     every pod's node."""
-    from gpu_fabric.gke.tcpx import smoke_test_manifests
+    from gpu_fabric.gke.tcpx import nccl_config_map, smoke_test_manifests
 
     images = cfg.tcpx_images
     manifests = _host_pods(
@@ -170,11 +161,10 @@ def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benc
         f"all_gather over GPUDirect-TCPX on {hosts} {hardware.machine} nodes (the GKE "
         "GPUDirect-TCPX guide's test pods, upstream's /configs/allgather.sh)",
         NAMESPACE,
-        [namespace_manifest(NAMESPACE, stack)],
+        # Upstream's all-gather scripts (gpudirect-tcpx/nccl-config.yaml, vendored), which the
+        # pods mount at /configs, created with the namespace.
+        [namespace_manifest(NAMESPACE, stack), _in(_label(nccl_config_map(), stack), NAMESPACE)],
         [phase],
-        copy_config_map=ConfigMapCopy(
-            TCPX_CONFIG_MAP, CONFIG_MAP_SOURCE_NAMESPACES, NCCL_CONFIG_URL
-        ),
     )
 
 

@@ -14,6 +14,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..layers import child_options, declared_outputs, layer_token
+from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
 from .inputs import FABRIC_INPUTS
 from .node_wait import LingjunNodeWait, LingjunNodeWaitArgs
 from .rdma_pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs
@@ -45,6 +46,14 @@ class AckFabricArgs(TypedDict):
     """Run the Lingjun RDMA guide's hps-benchmark Job with this image (unset: no Job)."""
     lingjun_nodes: NotRequired[AckLingjunNodes]
     """Wait for this many Lingjun nodes, Ready with `rdma/hca` (unset: no wait)."""
+    training_queue: NotRequired[TrainingQueueSettings]
+    """Kueue, JobSet and the queue users' jobs go through (unset: none; needs `kubeconfig` and
+    `cluster_id`)."""
+    kubeconfig: NotRequired[pulumi.Input[str]]
+    """The cluster's kubeconfig, for the training queue's CRD gate (run with kubectl where
+    `pulumi up` runs)."""
+    cluster_id: NotRequired[pulumi.Input[str]]
+    """The cluster's id: the training queue's CRD gate runs again when it changes."""
 
 
 class AckFabric(pulumi.ComponentResource):
@@ -83,5 +92,11 @@ class AckFabric(pulumi.ComponentResource):
                 child_options(self, opts, [args["kubernetes_provider"]]),
             )
             job = benchmark.job.metadata.name
+        if "training_queue" in args:
+            TrainingQueue(
+                f"{name}-training-queue",
+                TrainingQueueArgs(args["training_queue"], args["kubeconfig"], args["cluster_id"]),
+                child_options(self, opts, [args["kubernetes_provider"]]),
+            )
         self.benchmark_job = pulumi.Output.from_input(job)
         self.register_outputs(declared_outputs(self))

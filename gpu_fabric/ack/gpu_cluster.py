@@ -9,10 +9,13 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
+from ..catalog import catalog
 from ..layers import LayeredCluster
+from ..workloads.queues import training_queue
 from .cloud import AckCloud, AckCloudArgs
 from .config import AckLingjunConfig
 from .fabric import AckFabric, AckFabricArgs
+from .training_queue import POD_SECURITY, queue_pools
 
 
 def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:
@@ -76,6 +79,13 @@ def fabric_args(
         }
     if cfg.benchmark_job:
         args["benchmark_image"] = cfg.images.benchmark or ""
+    queue = training_queue(
+        cfg.queues, catalog().ack.topology_levels, queue_pools(cfg.lingjun.node_count), POD_SECURITY
+    )
+    if queue is not None:
+        args["training_queue"] = queue
+        args["kubeconfig"] = cloud["kubeconfig"]
+        args["cluster_id"] = cloud["cluster_id"]
     return args
 
 

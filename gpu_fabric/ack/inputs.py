@@ -3,8 +3,12 @@ of the stack config field it comes from."""
 
 from typing import Any
 
+from pydantic.alias_generators import to_camel
+
 from ..config_base import Cidr, ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..problems import MISSING
+from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .config import (
     AckClusterConfig,
     AddonVersion,
@@ -55,13 +59,30 @@ CLOUD_INPUTS = LayerInputs(
 )
 """The checks of `AckCloud`'s args."""
 
+
+def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
+    """The training queue's CRD gate runs kubectl on the cluster: it needs its kubeconfig and id."""
+    problems = queue_problems(args)
+    if "training_queue" in args:
+        problems += [
+            InputProblem(
+                to_camel(key), MISSING, "required with trainingQueue (its CRD gate); set it"
+            )
+            for key in ("kubeconfig", "cluster_id")
+            if key not in args
+        ]
+    return problems
+
+
 FABRIC_INPUTS = LayerInputs(
     {
+        **QUEUE_RULES,
         "AckFabricArgs": {"benchmark_image": ImageRef},
         "AckLingjunNodes": {
             "count": same_as(LingjunConfig, "node_count"),
             "group_id": same_as(LingjunConfig, "group_id"),
         },
-    }
+    },
+    _fabric_problems,
 )
 """The checks of `AckFabric`'s args."""

@@ -1,10 +1,12 @@
-"""GKE's in-cluster fabric layer: Network objects, the NCCL installer and the fabric's extras.
+"""GKE's in-cluster fabric layer: Network objects, the NCCL installer, the fabric's extras and the
+training queue.
 
 It takes a Kubernetes provider and plain values; it creates nothing in GCP. What waits for what:
 the Network objects wait for their CRD gate (the CRDs served); the installer DaemonSet and the NRI
 device injector wait for the provider only, or, when their rollout is awaited, for the GPU node
 pools too; the StorageClass waits for the provider only; the optional TCPX smoke test waits
-for the installer, the Network objects and the GPU node pools it is given.
+for the installer, the Network objects and the GPU node pools it is given; the training queue
+waits for the provider only (`gpu_fabric/workloads/queues.py`).
 """
 
 from operator import itemgetter
@@ -15,6 +17,7 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
+from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
 from .inputs import FABRIC_INPUTS
 from .nccl_installer import (
     NcclInstaller,
@@ -87,6 +90,8 @@ class GkeFabricArgs(TypedDict):
     """A4X: a Hyperdisk StorageClass."""
     training_runtime_image: NotRequired[str]
     """A4X: a Kubeflow Trainer runtime on the RDMA networks, with this image (unset: none)."""
+    training_queue: NotRequired[TrainingQueueSettings]
+    """Kueue, JobSet and the queue users' jobs go through (unset: none)."""
 
 
 class GkeFabric(pulumi.ComponentResource):
@@ -183,6 +188,13 @@ class GkeFabric(pulumi.ComponentResource):
                     kubeconfig=args["kubeconfig"],
                     cluster_id=args["cluster_id"],
                 ),
+                on_cluster,
+            )
+
+        if "training_queue" in args:
+            TrainingQueue(
+                f"{name}-training-queue",
+                TrainingQueueArgs(args["training_queue"], args["kubeconfig"], args["cluster_id"]),
                 on_cluster,
             )
 

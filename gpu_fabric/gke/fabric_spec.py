@@ -34,6 +34,10 @@ class GkeFabricSpec:
     training runtime of another fabric goes here too, beside its pod wiring."""
     image_problems: Callable[[Any], list[Problem]]
     """What is wrong with the stack's overrides of this fabric's images."""
+    pod_security: tuple[str, str]
+    """The Pod Security level the training namespace enforces for this fabric's pods, and why
+    (Kubernetes docs, "Pod Security Standards": Baseline forbids host paths, host networking,
+    privileged containers and capabilities beyond its default set)."""
     wire_pod: Callable[[dict, Any], dict]
     """A copy of a pod template (`{metadata, spec}`) wired for this fabric on the stack's GPU
     nodes (`with_tcpx`, `with_tcpxo`, `with_gib`), to run on all GPUs of a node."""

@@ -232,6 +232,11 @@ FABRIC = GkeFabricSpec(
     installer_image=lambda cfg: cfg.gib_installer_image,
     add_fabric_args=_add_fabric_args,
     image_problems=_image_problems,
+    pod_security=(
+        "privileged",
+        "gIB pods mount the driver's libraries and the gIB plugin as host paths and add IPC_LOCK "
+        "(container-engine-accelerators gpudirect-rdma/nccl-test.yaml); Baseline forbids both",
+    ),
     wire_pod=lambda template, cfg: with_gib(
         template,
         cfg.network_object_names,

@@ -9,6 +9,7 @@ from pydantic import AfterValidator
 from ..catalog import catalog
 from ..config_base import Cidr, ImageRef, SourceRanges
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import boot_disk_type_problem, unknown_machine_type
 from .config import (
     AuthorizedNetwork,
@@ -50,15 +51,16 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
 def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
     machine_type, names = args["machine_type"], args["network_object_names"]
     nics = sum(group.count for group in catalog().machines[machine_type].nic_groups)
-    if len(names) == nics:
-        return []
-    return [
-        InputProblem(
-            "networkObjectNames",
-            names,
-            f"{machine_type} has {nics} GPU NICs; give {nics} names, one per NIC in NIC order",
+    problems = queue_problems(args)
+    if len(names) != nics:
+        problems.append(
+            InputProblem(
+                "networkObjectNames",
+                names,
+                f"{machine_type} has {nics} GPU NICs; give {nics} names, one per NIC in NIC order",
+            )
         )
-    ]
+    return problems
 
 
 CLOUD_INPUTS = LayerInputs(
@@ -98,6 +100,7 @@ CLOUD_INPUTS = LayerInputs(
 
 FABRIC_INPUTS = LayerInputs(
     {
+        **QUEUE_RULES,
         "GkeFabricArgs": {
             "machine_type": _GPU_MACHINE_TYPE,
             "nri_device_injector_image": ImageRef,

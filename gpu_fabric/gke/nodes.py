@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from .cloud import GkeGpuPool
 
 
+NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+"""The label GKE gives every node, set to its node pool's name (GKE docs, "About node pool
+labels": automatically applied labels)."""
+
+
 @dataclass(frozen=True)
 class NodeNetwork:
     """One additional node network, in NIC order."""

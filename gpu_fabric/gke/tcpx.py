@@ -6,8 +6,10 @@ and the fabric's spec (`FABRIC`: its installer image, its smoke test, its image 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import yaml_files
 from ..catalog import Fabric, catalog
 from ..nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
 from ..problems import Problem
@@ -33,14 +35,16 @@ GPU_CONTAINER_MOUNTS = [
     {"name": "libraries", "mountPath": LIBRARY_DIR},
 ]
 LD_LIBRARY_PATH = {"name": "LD_LIBRARY_PATH", "value": LIBRARY_DIR}
+NCCL_CONFIG_FILE = Path(__file__).with_name("upstream") / "nccl-config.yaml"
+"""container-engine-accelerators' gpudirect-tcpx/nccl-config.yaml: the ConfigMap of the test's
+all-gather scripts (`/configs/allgather.sh`), which the test pods mount."""
 NCCL_CONFIG_MAP = "nccl-configmap"
 # NCCL loads its network plugin as `libnccl-net.so` from LD_LIBRARY_PATH unless NCCL_NET_PLUGIN
 # says otherwise, and the guide's pods set only LD_LIBRARY_PATH: the installer puts it in the node's
 # lib64. (The file name is NCCL's default, not read from the installer image: UNVERIFIED there.)
 TCPX_PLUGIN_FILE = f"{LIBRARY_DIR}/libnccl-net.so"
 SMOKE_TEST_NAMESPACE = "gpu-fabric-smoke-test"
-"""The smoke test's own namespace (not `default`, docs/security.md): apply upstream's nccl-configmap
-there."""
+"""The smoke test's own namespace (not `default`, docs/security.md), with its nccl-configmap."""
 # Why the guide's pods need what checkov flags (the GKE GPUDirect-TCPX guide, "Deploy a test
 # workload" and "Add GPUDirect-TCPX to your manifests").
 TCPX_HOST_NETWORK = (
@@ -156,13 +160,20 @@ def with_tcpx(pod_spec: dict, daemon_image: str) -> dict:
     return spec
 
 
+def nccl_config_map() -> dict:
+    """Upstream's nccl-configmap, as vendored (a copy)."""
+    config_map = yaml_files.read(NCCL_CONFIG_FILE)
+    assert config_map["metadata"]["name"] == NCCL_CONFIG_MAP  # the name the pods mount
+    return config_map
+
+
 def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> list[dict]:
-    """The GKE GPUDirect-TCPX guide's test workload: per host a headless Service and a pod wired
-    by `with_tcpx`.
+    """The GKE GPUDirect-TCPX guide's test workload: upstream's nccl-configmap, and per host a
+    headless Service and a pod wired by `with_tcpx`.
 
     Run the all-gather of docs/gke.md once both pods are Running.
     """
-    manifests: list[dict] = []
+    manifests: list[dict] = [nccl_config_map()]
     for host in range(1, hosts + 1):
         label = {"name": f"nccl-host-{host}"}
         pod_spec = with_tcpx(
@@ -179,16 +190,11 @@ def smoke_test_manifests(test_image: str, daemon_image: str, hosts: int = 2) -> 
                         "volumeMounts": [{"name": "config-volume", "mountPath": "/configs"}],
                     }
                 ],
-                # Upstream's nccl-config-default.yaml (the all-gather scripts), applied by the
-                # user as in the guide; optional, so the pods start before it exists.
+                # Upstream's nccl-config.yaml (the all-gather scripts), created with the pods.
                 "volumes": [
                     {
                         "name": "config-volume",
-                        "configMap": {
-                            "name": NCCL_CONFIG_MAP,
-                            "defaultMode": 0o777,
-                            "optional": True,
-                        },
+                        "configMap": {"name": NCCL_CONFIG_MAP, "defaultMode": 0o777},
                     }
                 ],
             },
@@ -241,5 +247,11 @@ FABRIC = GkeFabricSpec(
     installer_image=lambda cfg: cfg.tcpx_images.installer,
     add_fabric_args=_add_fabric_args,
     image_problems=_image_problems,
+    pod_security=(
+        "privileged",
+        "GPUDirect-TCPX pods run on the host network with the tcpx-daemon sidecar privileged and "
+        "the driver's libraries and the daemon's socket as host paths (the GKE GPUDirect-TCPX "
+        "guide); Baseline forbids each",
+    ),
     wire_pod=_wire_pod,
 )

@@ -45,26 +45,39 @@ class TcpxSmokeTest(pulumi.ComponentResource):
             metadata={"name": args.namespace},
             opts=pulumi.ResourceOptions(parent=self),
         )
+        manifests = smoke_test_manifests(args.test_image, args.daemon_image)
+
+        def metadata_of(manifest: dict) -> k8s.meta.v1.ObjectMetaArgsDict:
+            return {**manifest["metadata"], "namespace": args.namespace}
+
+        # The pods mount the all-gather scripts' ConfigMap: it comes first, after the namespace.
+        (scripts,) = [m for m in manifests if m["kind"] == "ConfigMap"]
+        config_map = k8s.core.v1.ConfigMap(
+            f"{name}-{scripts['metadata']['name']}",
+            metadata=metadata_of(scripts),
+            data=scripts["data"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
         # Children do not inherit a component's depends_on, so each pod and service gets it.
         # Deleted before they are replaced: a new pod needs the GPUs the old one holds, and
         # pulumi-kubernetes deletes first on its own only when name and namespace stay the same.
         child = pulumi.ResourceOptions(
-            parent=self, depends_on=[*args.depends_on, namespace], delete_before_replace=True
+            parent=self,
+            depends_on=[*args.depends_on, namespace, config_map],
+            delete_before_replace=True,
         )
-        for manifest in smoke_test_manifests(args.test_image, args.daemon_image):
-            metadata: k8s.meta.v1.ObjectMetaArgsDict = {
-                **manifest["metadata"],
-                "namespace": args.namespace,
-            }
+        for manifest in (m for m in manifests if m is not scripts):
             spec = after(manifest["spec"], args.wait_for) if args.wait_for else manifest["spec"]
             child_name = f"{name}-{manifest['metadata']['name']}"
             if manifest["kind"] == "Service":
-                k8s.core.v1.Service(child_name, metadata=metadata, spec=spec, opts=child)
+                k8s.core.v1.Service(
+                    child_name, metadata=metadata_of(manifest), spec=spec, opts=child
+                )
             else:
                 pod_opts = pulumi.ResourceOptions(custom_timeouts=SMOKE_TEST_POD_TIMEOUTS)
                 k8s.core.v1.Pod(
                     child_name,
-                    metadata=metadata,
+                    metadata=metadata_of(manifest),
                     spec=spec,
                     opts=pulumi.ResourceOptions.merge(child, pod_opts),
                 )

@@ -178,6 +178,12 @@ FABRIC = GkeFabricSpec(
     installer_image=lambda cfg: cfg.tcpxo_images.installer,
     add_fabric_args=_add_fabric_args,
     image_problems=_image_problems,
+    pod_security=(
+        "privileged",
+        "GPUDirect-TCPXO pods mount the driver's libraries, /sys, /proc/sys and the aperture "
+        "devices as host paths and give the tcpxo-daemon NET_ADMIN (container-engine-accelerators "
+        "gpudirect-tcpxo/nccl-test-latest.yaml); Baseline forbids both",
+    ),
     wire_pod=lambda template, cfg: with_tcpxo(
         template, cfg.tcpxo_images.daemon, cfg.network_object_names, cfg.machine.accelerator.count
     ),

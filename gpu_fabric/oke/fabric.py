@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
+from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
 from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
 from .dranet import Chart, DraDrivers, DraDriversArgs
@@ -76,6 +77,8 @@ class OkeFabricArgs(TypedDict):
     """One ResourceClaimTemplate each."""
     nccl_tests: NotRequired[OkeNcclTests]
     """The NCCL jobs (unset: none)."""
+    training_queue: NotRequired[TrainingQueueSettings]
+    """Kueue, JobSet and the queue users' jobs go through (unset: none)."""
 
 
 class OkeFabric(pulumi.ComponentResource):
@@ -150,6 +153,12 @@ class OkeFabric(pulumi.ComponentResource):
                     cluster_id=args["cluster_id"],
                     claim_templates=templates.templates,
                 ),
+                on_cluster,
+            )
+        if "training_queue" in args:
+            TrainingQueue(
+                f"{name}-training-queue",
+                TrainingQueueArgs(args["training_queue"], args["kubeconfig"], args["cluster_id"]),
                 on_cluster,
             )
         self.namespace = namespace

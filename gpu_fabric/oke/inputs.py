@@ -10,6 +10,7 @@ from pydantic import AfterValidator
 from ..catalog import catalog
 from ..config_base import Cidr, ImageRef, SourceRanges, VersionText
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape
 from .claim_plan import Claim, plan_claim
 from .config import (
@@ -60,7 +61,7 @@ def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
             plan_claim(request, catalog().oci_shapes[shape_name], shape_name)
         except ValueError as err:
             problems.append(InputProblem(f"claims[{i}]", claim, str(err)))
-    return problems
+    return problems + queue_problems(args)
 
 
 CLOUD_INPUTS = LayerInputs(
@@ -114,6 +115,7 @@ CLOUD_INPUTS = LayerInputs(
 
 FABRIC_INPUTS = LayerInputs(
     {
+        **QUEUE_RULES,
         "OkeFabricArgs": {
             "gpu_shape": _GPU_SHAPE,
             "gpu_node_count": same_as(GpuNodesConfig, "count"),

@@ -60,6 +60,15 @@ def layer_problems(cfg) -> list[Problem]:
                 "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
             )
         ]
+    if cfg.layers is Layers.CLOUD and "queues" in cfg.model_fields_set:
+        return [
+            Problem(
+                stack_key("queues"),
+                cfg.queues.model_dump(by_alias=True, exclude_defaults=True),
+                "has no effect with gpu-fabric:layers: cloud (the training queue is in the "
+                "cluster, which the fabric stack fills); move it to the fabric stack's file",
+            )
+        ]
     if cfg.layers is not Layers.FABRIC and cfg.cloud_stack is not None:
         return [
             Problem(

@@ -1,0 +1,97 @@
+"""`gpu-fabric:queues`: the training queue every platform's fabric layer sets up (Kueue, JobSet)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from ..config_model import ConfigModel
+from ..versions import ChartVersionText
+
+HOSTNAME_LEVEL = "kubernetes.io/hostname"
+"""The node's own label: Kueue takes it only as a Topology's lowest level."""
+MAX_TOPOLOGY_LEVELS = 16
+"""Kueue v1beta2 Topology `spec.levels`: 1 to 16 (kueue.x-k8s.io_topologies.yaml)."""
+
+# A Kubernetes label key: an optional DNS subdomain prefix and `/`, then a name of at most 63
+# characters (Kubernetes docs, "Labels and Selectors", syntax and character set).
+_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# A namespace or object name that is a DNS label (RFC 1123), as Namespaces and LocalQueues are.
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def _label_key(value: str) -> str:
+    prefix, slash, name = value.rpartition("/")
+    if not _LABEL_NAME.match(name) or (
+        slash and not (len(prefix) <= 253 and _DNS_SUBDOMAIN.match(prefix))
+    ):
+        raise ValueError(
+            "not a node label key; write [DNS-subdomain/]name, e.g. "
+            "cloud.google.com/gce-topology-block (Kubernetes docs, Labels and Selectors)"
+        )
+    return value
+
+
+def _dns_label(value: str) -> str:
+    if not _DNS_LABEL.match(value):
+        raise ValueError(
+            "not a DNS label: lower-case letters, digits and '-', starting and ending with a "
+            "letter or digit, at most 63 characters (e.g. training)"
+        )
+    return value
+
+
+def topology_problem(levels: list[str]) -> str | None:
+    """Why `levels` cannot be a Kueue Topology's levels, or None (the CRD's own rules; a repeated
+    level is refused as any repeated list item is, `stack_config/written.py`)."""
+    if not 1 <= len(levels) <= MAX_TOPOLOGY_LEVELS:
+        return f"a Topology has 1 to {MAX_TOPOLOGY_LEVELS} levels; give the widest first"
+    if HOSTNAME_LEVEL in levels[:-1]:
+        return f"{HOSTNAME_LEVEL} may only be the last (lowest) level; move it to the end"
+    return None
+
+
+def _topology_levels(levels: list[str]) -> list[str]:
+    problem = topology_problem(levels)
+    if problem:
+        raise ValueError(problem)
+    return levels
+
+
+LabelKey = Annotated[str, AfterValidator(_label_key)]
+DnsLabel = Annotated[str, AfterValidator(_dns_label)]
+TopologyLevels = Annotated[list[LabelKey], AfterValidator(_topology_levels)]
+
+
+class QueuesConfig(ConfigModel):
+    """The training queue: Kueue and JobSet, a Topology, a ResourceFlavor per GPU pool, a
+    ClusterQueue with the pools' GPUs as quota, and a LocalQueue in the training namespace."""
+
+    enabled: bool = Field(
+        True,
+        description="Install Kueue and JobSet and set up the training queue; `false`: none of it "
+        "(another owner runs Kueue).",
+    )
+    namespace: DnsLabel = Field(
+        "training",
+        description="The namespace users' jobs run in, with the LocalQueue; created by the stack.",
+    )
+    local_queue: DnsLabel = Field(
+        "training",
+        description="The LocalQueue's name: what a job names in its `kueue.x-k8s.io/queue-name` "
+        "label.",
+    )
+    topology_levels: TopologyLevels | None = Field(
+        None,
+        description="Node labels of the Topology's levels, widest first and "
+        "`kubernetes.io/hostname` last; default: the platform's (catalog `topology_levels`).",
+    )
+    kueue_version: ChartVersionText | None = Field(
+        None, description="Kueue chart version; default: the catalog's (`workloads.kueue`)."
+    )
+    jobset_version: ChartVersionText | None = Field(
+        None, description="JobSet chart version; default: the catalog's (`workloads.jobset`)."
+    )

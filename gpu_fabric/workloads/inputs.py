@@ -1,0 +1,58 @@
+"""What a fabric layer checks of its `training_queue` arg (`gpu_fabric/layer_inputs.py`): the
+rules of the `gpu-fabric:queues` fields it comes from, and the Kueue objects' own limits."""
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator
+
+from ..layer_inputs import InputProblem, same_as
+from .config import DnsLabel, LabelKey, QueuesConfig
+
+POD_SECURITY_LEVELS = Literal["privileged", "baseline", "restricted"]
+"""Pod Security Standards' levels (Kubernetes docs, "Pod Security Standards")."""
+MAX_FLAVORS = 16
+"""A ClusterQueue resource group takes 1 to 16 flavors (kueue.x-k8s.io_clusterqueues.yaml)."""
+
+
+def _not_negative(quota: int) -> int:
+    if quota < 0:
+        raise ValueError("a quota cannot be negative; give what the pool has (0: nothing)")
+    return quota
+
+
+QUEUE_RULES = {
+    "TrainingQueueSettings": {
+        "namespace": same_as(QueuesConfig, "namespace"),
+        "local_queue": same_as(QueuesConfig, "local_queue"),
+        "pod_security_level": POD_SECURITY_LEVELS,
+        "topology_levels": same_as(QueuesConfig, "topology_levels"),
+        "kueue_version": same_as(QueuesConfig, "kueue_version"),
+        "jobset_version": same_as(QueuesConfig, "jobset_version"),
+    },
+    "QueuePool": {
+        "name": DnsLabel,
+        "node_labels": dict[LabelKey, str],
+        "quota": dict[str, Annotated[int, AfterValidator(_not_negative)]],
+    },
+    "QueueToleration": {"key": LabelKey},
+}
+"""The checks of the `TrainingQueueSettings` arg, for each fabric layer's `LayerInputs`."""
+
+
+def queue_problems(args: dict[str, Any]) -> list[InputProblem]:
+    """A training queue has 1 to `MAX_FLAVORS` pools with distinct names, and distinct levels."""
+    queue = args.get("training_queue")
+    if queue is None:
+        return []
+    names = [pool["name"] for pool in queue["pools"]]
+    if not 1 <= len(names) <= MAX_FLAVORS:
+        fix = f"give 1 to {MAX_FLAVORS} GPU pools, one ResourceFlavor each"
+        return [InputProblem("trainingQueue.pools", names, fix)]
+    problems = []
+    if len(set(names)) != len(names):
+        problems.append(InputProblem("trainingQueue.pools", names, "give each pool its own name"))
+    levels = queue["topology_levels"]
+    if len(set(levels)) != len(levels):
+        fix = "each level is a different node label; remove the repeated one"
+        problems.append(InputProblem("trainingQueue.topologyLevels", levels, fix))
+    return problems

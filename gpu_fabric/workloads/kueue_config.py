@@ -1,0 +1,62 @@
+"""Kueue's controller Configuration: the chart's own, plus how quota is counted.
+
+The chart takes the whole Configuration as one text (`managerConfig.controllerManagerConfigYaml`,
+charts/kueue/values.yaml), so a stack that changes one part of it passes all of it. It is read
+from the vendored values of the pinned chart (upstream/kueue-values.yaml, Kueue v0.19.2), and two
+parts are added:
+
+- `managedJobsNamespaceSelector`: the training namespace only. Kueue's mutating webhooks for jobs
+  and pods fail closed (`failurePolicy: Fail`, charts/kueue/templates/webhook/manifests.yaml) and
+  take their namespace selector from this setting, so with Kueue's default (every namespace but
+  kube-system and kueue-system) a Kueue outage would stop pods from being created across the
+  cluster; here it stops only training jobs (Kueue docs, "Opt-in namespace management").
+
+- `quotaCheckStrategy: IgnoreUndeclared`: the queue's quota is GPUs (and, where DRA allocates
+  them, the devices of each claimed DeviceClass); CPU and memory requests are left to the
+  scheduler. With Kueue's default (`BlockUndeclared`, beta and on since v0.19) a job requesting
+  any CPU would never be admitted by a queue that covers only GPUs ("resource cpu unavailable in
+  ClusterQueue"; kueue pkg/scheduler/flavorassigner/flavorassigner.go, apis/config/v1beta2
+  configuration_types.go `QuotaCheckStrategy`).
+- `deviceClassMappings`: Kueue refuses a job whose ResourceClaimTemplate names a DeviceClass it has
+  no mapping for (KueueDRAIntegration, on since v0.18; kueue pkg/dra/claims.go and
+  site/content/en/docs/tasks/manage/setup_dra.md), so every DeviceClass the platform's claims use
+  is mapped to the resource the queue counts.
+
+A stack that overrides `kueueVersion` keeps this Configuration (v0.19.2's); Kueue fills what a
+newer one adds with its defaults.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import yaml_files
+from .queue_objects import NAMESPACE_NAME_LABEL
+
+UPSTREAM = Path(__file__).with_name("upstream")
+CHART_VALUES = UPSTREAM / "kueue-values.yaml"
+
+
+def manager_configuration(
+    namespace: str, device_class_mappings: dict[str, list[str]]
+) -> dict[str, Any]:
+    """The chart's Configuration managing jobs of `namespace` only, with `resources` set;
+    `device_class_mappings`: the resource the queue counts -> the DeviceClasses whose devices
+    count as it."""
+    values = yaml_files.read(CHART_VALUES)
+    config = yaml_files.load(values["managerConfig"]["controllerManagerConfigYaml"])
+    resources: dict[str, Any] = {"quotaCheckStrategy": "IgnoreUndeclared"}
+    if device_class_mappings:
+        resources["deviceClassMappings"] = [
+            {"name": name, "deviceClassNames": classes}
+            for name, classes in device_class_mappings.items()
+        ]
+    selector = {"matchLabels": {NAMESPACE_NAME_LABEL: namespace}}
+    return {**config, "managedJobsNamespaceSelector": selector, "resources": resources}
+
+
+def kueue_values(namespace: str, device_class_mappings: dict[str, list[str]]) -> dict[str, Any]:
+    """The Kueue chart's values: its controller Configuration, as the one text it takes."""
+    configuration = manager_configuration(namespace, device_class_mappings)
+    return {"managerConfig": {"controllerManagerConfigYaml": yaml_files.dump(configuration)}}

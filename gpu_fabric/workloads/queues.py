@@ -1,0 +1,203 @@
+"""The training queue: Kueue and JobSet, and the Kueue objects that admit a job as one gang.
+
+A job labelled `kueue.x-k8s.io/queue-name: <local queue>` in the training namespace waits until
+the whole job fits in the GPU pools' quota, then starts with all of its pods, placed by Topology
+Aware Scheduling in as few topology domains as fit (Kueue docs, "Topology Aware Scheduling"; on by
+default since Kueue v0.14). Each platform's fabric layer gives its pools, their node labels and
+taints, and its Topology levels (`TrainingQueueSettings`).
+
+What waits for what: the two Helm releases wait for the provider only (Helm waits for their
+controllers); the Kueue objects wait for Kueue's CRDs to be served (a CRD gate after the Kueue
+release, so its webhook answers too); the LocalQueue waits for its namespace. Nothing waits for
+the GPU nodes: the queue admits what the nodes that are there can run.
+"""
+
+from dataclasses import dataclass
+from typing import NotRequired, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..catalog import ChartPin, catalog
+from ..crd_gate import CrdGate, CrdGateArgs
+from ..k8s_objects import custom_resource
+from .config import QueuesConfig
+from .kueue_config import kueue_values
+from .queue_objects import (
+    KUEUE_CRDS,
+    cluster_queue,
+    local_queue,
+    resource_flavor,
+    topology,
+    training_namespace,
+)
+
+
+class QueueToleration(TypedDict):
+    """A taint of a pool's nodes that the pods the queue admits there tolerate."""
+
+    key: str
+    """The taint's key."""
+    effect: str
+    """Its effect (`NoSchedule`, ...)."""
+    value: NotRequired[str]
+    """Its value (unset: any value)."""
+
+
+class QueuePool(TypedDict):
+    """A GPU pool the queue admits jobs to: one ResourceFlavor."""
+
+    name: str
+    """The flavor's name (the pool's)."""
+    node_labels: dict[str, str]
+    """Labels every node of the pool has, and nodes of no other pool."""
+    tolerations: list[QueueToleration]
+    """The pool's taints, tolerated by the pods admitted there."""
+    quota: dict[str, int]
+    """Resource -> what the pool has of it (`nvidia.com/gpu`: nodes x GPUs per node)."""
+
+
+class TrainingQueueSettings(TypedDict):
+    """The training queue a fabric layer sets up: Kueue, JobSet, a Topology, flavors, queues."""
+
+    namespace: str
+    """The training namespace (created), where the LocalQueue is."""
+    local_queue: str
+    """The LocalQueue's name."""
+    pod_security_level: str
+    """The Pod Security level the namespace enforces (`privileged`, `baseline`, `restricted`)."""
+    pod_security_reason: str
+    """Why that level: what the fabric's pods need."""
+    topology_levels: list[str]
+    """The Topology's node labels, widest first, `kubernetes.io/hostname` last."""
+    pools: list[QueuePool]
+    """The GPU pools, in the order Kueue tries them."""
+    device_class_mappings: NotRequired[dict[str, list[str]]]
+    """Where DRA allocates devices: the resource the queue counts -> its DeviceClasses."""
+    kueue_version: str
+    """Kueue chart version."""
+    jobset_version: str
+    """JobSet chart version."""
+
+
+@dataclass(frozen=True)
+class TrainingQueueArgs:
+    queue: TrainingQueueSettings
+    """What the queue admits and where."""
+    kubeconfig: pulumi.Input[str]
+    """Kubeconfig for the CRD gate (the provider's own)."""
+    cluster_id: pulumi.Input[str]
+    """Re-runs the gate when the cluster is replaced."""
+
+
+def training_queue(
+    cfg: QueuesConfig,
+    topology_levels: list[str],
+    pools: list[QueuePool],
+    pod_security: tuple[str, str],
+    device_class_mappings: dict[str, list[str]] | None = None,
+) -> TrainingQueueSettings | None:
+    """The queue a stack's `gpu-fabric:queues` asks for (None: disabled), on its platform's
+    `topology_levels` (unless the stack gives its own), `pools` and `pod_security` (level, why)."""
+    if not cfg.enabled:
+        return None
+    pins = catalog().workloads
+    queue: TrainingQueueSettings = {
+        "namespace": cfg.namespace,
+        "local_queue": cfg.local_queue,
+        "pod_security_level": pod_security[0],
+        "pod_security_reason": pod_security[1],
+        "topology_levels": list(cfg.topology_levels or topology_levels),
+        "pools": pools,
+        "kueue_version": cfg.kueue_version or pins.kueue.version,
+        "jobset_version": cfg.jobset_version or pins.jobset.version,
+    }
+    if device_class_mappings:
+        queue["device_class_mappings"] = device_class_mappings
+    return queue
+
+
+def _pinned(chart: ChartPin, version: str) -> ChartPin:
+    return chart.model_copy(update={"version": version})
+
+
+def release(name: str, chart: ChartPin, values: dict, opts: pulumi.ResourceOptions):
+    """A Helm release of `chart` from its OCI registry into its own namespace (created)."""
+    return k8s.helm.v3.Release(
+        name,
+        name=chart.chart.rsplit("/", 1)[-1],
+        chart=chart.chart,
+        version=chart.version,
+        namespace=chart.namespace,
+        create_namespace=True,
+        values=values,
+        opts=opts,
+    )
+
+
+class TrainingQueue(pulumi.ComponentResource):
+    """Kueue and JobSet (Helm), then the Topology, a ResourceFlavor per pool, the ClusterQueue,
+    the training namespace and its LocalQueue."""
+
+    local_queue: pulumi.Output[str]
+    """The LocalQueue's name."""
+    namespace: pulumi.Output[str]
+    """The training namespace."""
+
+    def __init__(
+        self, name: str, args: TrainingQueueArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:workloads:TrainingQueue", name, None, opts)
+        queue, pins = args.queue, catalog().workloads
+        child = pulumi.ResourceOptions(parent=self)
+        kueue = release(
+            f"{name}-kueue",
+            _pinned(pins.kueue, queue["kueue_version"]),
+            kueue_values(queue["namespace"], queue.get("device_class_mappings", {})),
+            child,
+        )
+        release(f"{name}-jobset", _pinned(pins.jobset, queue["jobset_version"]), {}, child)
+        gate = CrdGate(
+            f"{name}-kueue-crds",
+            CrdGateArgs(KUEUE_CRDS, args.kubeconfig, args.cluster_id, after=[kueue]),
+            child,
+        )
+        # Kueue makes a Topology's levels and a TAS flavor's labels, tolerations and Topology
+        # immutable (CEL rules of kueue.x-k8s.io_topologies.yaml and _resourceflavors.yaml): a
+        # change replaces the object, under its fixed name, so the old one goes first.
+        fixed = pulumi.ResourceOptions(
+            parent=self, depends_on=[gate], replace_on_changes=["spec"], delete_before_replace=True
+        )
+        custom_resource(f"{name}-topology", topology(queue["topology_levels"]), fixed)
+        for pool in queue["pools"]:
+            flavor = resource_flavor(pool["name"], pool["node_labels"], _tolerations(pool))
+            custom_resource(f"{name}-flavor-{pool['name']}", flavor, fixed)
+        quotas = {pool["name"]: pool["quota"] for pool in queue["pools"]}
+        custom_resource(
+            f"{name}-cluster-queue",
+            cluster_queue(queue["namespace"], quotas),
+            pulumi.ResourceOptions(parent=self, depends_on=[gate]),
+        )
+        ns = training_namespace(
+            queue["namespace"], queue["pod_security_level"], queue["pod_security_reason"]
+        )
+        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=child)
+        lq = local_queue(queue["local_queue"], queue["namespace"])
+        lq["metadata"]["namespace"] = namespace.metadata.name
+        custom_resource(f"{name}-local-queue", lq, fixed)
+
+        self.local_queue = pulumi.Output.from_input(queue["local_queue"])
+        self.namespace = namespace.metadata.name
+        self.register_outputs({"local_queue": self.local_queue, "namespace": self.namespace})
+
+
+def _tolerations(pool: QueuePool) -> list[dict[str, str]]:
+    return [
+        {
+            "key": t["key"],
+            "operator": "Equal" if "value" in t else "Exists",
+            **({"value": t["value"]} if "value" in t else {}),
+            "effect": t["effect"],
+        }
+        for t in pool["tolerations"]
+    ]

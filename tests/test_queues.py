@@ -1,0 +1,392 @@
+"""The training queue on every platform: Kueue and JobSet releases, the Topology, a flavor per GPU
+pool, the ClusterQueue with the pools' GPUs, and the LocalQueue in the training namespace."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_fabric import yaml_files
+from gpu_fabric.catalog import catalog
+from gpu_fabric.workloads import queue_objects
+from gpu_fabric.workloads.kueue_config import CHART_VALUES, UPSTREAM, manager_configuration
+from offline import engine
+from offline.engine import Plan, Registration, manifest
+from tests.conftest import (
+    DELETE,
+    assert_single_rule,
+    only_problem,
+    planned,
+    run_stack,
+    stack_values,
+)
+from tests.test_layer_inputs import _build, _refused
+
+QUEUE_KINDS = {"Namespace", "Topology", "ResourceFlavor", "ClusterQueue", "LocalQueue"}
+"""What the training queue adds to a stack's Kubernetes objects."""
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+APPLYING_STACKS = [
+    s for s in engine.stack_names() if engine.stack_config(s).get("gpu-fabric:layers") != "cloud"
+]
+"""Every stack file that fills a cluster, whatever its name."""
+
+
+def kueue_objects(plan: Plan) -> dict[str, list[dict]]:
+    """The plan's Kueue objects by kind."""
+    by_kind: dict[str, list[dict]] = {}
+    for r in plan.resources:
+        if r.type.startswith(KUEUE):
+            by_kind.setdefault(r.type.rsplit(":", 1)[-1], []).append(manifest(r))
+    return by_kind
+
+
+def release(plan: Plan, name: str) -> Registration:
+    (found,) = [r for r in plan.of_type(RELEASE) if r.inputs["name"] == name]
+    return found
+
+
+def platform_of(stack: str) -> str:
+    return engine.stack_config(stack)["gpu-fabric:platform"]
+
+
+# --- vendored upstream ---------------------------------------------------------------------------
+
+
+def test_the_vendored_files_are_upstreams_byte_for_byte():
+    from tests.test_manifests import git_blob_id
+
+    blobs = [line.split() for line in (UPSTREAM / "BLOBS").read_text().splitlines()]
+    assert {path for _, path in blobs} == {
+        str(p.relative_to(UPSTREAM)) for p in UPSTREAM.rglob("*.yaml")
+    }
+    for blob, path in blobs:
+        assert git_blob_id((UPSTREAM / path).read_bytes()) == blob, path
+
+
+def test_the_configuration_is_the_charts_with_quota_counted_on_what_the_queue_covers():
+    chart = yaml_files.load(
+        yaml_files.read(CHART_VALUES)["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    config = manager_configuration("ml", {"nvidia.com/gpu": ["gpu.nvidia.com"]})
+    added = ("managedJobsNamespaceSelector", "resources")
+    assert {k: v for k, v in config.items() if k not in added} == chart
+    # Kueue's fail-closed job webhooks act in the training namespace alone.
+    assert config["managedJobsNamespaceSelector"] == {
+        "matchLabels": {"kubernetes.io/metadata.name": "ml"}
+    }
+    assert config["resources"] == {
+        "quotaCheckStrategy": "IgnoreUndeclared",
+        "deviceClassMappings": [{"name": "nvidia.com/gpu", "deviceClassNames": ["gpu.nvidia.com"]}],
+    }
+    assert "deviceClassMappings" not in manager_configuration("ml", {})["resources"]
+
+
+# --- every stack that fills a cluster ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_every_queue_object_is_valid_against_the_pinned_kueue_crds(stack):
+    from tests.test_manifests import validate
+
+    objects = kueue_objects(planned(stack))
+    assert sorted(objects) == ["ClusterQueue", "LocalQueue", "ResourceFlavor", "Topology"]
+    for obj in (o for kind in objects.values() for o in kind):
+        validate(obj)
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_kueue_and_jobset_are_the_catalogs_charts_in_their_namespaces(stack):
+    plan, pins = planned(stack), catalog().workloads
+    for name, pin in (("kueue", pins.kueue), ("jobset", pins.jobset)):
+        chart = release(plan, name)
+        assert (chart.inputs["chart"], chart.inputs["version"]) == (pin.chart, pin.version)
+        assert chart.inputs["namespace"] == pin.namespace and chart.inputs["createNamespace"]
+        # Neither waits for the GPU nodes or anything but the cluster's provider.
+        assert chart.dependencies == []
+    text = release(plan, "kueue").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    assert yaml_files.load(text)["resources"]["quotaCheckStrategy"] == "IgnoreUndeclared"
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_the_kueue_objects_wait_for_kueues_crds_served_after_its_release(stack):
+    plan = planned(stack)
+    (gate,) = [
+        c for c in plan.of_type("command:local:Command") if "kueue.x-k8s.io" in c.inputs["create"]
+    ]
+    for crd in queue_objects.KUEUE_CRDS:
+        assert f"crd/{crd}" in gate.inputs["create"]
+    assert plan.depends_on(gate, release(plan, "kueue"))
+    for r in plan.resources:
+        if r.type.startswith(KUEUE):
+            assert plan.depends_on(r, gate), r.name
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_the_cluster_queue_admits_the_training_namespace_alone_with_every_pools_gpus(stack):
+    objects = kueue_objects(planned(stack))
+    (queue,) = objects["ClusterQueue"]
+    (local,) = objects["LocalQueue"]
+    assert local["spec"]["clusterQueue"] == queue["metadata"]["name"]
+    namespace = local["metadata"]["namespace"]
+    assert queue["spec"]["namespaceSelector"] == {
+        "matchLabels": {"kubernetes.io/metadata.name": namespace}
+    }
+    (group,) = queue["spec"]["resourceGroups"]
+    flavors = {f["metadata"]["name"]: f for f in objects["ResourceFlavor"]}
+    assert [f["name"] for f in group["flavors"]] == list(flavors)
+    assert "nvidia.com/gpu" in group["coveredResources"]
+    (topology,) = objects["Topology"]
+    for flavor in flavors.values():
+        assert flavor["spec"]["topologyName"] == topology["metadata"]["name"]
+        assert flavor["spec"]["nodeLabels"] and flavor["spec"]["tolerations"]
+    assert topology["spec"]["levels"][-1] == {"nodeLabel": "kubernetes.io/hostname"}
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_immutable_kueue_objects_are_replaced_old_one_first(stack):
+    for r in planned(stack).resources:
+        kind = r.type.rsplit(":", 1)[-1]
+        if r.type.startswith(KUEUE) and kind != "ClusterQueue":
+            assert r.replace_on_changes == ["spec"] and r.delete_before_replace, r.name
+
+
+# --- per platform --------------------------------------------------------------------------------
+
+
+def _quota(plan: Plan) -> dict[str, dict[str, int]]:
+    (queue,) = kueue_objects(plan)["ClusterQueue"]
+    (group,) = queue["spec"]["resourceGroups"]
+    return {
+        f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]
+    }
+
+
+def test_gke_a_flavor_per_pool_by_its_node_pool_label_with_its_gpus():
+    plan = planned("a3-prod")
+    pool = stack_values("a3-prod")["gpu-fabric:gpuPool"]
+    flavors = {f["metadata"]["name"]: f["spec"] for f in kueue_objects(plan)["ResourceFlavor"]}
+    assert flavors == {
+        pool["name"]: {
+            "nodeLabels": {"cloud.google.com/gke-nodepool": pool["name"]},
+            "tolerations": [
+                {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+            ],
+            "topologyName": "gpu-fabric",
+        }
+    }
+    assert _quota(plan) == {pool["name"]: {"nvidia.com/gpu": pool["nodeCount"] * 8}}  # 8 H100
+
+
+def test_gke_two_pools_are_two_flavors_tried_in_order():
+    one = stack_values("a3-prod")["gpu-fabric:gpuPool"]
+    pools = [{**one, "name": "first", "nodeCount": 2}, {**one, "name": "second", "nodeCount": 1}]
+    plan = run_stack({"gpu-fabric:gpuPool": DELETE, "gpu-fabric:gpuPools": pools})
+    assert _quota(plan) == {"first": {"nvidia.com/gpu": 16}, "second": {"nvidia.com/gpu": 8}}
+
+
+@pytest.mark.parametrize("stack", ["a3-prod", "a3-mega-prod", "a4-prod", "a4x-prod"])
+def test_gke_topology_is_the_machines_and_the_namespace_admits_the_fabrics_pods(stack):
+    from gpu_fabric.gke.config import GkeStackConfig  # noqa: F401 (the platform's model)
+    from gpu_fabric.gke.fabrics import fabric_of
+    from tests.conftest import parse_stack
+
+    cfg = parse_stack({}, stack)
+    plan = planned(stack)
+    (topology,) = kueue_objects(plan)["Topology"]
+    assert [lv["nodeLabel"] for lv in topology["spec"]["levels"]] == cfg.machine.topology_levels
+    (namespace,) = [
+        manifest(n)
+        for n in plan.of_type("kubernetes:core/v1:Namespace")
+        if n.name.endswith("-training-queue-namespace")
+    ]
+    level, reason = fabric_of(cfg.machine).pod_security
+    assert namespace["metadata"]["labels"] == {"pod-security.kubernetes.io/enforce": level}
+    assert namespace["metadata"]["annotations"]["gpu-fabric/pod-security-reason"] == reason
+
+
+def test_a4x_topology_has_the_node_pool_as_its_nvlink_domain_level():
+    levels = catalog().machines["a4x-highgpu-4g"].topology_levels
+    assert (
+        levels.index("cloud.google.com/gke-nodepool")
+        == levels.index("cloud.google.com/gce-topology-host") - 1
+    )
+
+
+def test_oke_counts_the_claimed_device_classes_and_maps_every_one_its_claims_name():
+    plan = planned("oke-dranet-fabric")
+    text = release(plan, "kueue").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    mappings = {
+        m["name"]: m["deviceClassNames"]
+        for m in yaml_files.load(text)["resources"]["deviceClassMappings"]
+    }
+    claimed = {
+        request["exactly"]["deviceClassName"]
+        for t in plan.of_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+        for request in t.inputs["spec"]["spec"]["devices"]["requests"]
+    }
+    assert claimed and claimed <= {c for classes in mappings.values() for c in classes}
+    shape = catalog().oci_shapes["BM.GPU.B4.8"]
+    nodes = stack_values("oke-dranet")["gpu-fabric:gpuNodes"]["count"]
+    assert _quota(plan) == {
+        "bm-gpu-b4-8": {
+            "nvidia.com/gpu": nodes * shape.gpu_count,
+            "dra.net/rails": nodes * shape.rail_count,
+        }
+    }
+    (topology,) = kueue_objects(plan)["Topology"]
+    assert [lv["nodeLabel"] for lv in topology["spec"]["levels"]] == catalog().oke.topology_levels
+
+
+def test_ack_one_flavor_for_the_lingjun_nodes_tolerating_their_taint():
+    plan = planned("ack-lingjun-fabric")
+    (flavor,) = kueue_objects(plan)["ResourceFlavor"]
+    nodes = catalog().ack.lingjun_nodes
+    assert flavor["spec"]["nodeLabels"] == nodes.worker_label
+    assert flavor["spec"]["tolerations"] == [
+        {"key": nodes.taint["key"], "operator": "Exists", "effect": nodes.taint["effect"]}
+    ]
+    count = stack_values("ack-lingjun")["gpu-fabric:lingjun"]["nodeCount"]
+    assert _quota(plan) == {"lingjun": {"nvidia.com/gpu": count * nodes.gpus}}
+
+
+# --- the stack's settings ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["a3-prod", "oke-dranet-fabric", "ack-lingjun-fabric"])
+def test_disabled_there_is_no_queue_and_nothing_else_changes(stack):
+    plan = run_stack({"gpu-fabric:queues": {"enabled": False}}, stack=stack)
+    assert [r.name for r in plan.resources if "-training-queue" in r.name] == []
+    full = {r.urn for r in run_stack(stack=stack).resources}
+    assert {r.urn for r in plan.resources} < full
+
+
+def test_versions_namespace_queue_and_levels_reach_the_objects():
+    plan = run_stack(
+        {
+            "gpu-fabric:queues": {
+                "kueueVersion": "0.19.1",
+                "jobsetVersion": "0.11.1",
+                "namespace": "ml",
+                "localQueue": "gpus",
+                "topologyLevels": ["example.com/rack", "kubernetes.io/hostname"],
+            }
+        }
+    )
+    assert release(plan, "kueue").inputs["version"] == "0.19.1"
+    assert release(plan, "jobset").inputs["version"] == "0.11.1"
+    objects = kueue_objects(plan)
+    (local,) = objects["LocalQueue"]
+    assert local["metadata"] == {"name": "gpus", "namespace": "ml"}
+    (queue,) = objects["ClusterQueue"]
+    assert queue["spec"]["namespaceSelector"]["matchLabels"] == {
+        "kubernetes.io/metadata.name": "ml"
+    }
+    text = release(plan, "kueue").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    selector = yaml_files.load(text)["managedJobsNamespaceSelector"]
+    assert selector == queue["spec"]["namespaceSelector"]
+    (topology,) = objects["Topology"]
+    assert topology["spec"]["levels"] == [
+        {"nodeLabel": "example.com/rack"},
+        {"nodeLabel": "kubernetes.io/hostname"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "where", "says"),
+    [
+        ("kueueVersion", "v0.19.2", "", "without a leading v"),
+        ("jobsetVersion", "0.12", "", "not a chart version"),
+        ("namespace", "Training", "", "not a DNS label"),
+        ("localQueue", "-q", "", "not a DNS label"),
+        ("topologyLevels", ["kubernetes.io/hostname", "example.com/rack"], "", "only be the last"),
+        ("topologyLevels", ["example.com/rack", "example.com/rack"], "[1]", "keep one"),
+        ("topologyLevels", [], "", "1 to 16 levels"),
+        ("topologyLevels", [f"example.com/l{i}" for i in range(17)], "", "1 to 16 levels"),
+        ("topologyLevels", ["example.com/a/b"], "[0]", "not a node label key"),
+        ("topologyLevels", ["Example.com/rack"], "[0]", "not a node label key"),
+    ],
+)
+def test_a_bad_queue_setting_is_refused_naming_it(field, value, where, says):
+    key = f"gpu-fabric:queues.{field}{where}"
+    shown = value[int(where[1:-1])] if where else value
+    assert_single_rule({f"gpu-fabric:queues.{field}": value}, key, shown, says, "a3-prod")
+
+
+def test_queues_in_a_cloud_stack_are_refused_pointing_at_the_fabric_stack():
+    problem = only_problem({"gpu-fabric:queues": {"namespace": "ml"}}, "oke-dranet")
+    assert problem.key == "gpu-fabric:queues"
+    assert "move it to the fabric stack" in problem.message
+
+
+# --- the hosted layers ---------------------------------------------------------------------------
+
+GOOD_QUEUE = {
+    "namespace": "training",
+    "local_queue": "training",
+    "pod_security_level": "privileged",
+    "pod_security_reason": "host paths",
+    "topology_levels": ["kubernetes.io/hostname"],
+    "pools": [
+        {
+            "name": "gpu",
+            "node_labels": {"cloud.google.com/gke-nodepool": "gpu"},
+            "tolerations": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}],
+            "quota": {"nvidia.com/gpu": 16},
+        }
+    ],
+    "kueue_version": "0.19.2",
+    "jobset_version": "0.12.0",
+}
+
+
+def test_a_hosted_fabric_layer_builds_the_queue_it_is_given():
+    plan = _build("GkeFabric", (("training_queue",), GOOD_QUEUE))
+    assert sorted(kueue_objects(plan)) == [
+        "ClusterQueue",
+        "LocalQueue",
+        "ResourceFlavor",
+        "Topology",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "path", "says"),
+    [
+        (
+            (("pools", 0, "quota", "nvidia.com/gpu"), -8),
+            'trainingQueue.pools[0].quota["nvidia.com/gpu"]',
+            "cannot be negative",
+        ),
+        ((("pools",), []), "trainingQueue.pools", "give 1 to 16 GPU pools"),
+        ((("pod_security_level",), "open"), "trainingQueue.podSecurityLevel", "fix the value"),
+        (
+            (("topology_levels",), ["kubernetes.io/hostname", "a/b"]),
+            "trainingQueue.topologyLevels",
+            "only be the last",
+        ),
+        ((("pools", 0, "name"), "GPU"), "trainingQueue.pools[0].name", "not a DNS label"),
+        (
+            (("topology_levels",), ["example.com/rack", "example.com/rack"]),
+            "trainingQueue.topologyLevels",
+            "remove the repeated one",
+        ),
+    ],
+)
+def test_a_hosted_fabric_layer_refuses_a_bad_queue_by_property_path(change, path, says):
+    import copy
+
+    queue = copy.deepcopy(GOOD_QUEUE)
+    node = queue
+    keys, value = change
+    for part in keys[:-1]:
+        node = node[part]
+    node[keys[-1]] = value
+    _, reasons = _refused(lambda: _build("GkeFabric", (("training_queue",), queue)))
+    assert list(reasons) == [path]
+    assert says in reasons[path]
+
+
+def test_a_hosted_ack_fabric_layer_needs_the_kubeconfig_and_cluster_for_the_queue():
+    _, reasons = _refused(lambda: _build("AckFabric", (("training_queue",), GOOD_QUEUE)))
+    assert sorted(reasons) == ["clusterId", "kubeconfig"]
+    assert "required with trainingQueue" in reasons["kubeconfig"]
