@@ -433,11 +433,18 @@ class AckCatalog(_Data):
     vswitch_reserved_addresses: ReservedAddresses
 
 
+class ControllerChart(ChartPin):
+    """A chart whose controller is one Deployment in its namespace."""
+
+    controller: str
+    """The controller Deployment's name under the release name gpu-fabric gives it."""
+
+
 class Workloads(_Data):
     """What users' training jobs run on, on every platform."""
 
-    kueue: ChartPin
-    jobset: ChartPin
+    kueue: ControllerChart
+    jobset: ControllerChart
 
 
 class NcclThreshold(_Data):

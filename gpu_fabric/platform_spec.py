@@ -87,6 +87,12 @@ class PlatformSpec:
     def verify_module(self) -> ModuleType:
         return importlib.import_module(self.verify)
 
+    def training_queue_module(self) -> ModuleType:
+        """The package's `training_queue` module: its `training_queue_of(cfg)` gives the stack's
+        training queue (`gpu_fabric/workloads/queues.py`), for the fabric layer and `make verify`.
+        """
+        return importlib.import_module(f".{self.package}.training_queue", __package__)
+
     def benchmark_module(self) -> ModuleType:
         return importlib.import_module(self.benchmark)
 

@@ -390,3 +390,18 @@ def test_a_hosted_ack_fabric_layer_needs_the_kubeconfig_and_cluster_for_the_queu
     _, reasons = _refused(lambda: _build("AckFabric", (("training_queue",), GOOD_QUEUE)))
     assert sorted(reasons) == ["clusterId", "kubeconfig"]
     assert "required with trainingQueue" in reasons["kubeconfig"]
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_make_verify_expects_the_queue_the_fabric_layer_builds(stack):
+    from gpu_fabric.registry import spec_of
+    from gpu_fabric.stack_config import parse_pulumi_config
+
+    cfg = parse_pulumi_config(engine.stack_config(stack), stack)
+    queue = spec_of(cfg.platform).training_queue_module().training_queue_of(cfg)
+    objects = kueue_objects(planned(stack))
+    assert [f["metadata"]["name"] for f in objects["ResourceFlavor"]] == [
+        p["name"] for p in queue["pools"]
+    ]
+    (local,) = objects["LocalQueue"]
+    assert local["metadata"] == {"name": queue["local_queue"], "namespace": queue["namespace"]}

@@ -21,6 +21,8 @@ from tests.recorded_cluster import (
     run_verify,
 )
 from tests.test_manifests import CRD_SCHEMAS
+from tests.test_verify_queue import queue_routes
+from tests.test_verify_queue import recorded as queue_recorded
 from verify.gke import Snapshot, check, expected_from
 
 FIXTURE = Path(__file__).with_name("fixtures") / "a4x-prod-healthy.yaml"
@@ -195,7 +197,7 @@ def test_several_broken_pieces_are_all_listed(expected):
 # --- reading the cluster through the official client ------------------------------------------
 
 
-def client_for(objects: dict) -> tuple[ApiClient, RecordedCluster]:
+def client_for(objects: dict, queue: dict | None = None) -> tuple[ApiClient, RecordedCluster]:
     return client_for_routes(
         {
             "/apis/networking.gke.io/v1/gkenetworkparamsets": objects["gkenetworkparamsets"],
@@ -204,6 +206,8 @@ def client_for(objects: dict) -> tuple[ApiClient, RecordedCluster]:
                 "daemonset"
             ],
             "/api/v1/namespaces/kube-system/pods": objects["pods"],
+            # The training queue's (every platform checks it: tests/test_verify_queue.py).
+            **queue_routes(queue or queue_recorded()),
         }
     )
 
@@ -227,6 +231,18 @@ def test_read_snapshot_treats_a_404_daemon_set_as_missing(expected):
     snapshot = verify_gke.read_snapshot(expected, api_client)
     assert snapshot.daemon_set is None
     assert check(expected, snapshot) == ["DaemonSet kube-system/nccl-rdma-installer: missing"]
+
+
+def test_a_queue_that_admits_nothing_fails_verify(monkeypatch, capsys):
+    queue = queue_recorded()
+    queue["clusterqueue"]["status"]["conditions"][0]["status"] = "False"
+    out = run_verify(monkeypatch, capsys, "a4x-prod", client_for(recorded(), queue)[0], 1)
+    assert "ClusterQueue gpu-fabric: not active, admits nothing" in out
+
+
+def test_a_healthy_fabric_and_queue_say_so(monkeypatch, capsys):
+    out = run_verify(monkeypatch, capsys, "a4x-prod", client_for(recorded())[0], 0)
+    assert "the training queue training/training admits" in out
 
 
 @pytest.mark.parametrize("broken, code", [(None, 0), ("installer crash-looping", 1)])
@@ -295,7 +311,7 @@ def test_without_a_kubeconfig_it_says_where_it_looked(monkeypatch, capsys, tmp_p
 
 
 def test_a3_mega_checks_the_nri_device_injector_as_the_installer():
-    # Issue 14, item 9: the tcpxo-daemon gets its GPUs from the NRI device injector DaemonSet
+    # The tcpxo-daemon gets its GPUs from the NRI device injector DaemonSet
     # (container-engine-accelerators gpudirect-tcpxo), so `make verify` checks its rollout too.
     cfg = parse_pulumi_config(stack_config("a3-mega-prod"), "a3-mega-prod")
     expected = expected_from(cfg)

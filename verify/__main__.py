@@ -23,10 +23,12 @@ from typing import Any
 
 import yaml
 
+from gpu_fabric.config_base import Layers
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_pulumi_config
 from gpu_fabric.stack_file import stack_config
+from verify.queue import queue_problems, read_queue_snapshot
 
 
 def _stack_kubeconfig(stack: str) -> str | None:
@@ -131,19 +133,31 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if benchmark is not None:
         return _bandwidth(benchmark, api_client, source, args)
+    # The training queue is the fabric layer's (verify/queue.py): a cloud stack has none.
+    queue = (
+        None
+        if cfg.layers is Layers.CLOUD
+        else spec_of(cfg.platform).training_queue_module().training_queue_of(cfg)
+    )
     try:
         snapshot = checks.read_snapshot(expected, api_client)
+        queue_snapshot = read_queue_snapshot(queue, api_client) if queue else None
     except Exception as err:  # noqa: BLE001 (likewise)
         print(f"error: cannot read the cluster ({source}): {err}", file=sys.stderr)
         return 2
 
     problems = checks.check(expected, snapshot)
+    if queue and queue_snapshot:
+        problems += queue_problems(queue, queue_snapshot)
     if problems:
         print(f"FAIL {args.stack} ({source}): {len(problems)} problem(s)")
         for problem in problems:
             print(f"  - {problem}")
         return 1
-    print(f"OK {args.stack} ({source}): {expected.summary}")
+    summary = expected.summary
+    if queue:
+        summary += f"; the training queue {queue['namespace']}/{queue['local_queue']} admits"
+    print(f"OK {args.stack} ({source}): {summary}")
     return 0
 
 

@@ -9,13 +9,11 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
-from ..catalog import catalog
 from ..layers import LayeredCluster
-from ..workloads.queues import training_queue
 from .cloud import AckCloud, AckCloudArgs
 from .config import AckLingjunConfig
 from .fabric import AckFabric, AckFabricArgs
-from .training_queue import POD_SECURITY, queue_pools
+from .training_queue import training_queue_of
 
 
 def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:
@@ -79,9 +77,7 @@ def fabric_args(
         }
     if cfg.benchmark_job:
         args["benchmark_image"] = cfg.images.benchmark or ""
-    queue = training_queue(
-        cfg.queues, catalog().ack.topology_levels, queue_pools(cfg.lingjun.node_count), POD_SECURITY
-    )
+    queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue
         args["kubeconfig"] = cloud["kubeconfig"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..catalog import catalog
 from ..nvidia import GPU_RESOURCE
-from ..workloads.queues import QueuePool
+from ..workloads.queues import QueuePool, TrainingQueueSettings, training_queue
+from .config import AckLingjunConfig
 
 FLAVOR = "lingjun"
 POD_SECURITY = (
@@ -26,3 +27,10 @@ def queue_pools(node_count: int) -> list[QueuePool]:
             "quota": {GPU_RESOURCE: node_count * nodes.gpus},
         }
     ]
+
+
+def training_queue_of(cfg: AckLingjunConfig) -> TrainingQueueSettings | None:
+    """The stack's training queue (None: `queues.enabled: false`)."""
+    return training_queue(
+        cfg.queues, catalog().ack.topology_levels, queue_pools(cfg.lingjun.node_count), POD_SECURITY
+    )

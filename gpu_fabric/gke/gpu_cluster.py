@@ -13,8 +13,6 @@ from typing import Any, cast
 import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
-from ..nvidia import GPU_RESOURCE
-from ..workloads.queues import QueuePool, training_queue
 from .cloud import GkeCloud, GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
 from .config import (
     DriverInstall,
@@ -27,7 +25,7 @@ from .config import (
 )
 from .fabric import GkeFabric, GkeFabricArgs
 from .fabrics import fabric_of
-from .nodes import NODE_POOL_LABEL
+from .training_queue import training_queue_of
 
 # NVIDIA AICR's A4X networking guide: with a bundle-installed driver, GKE's own device plugin
 # stays off these nodes.
@@ -142,21 +140,6 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
     return args
 
 
-def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
-    """A ResourceFlavor per GPU pool: its nodes by GKE's node pool label, tolerating the GPU taint
-    GKE puts on GPU nodes, with the pool's GPUs as its quota."""
-    gpus = cfg.machine.accelerator.count
-    return [
-        {
-            "name": pool.name,
-            "node_labels": {NODE_POOL_LABEL: pool.name},
-            "tolerations": [{"key": GPU_RESOURCE, "effect": "NoSchedule"}],
-            "quota": {GPU_RESOURCE: pool.node_count * gpus},
-        }
-        for pool in cfg.pools
-    ]
-
-
 def fabric_args(
     cfg: GkeStackConfig, provider: k8s.Provider, cloud: dict[str, Any]
 ) -> GkeFabricArgs:
@@ -180,9 +163,7 @@ def fabric_args(
             "await_rollout": cfg.installer.await_rollout,
         }
     fabric.add_fabric_args(cfg, args)
-    queue = training_queue(
-        cfg.queues, cfg.machine.topology_levels, queue_pools(cfg), fabric.pod_security
-    )
+    queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue
     if isinstance(cfg, GkeA4xConfig):

@@ -11,13 +11,11 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
-from ..catalog import catalog
 from ..layers import LayeredCluster
-from ..workloads.queues import training_queue
 from .cloud import OkeCloud, OkeCloudArgs
 from .config import Cni, OkeDranetConfig
 from .fabric import OkeClaim, OkeFabric, OkeFabricArgs
-from .training_queue import DEVICE_CLASS_MAPPINGS, POD_SECURITY, queue_pools
+from .training_queue import training_queue_of
 
 
 def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
@@ -107,13 +105,7 @@ def fabric_args(
     if "gpu_nodes" in cloud:
         args["gpu_nodes"] = cloud["gpu_nodes"]
         args["gpu_node_count"] = cfg.gpu_nodes.count
-    queue = training_queue(
-        cfg.queues,
-        catalog().oke.topology_levels,
-        queue_pools(cfg.gpu_nodes.shape, cfg.gpu_nodes.count),
-        POD_SECURITY,
-        DEVICE_CLASS_MAPPINGS,
-    )
+    queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue
     if cfg.nccl_claims:

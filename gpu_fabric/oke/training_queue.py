@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from ..catalog import catalog
 from ..nvidia import GPU_DEVICE_CLASS, GPU_RESOURCE
-from ..workloads.queues import QueuePool
+from ..workloads.queues import QueuePool, TrainingQueueSettings, training_queue
 from .claims import INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS
+from .config import OkeDranetConfig
 
 RAIL_RESOURCE = "dra.net/rails"
 """What the queue counts for the rails claims take from DeviceClass `dra.net`."""
@@ -36,3 +37,14 @@ def queue_pools(shape_name: str, node_count: int) -> list[QueuePool]:
             },
         }
     ]
+
+
+def training_queue_of(cfg: OkeDranetConfig) -> TrainingQueueSettings | None:
+    """The stack's training queue (None: `queues.enabled: false`)."""
+    return training_queue(
+        cfg.queues,
+        catalog().oke.topology_levels,
+        queue_pools(cfg.gpu_nodes.shape, cfg.gpu_nodes.count),
+        POD_SECURITY,
+        DEVICE_CLASS_MAPPINGS,
+    )

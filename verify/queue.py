@@ -1,0 +1,125 @@
+"""`make verify`'s check of the training queue, on every platform: Kueue and JobSet run, the
+ClusterQueue is active, and every ResourceFlavor has nodes that carry every Topology level.
+
+Kueue counts a node for Topology Aware Scheduling only if it has every level's label (Kueue docs,
+"Topology Aware Scheduling"), and admits nothing through a ClusterQueue that is not Active (its
+`Active` condition: a flavor or the Topology it names is missing, or the quota is invalid).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from gpu_fabric.catalog import catalog
+from gpu_fabric.workloads.queue_objects import CLUSTER_QUEUE, KUEUE_API
+from gpu_fabric.workloads.queues import TrainingQueueSettings
+
+KUEUE_GROUP, KUEUE_VERSION = KUEUE_API.split("/")
+
+
+@dataclass
+class QueueSnapshot:
+    """API objects as the cluster returned them (camelCase dicts)."""
+
+    controllers: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    """`namespace/name` of Kueue's and JobSet's Deployments -> the Deployment (None: missing)."""
+    cluster_queue: dict[str, Any] | None = None
+    local_queue: dict[str, Any] | None = None
+    flavor_nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Flavor -> the nodes its node labels select."""
+
+
+def controllers() -> list[str]:
+    """`namespace/name` of the controller Deployments the queue needs."""
+    pins = catalog().workloads
+    return [f"{c.namespace}/{c.controller}" for c in (pins.kueue, pins.jobset)]
+
+
+def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    return next((c for c in conditions if c.get("type") == kind), None)
+
+
+def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> list[str]:
+    """What keeps the queue from admitting jobs, one readable line each; empty when usable."""
+    problems = []
+    for name in controllers():
+        deployment = snapshot.controllers.get(name)
+        if deployment is None:
+            problems.append(f"Deployment {name}: missing (its Helm release did not install it)")
+            continue
+        available = _condition(deployment, "Available")
+        if available is None or available.get("status") != "True":
+            reason = (available or {}).get("message") or "no Available condition"
+            problems.append(f"Deployment {name}: not available ({reason})")
+    if snapshot.cluster_queue is None:
+        problems.append(f"ClusterQueue {CLUSTER_QUEUE}: missing")
+    else:
+        active = _condition(snapshot.cluster_queue, "Active")
+        if active is None or active.get("status") != "True":
+            why = (active or {}).get("message") or "no Active condition yet"
+            problems.append(f"ClusterQueue {CLUSTER_QUEUE}: not active, admits nothing ({why})")
+    if snapshot.local_queue is None:
+        problems.append(f"LocalQueue {queue['namespace']}/{queue['local_queue']}: missing")
+    for pool in queue["pools"]:
+        nodes = snapshot.flavor_nodes.get(pool["name"], [])
+        selector = ",".join(f"{k}={v}" for k, v in pool["node_labels"].items())
+        if not nodes:
+            problems.append(f"ResourceFlavor {pool['name']}: no node has {selector}")
+        for node in nodes:
+            labels = node["metadata"].get("labels") or {}
+            missing = [level for level in queue["topology_levels"] if level not in labels]
+            if missing:
+                problems.append(
+                    f"Node {node['metadata']['name']} (flavor {pool['name']}): lacks the "
+                    f"Topology label(s) {', '.join(missing)}; Kueue does not place jobs on it"
+                )
+    return problems
+
+
+def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueSnapshot:
+    """Fetch what `queue_problems` needs; absent objects come back None or empty."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    apps, core = client.AppsV1Api(api_client), client.CoreV1Api(api_client)
+    custom = client.CustomObjectsApi(api_client)
+
+    def or_none(read):
+        try:
+            return read()
+        except ApiException as err:
+            if err.status == 404:
+                return None
+            raise
+
+    def plain(obj: Any) -> dict[str, Any] | None:
+        return None if obj is None else api_client.sanitize_for_serialization(obj)
+
+    deployments = {}
+    for name in controllers():
+        namespace, deployment = name.split("/")
+        found = or_none(lambda: apps.read_namespaced_deployment(deployment, namespace))  # noqa: B023
+        deployments[name] = plain(found)
+    cluster_queue = or_none(
+        lambda: custom.get_cluster_custom_object(
+            KUEUE_GROUP, KUEUE_VERSION, "clusterqueues", CLUSTER_QUEUE
+        )
+    )
+    local_queue = or_none(
+        lambda: custom.get_namespaced_custom_object(
+            KUEUE_GROUP, KUEUE_VERSION, queue["namespace"], "localqueues", queue["local_queue"]
+        )
+    )
+    flavor_nodes = {}
+    for pool in queue["pools"]:
+        selector = ",".join(f"{k}={v}" for k, v in pool["node_labels"].items())
+        listed = plain(core.list_node(label_selector=selector)) or {}
+        flavor_nodes[pool["name"]] = cast(list[dict[str, Any]], listed.get("items") or [])
+    return QueueSnapshot(
+        controllers=deployments,
+        cluster_queue=cast(dict[str, Any] | None, cluster_queue),
+        local_queue=cast(dict[str, Any] | None, local_queue),
+        flavor_nodes=flavor_nodes,
+    )
