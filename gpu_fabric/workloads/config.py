@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from ..catalog import catalog
 from ..config_model import ConfigModel
 from ..versions import ChartVersionText
 
@@ -61,6 +62,23 @@ def _topology_levels(levels: list[str]) -> list[str]:
     return levels
 
 
+KUBERNETES_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+"""The namespaces every cluster starts with (Kubernetes docs, "Namespaces": initial namespaces)."""
+
+
+def _own_namespace(value: str) -> str:
+    """The training namespace is created by the stack: not one the cluster or a chart owns."""
+    value = _dns_label(value)
+    pins = catalog().workloads
+    taken = {*KUBERNETES_NAMESPACES, pins.kueue.namespace, pins.jobset.namespace}
+    if value in taken or value.startswith("kube-"):
+        raise ValueError(
+            "is a namespace the cluster or the queue's charts own (kube-* is reserved); the stack "
+            "creates the training namespace itself, so name a new one, e.g. training"
+        )
+    return value
+
+
 LabelKey = Annotated[str, AfterValidator(_label_key)]
 DnsLabel = Annotated[str, AfterValidator(_dns_label)]
 TopologyLevels = Annotated[list[LabelKey], AfterValidator(_topology_levels)]
@@ -75,7 +93,7 @@ class QueuesConfig(ConfigModel):
         description="Install Kueue and JobSet and set up the training queue; `false`: none of it "
         "(another owner runs Kueue).",
     )
-    namespace: DnsLabel = Field(
+    namespace: Annotated[str, AfterValidator(_own_namespace)] = Field(
         "training",
         description="The namespace users' jobs run in, with the LocalQueue; created by the stack.",
     )
