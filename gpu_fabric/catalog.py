@@ -438,6 +438,8 @@ class ControllerChart(ChartPin):
 
     controller: str
     """The controller Deployment's name under the release name gpu-fabric gives it."""
+    min_version: str | None = None
+    """The oldest chart version a stack may override the pin with (None: any)."""
 
 
 class Workloads(_Data):

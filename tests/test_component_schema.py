@@ -278,7 +278,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "localQueue": "string!",
         "podSecurityLevel": "string!",
         "podSecurityReason": "string!",
-        "topologyLevels": "[string]!",
+        "topologyLevels": "[string]",
         "pools": "[QueuePool]!",
         "deviceClassMappings": "{[string]}",
         "kueueVersion": "string!",

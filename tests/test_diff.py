@@ -85,7 +85,8 @@ def test_an_in_place_change_names_the_resource_and_field(a3_file):
     ]
     assert (quota.name, quota.action) == ("a3-prod-training-queue-cluster-queue", "update")
     assert [(f.path, f.before, f.after) for f in quota.fields] == [
-        ("spec.resourceGroups[0].flavors[0].resources[0].nominalQuota", 16, 24)
+        # covered: cpu, memory (unbounded), nvidia.com/gpu
+        ("spec.resourceGroups[0].flavors[0].resources[2].nominalQuota", 16, 24)
     ]
     report = diff.render_stack(result, RULES)
     assert "### Update in place: `a3-prod-a3-highgpu` (`gcp:container/nodePool:NodePool`)" in report

@@ -14,7 +14,7 @@ from gpu_fabric.oke.nodes import NODE_FILES, NODE_TAINTS
 LABELS = "nvidia.com/gpu.present=true"
 TAINTS = ",".join(NODE_TAINTS)
 # Real tools the script needs; everything else it calls is a stub that logs its arguments.
-REAL = ["bash", "seq", "cut", "grep", "cat", "base64", "cp", "dirname", "head", "sed"]
+REAL = ["bash", "seq", "cut", "grep", "cat", "base64", "cp", "dirname", "head", "sed", "tail"]
 STUB = '#!/bin/bash\necho "{name} $*" >> "$CALLS"\n{body}\n'
 
 
@@ -101,6 +101,23 @@ def test_the_node_is_labelled_with_its_rdma_topology_from_the_instance_metadata(
         zip(RDMA_LEVELS, (ISLAND[-11:], BLOCK[-11:], RACK[-11:]), strict=True)
     )
     assert labels["nvidia.com/gpu.present"] == "true"
+
+
+def test_the_ids_embedded_in_the_host_document_come_before_its_network_block(node):
+    host = (
+        f'{{"id": "i", "networkBlockId": "other", "rdmaTopologyData": {{"customerHPCIslandId": '
+        f'"{ISLAND}", "customerNetworkBlock": "{BLOCK}", "customerLocalBlock": "short"}}}}'
+    )
+    node.stub(
+        "curl",
+        f"case \"$4\" in */opc/v2/host) echo '{host}';; *rdmaTopologyData) exit 22;; esac; exit 0",
+    )
+    node.stub("oke")
+    result, calls = node.join()
+    assert result.returncode == 0, result.stderr
+    labels = _joined_labels(calls)
+    # An id shorter than 11 characters is kept whole, as upstream's `v[-11:]` keeps it.
+    assert [labels[level] for level in RDMA_LEVELS] == [ISLAND[-11:], BLOCK[-11:], "short"]
 
 
 def test_without_the_compact_topology_the_hosts_network_block_and_rack_label_the_node(node):

@@ -9,6 +9,8 @@ from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
 from gpu_fabric.workloads import queue_objects
 from gpu_fabric.workloads.kueue_config import CHART_VALUES, UPSTREAM, manager_configuration
+from gpu_fabric.workloads.queue_objects import UNBOUNDED
+from gpu_fabric.workloads.queues import queue_manifests
 from offline import engine
 from offline.engine import Plan, Registration, manifest
 from tests.conftest import (
@@ -89,7 +91,10 @@ def test_every_queue_object_is_valid_against_the_pinned_kueue_crds(stack):
     from tests.test_manifests import validate
 
     objects = kueue_objects(planned(stack))
-    assert sorted(objects) == ["ClusterQueue", "LocalQueue", "ResourceFlavor", "Topology"]
+    kinds = ["ClusterQueue", "LocalQueue", "ResourceFlavor", "Topology"]
+    if platform_of(stack) == "oke-dranet":
+        kinds.remove("Topology")  # no Topology Aware Scheduling over DRA (oke/training_queue.py)
+    assert sorted(objects) == kinds
     for obj in (o for kind in objects.values() for o in kind):
         validate(obj)
 
@@ -134,44 +139,71 @@ def test_the_cluster_queue_admits_the_training_namespace_alone_with_every_pools_
     (group,) = queue["spec"]["resourceGroups"]
     flavors = {f["metadata"]["name"]: f for f in objects["ResourceFlavor"]}
     assert [f["name"] for f in group["flavors"]] == list(flavors)
-    assert "nvidia.com/gpu" in group["coveredResources"]
-    (topology,) = objects["Topology"]
+    # GPUs with their quota; CPU and memory covered without limit, for pod sets with no GPU.
+    assert {"nvidia.com/gpu", "cpu", "memory"} <= set(group["coveredResources"])
+    for f in group["flavors"]:
+        quota = {r["name"]: r["nominalQuota"] for r in f["resources"]}
+        assert (quota["cpu"], quota["memory"]) == (1_000_000, 2**50)
     for flavor in flavors.values():
-        assert flavor["spec"]["topologyName"] == topology["metadata"]["name"]
         assert flavor["spec"]["nodeLabels"] and flavor["spec"]["tolerations"]
-    assert topology["spec"]["levels"][-1] == {"nodeLabel": "kubernetes.io/hostname"}
+    for topology in objects.get("Topology", []):
+        for flavor in flavors.values():
+            assert flavor["spec"]["topologyName"] == topology["metadata"]["name"]
+        assert topology["spec"]["levels"][-1] == {"nodeLabel": "kubernetes.io/hostname"}
 
 
-@pytest.mark.parametrize("stack", APPLYING_STACKS)
-def test_immutable_kueue_objects_are_replaced_old_one_first(stack):
-    for r in planned(stack).resources:
-        kind = r.type.rsplit(":", 1)[-1]
-        if r.type.startswith(KUEUE) and kind != "ClusterQueue":
-            assert r.replace_on_changes == ["spec"] and r.delete_before_replace, r.name
+def test_a_changed_topology_or_flavor_comes_under_a_new_name_created_before_the_old_goes():
+    # Kueue keeps a Topology or flavor in use behind a finalizer: deleting it first would hang.
+    before = kueue_objects(planned("a3-prod"))
+    after = kueue_objects(
+        run_stack({"gpu-fabric:queues": {"topologyLevels": ["kubernetes.io/hostname"]}})
+    )
+    for kind in ("Topology", "ResourceFlavor"):
+        (old,), (new,) = before[kind], after[kind]
+        assert old["metadata"]["name"] != new["metadata"]["name"]
+    (flavor,) = after["ResourceFlavor"]
+    assert flavor["spec"]["topologyName"] == after["Topology"][0]["metadata"]["name"]
+    (queue,) = after["ClusterQueue"]
+    assert queue["spec"]["resourceGroups"][0]["flavors"][0]["name"] == flavor["metadata"]["name"]
+    for r in planned("a3-prod").resources:
+        if r.type.startswith(KUEUE):
+            assert not r.delete_before_replace and r.replace_on_changes == [], r.name
 
 
 # --- per platform --------------------------------------------------------------------------------
 
 
+def pool_of(flavor: str) -> str:
+    """The pool a flavor is of: its name without the hash of its spec."""
+    return flavor.rsplit("-", 1)[0]
+
+
 def _quota(plan: Plan) -> dict[str, dict[str, int]]:
+    """Pool -> resource -> quota, without the unbounded CPU and memory."""
     (queue,) = kueue_objects(plan)["ClusterQueue"]
     (group,) = queue["spec"]["resourceGroups"]
     return {
-        f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]
+        pool_of(f["name"]): {
+            r["name"]: r["nominalQuota"] for r in f["resources"] if r["name"] not in UNBOUNDED
+        }
+        for f in group["flavors"]
     }
 
 
 def test_gke_a_flavor_per_pool_by_its_node_pool_label_with_its_gpus():
     plan = planned("a3-prod")
     pool = stack_values("a3-prod")["gpu-fabric:gpuPool"]
-    flavors = {f["metadata"]["name"]: f["spec"] for f in kueue_objects(plan)["ResourceFlavor"]}
+    flavors = {
+        pool_of(f["metadata"]["name"]): f["spec"] for f in kueue_objects(plan)["ResourceFlavor"]
+    }
+    (topology,) = kueue_objects(plan)["Topology"]
     assert flavors == {
         pool["name"]: {
             "nodeLabels": {"cloud.google.com/gke-nodepool": pool["name"]},
             "tolerations": [
                 {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
             ],
-            "topologyName": "gpu-fabric",
+            "topologyName": topology["metadata"]["name"],
         }
     }
     assert _quota(plan) == {pool["name"]: {"nvidia.com/gpu": pool["nodeCount"] * 8}}  # 8 H100
@@ -233,8 +265,9 @@ def test_oke_counts_the_claimed_device_classes_and_maps_every_one_its_claims_nam
             "dra.net/rails": nodes * shape.rail_count,
         }
     }
-    (topology,) = kueue_objects(plan)["Topology"]
-    assert [lv["nodeLabel"] for lv in topology["spec"]["levels"]] == catalog().oke.topology_levels
+    assert "Topology" not in kueue_objects(plan)
+    (flavor,) = kueue_objects(plan)["ResourceFlavor"]
+    assert "topologyName" not in flavor["spec"]
 
 
 def test_ack_one_flavor_for_the_lingjun_nodes_tolerating_their_taint():
@@ -295,6 +328,7 @@ def test_versions_namespace_queue_and_levels_reach_the_objects():
     ("field", "value", "where", "says"),
     [
         ("kueueVersion", "v0.19.2", "", "without a leading v"),
+        ("kueueVersion", "0.18.2", "", "use 0.19.0 or newer"),
         ("jobsetVersion", "0.12", "", "not a chart version"),
         ("namespace", "Training", "", "not a DNS label"),
         ("namespace", "default", "", "a namespace the cluster or the queue's charts own"),
@@ -403,8 +437,6 @@ def test_make_verify_expects_the_queue_the_fabric_layer_builds(stack):
     cfg = parse_pulumi_config(engine.stack_config(stack), stack)
     queue = spec_of(cfg.platform).training_queue_module().training_queue_of(cfg)
     objects = kueue_objects(planned(stack))
-    assert [f["metadata"]["name"] for f in objects["ResourceFlavor"]] == [
-        p["name"] for p in queue["pools"]
-    ]
+    assert objects["ResourceFlavor"] == list(queue_manifests(queue).flavors.values())
     (local,) = objects["LocalQueue"]
     assert local["metadata"] == {"name": queue["local_queue"], "namespace": queue["namespace"]}

@@ -12,6 +12,7 @@ from gpu_fabric import yaml_files
 from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_pulumi_config
 from gpu_fabric.stack_file import stack_config
+from gpu_fabric.workloads.queues import queue_manifests
 from tests.conftest import assert_reports
 from tests.recorded_cluster import client_for_routes
 from tests.test_manifests import validate
@@ -100,12 +101,12 @@ BROKEN = {
     "queue inactive": (_inactive, ["ClusterQueue gpu-fabric: not active, admits nothing"]),
     "no node in the flavor": (
         _no_nodes,
-        ["ResourceFlavor a4x-highgpu: no node has cloud.google.com/gke-nodepool=a4x-highgpu"],
+        ["ResourceFlavor {flavor}: no node has cloud.google.com/gke-nodepool=a4x-highgpu"],
     ),
     "node without a level": (
         _unlabelled,
         [
-            "Node gke-a4x-prod-a4x-highgpu-0a1b2c3d-efgh (flavor a4x-highgpu): lacks the Topology "
+            "Node gke-a4x-prod-a4x-highgpu-0a1b2c3d-efgh (flavor {flavor}): lacks the Topology "
             "label(s) cloud.google.com/gce-topology-host"
         ],
     ),
@@ -117,6 +118,9 @@ def test_each_broken_queue_is_reported(queue, case):
     change, wanted = BROKEN[case]
     objects = recorded()
     change(objects)
+    # The flavor's name ends in a hash of its spec (queue_objects._named).
+    (flavor,) = [f["metadata"]["name"] for f in queue_manifests(queue).flavors.values()]
+    wanted = [line.format(flavor=flavor) for line in wanted]
     assert_reports(queue_problems(queue, snapshot_of(objects)), wanted)
 
 

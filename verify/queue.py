@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from gpu_fabric.catalog import catalog
 from gpu_fabric.workloads.queue_objects import CLUSTER_QUEUE, KUEUE_API
-from gpu_fabric.workloads.queues import TrainingQueueSettings
+from gpu_fabric.workloads.queues import TrainingQueueSettings, queue_manifests
 
 KUEUE_GROUP, KUEUE_VERSION = KUEUE_API.split("/")
 
@@ -62,18 +62,21 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
             problems.append(f"ClusterQueue {CLUSTER_QUEUE}: not active, admits nothing ({why})")
     if snapshot.local_queue is None:
         problems.append(f"LocalQueue {queue['namespace']}/{queue['local_queue']}: missing")
+    flavors = queue_manifests(queue).flavors
     for pool in queue["pools"]:
+        flavor = flavors[pool["name"]]["metadata"]["name"]
         nodes = snapshot.flavor_nodes.get(pool["name"], [])
         selector = ",".join(f"{k}={v}" for k, v in pool["node_labels"].items())
         if not nodes:
-            problems.append(f"ResourceFlavor {pool['name']}: no node has {selector}")
+            problems.append(f"ResourceFlavor {flavor}: no node has {selector}")
         for node in nodes:
             labels = node["metadata"].get("labels") or {}
-            missing = [level for level in queue["topology_levels"] if level not in labels]
+            levels = queue.get("topology_levels", [])
+            missing = [level for level in levels if level not in labels]
             if missing:
                 problems.append(
-                    f"Node {node['metadata']['name']} (flavor {pool['name']}): lacks the "
-                    f"Topology label(s) {', '.join(missing)}; Kueue does not place jobs on it"
+                    f"Node {node['metadata']['name']} (flavor {flavor}): lacks the Topology "
+                    f"label(s) {', '.join(missing)}; Kueue does not place jobs on it"
                 )
     return problems
 

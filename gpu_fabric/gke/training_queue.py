@@ -4,21 +4,30 @@
 from __future__ import annotations
 
 from ..nvidia import GPU_RESOURCE
-from ..workloads.queues import QueuePool, TrainingQueueSettings, training_queue
+from ..workloads.queues import QueuePool, QueueToleration, TrainingQueueSettings, training_queue
 from .config import GkeStackConfig
 from .fabrics import fabric_of
+from .gib import ARM64_TOLERATION
 from .nodes import NODE_POOL_LABEL
 
 
 def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
     """A ResourceFlavor per GPU pool: its nodes by GKE's node pool label, tolerating the GPU taint
-    GKE puts on GPU nodes, with the pool's GPUs as its quota."""
+    GKE puts on GPU nodes (and the arm64 one), with the pool's GPUs as its quota."""
     gpus = cfg.machine.accelerator.count
+    tolerations: list[QueueToleration] = [{"key": GPU_RESOURCE, "effect": "NoSchedule"}]
+    if cfg.machine.arch == "arm64":
+        # GKE taints arm64 nodes (A4X) as the gIB wiring tolerates (`gib.ARM64_TOLERATION`);
+        # cluster-toolkit's examples/gke-a4x flavor tolerates it too.
+        arm64 = ARM64_TOLERATION
+        tolerations.append(
+            {"key": arm64["key"], "value": arm64["value"], "effect": arm64["effect"]}
+        )
     return [
         {
             "name": pool.name,
             "node_labels": {NODE_POOL_LABEL: pool.name},
-            "tolerations": [{"key": GPU_RESOURCE, "effect": "NoSchedule"}],
+            "tolerations": tolerations,
             "quota": {GPU_RESOURCE: pool.node_count * gpus},
         }
         for pool in cfg.pools

@@ -107,7 +107,8 @@ def with_dra_claim(
 
 
 class ClaimTemplates(pulumi.ComponentResource):
-    """One `ResourceClaimTemplate` per claim shape of the stack, in the RDMA namespace."""
+    """One `ResourceClaimTemplate` per claim shape of the stack, in `namespace` (the RDMA one, and
+    the training one)."""
 
     templates: dict[str, k8s.resource.v1.ResourceClaimTemplate]
     """By claim name."""

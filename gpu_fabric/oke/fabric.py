@@ -156,11 +156,14 @@ class OkeFabric(pulumi.ComponentResource):
                 on_cluster,
             )
         if "training_queue" in args:
-            TrainingQueue(
+            queue = TrainingQueue(
                 f"{name}-training-queue",
                 TrainingQueueArgs(args["training_queue"], args["kubeconfig"], args["cluster_id"]),
                 on_cluster,
             )
+            # A pod's claims name templates of its own namespace (Kubernetes DRA, and Kueue reads
+            # them there, kueue pkg/dra/claims.go): the training namespace gets them too.
+            ClaimTemplates(f"{name}-training-claims", plans, queue.namespace, on_cluster)
         self.namespace = namespace
         self.claim_templates = pulumi.Output.from_input([p.name for p in plans])
         self.register_outputs(declared_outputs(self))

@@ -41,9 +41,14 @@ def queue_pools(shape_name: str, node_count: int) -> list[QueuePool]:
 
 def training_queue_of(cfg: OkeDranetConfig) -> TrainingQueueSettings | None:
     """The stack's training queue (None: `queues.enabled: false`)."""
+    # No Topology by default: Kueue 0.19 places a Topology-aware job by its containers' requests
+    # and does not count DRA devices (kueue site/content/en/docs/concepts/
+    # dynamic_resource_allocation.md, limitations: "No DRA + TAS"), so two pods that each claim a
+    # node's 8 GPUs could be given one host. The nodes carry the RDMA locality labels for a stack
+    # that sets `queues.topologyLevels` to them (catalog `oke.topology_levels`).
     return training_queue(
         cfg.queues,
-        catalog().oke.topology_levels,
+        None,
         queue_pools(cfg.gpu_nodes.shape, cfg.gpu_nodes.count),
         POD_SECURITY,
         DEVICE_CLASS_MAPPINGS,

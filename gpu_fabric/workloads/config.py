@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
 from ..config_model import ConfigModel
-from ..versions import ChartVersionText
+from ..versions import CHART_VERSION, ChartVersionText
 
 HOSTNAME_LEVEL = "kubernetes.io/hostname"
 """The node's own label: Kueue takes it only as a Topology's lowest level."""
@@ -79,6 +79,16 @@ def _own_namespace(value: str) -> str:
     return value
 
 
+def _kueue_version(value: str) -> str:
+    floor = catalog().workloads.kueue.min_version
+    if floor and CHART_VERSION.parse(value) < CHART_VERSION.parse(floor):
+        raise ValueError(
+            f"Kueue before {floor} ignores the queue's quota strategy (its QuotaCheckStrategy gate "
+            f"is off); use {floor} or newer (the catalog pins {catalog().workloads.kueue.version})"
+        )
+    return value
+
+
 LabelKey = Annotated[str, AfterValidator(_label_key)]
 DnsLabel = Annotated[str, AfterValidator(_dns_label)]
 TopologyLevels = Annotated[list[LabelKey], AfterValidator(_topology_levels)]
@@ -107,7 +117,7 @@ class QueuesConfig(ConfigModel):
         description="Node labels of the Topology's levels, widest first and "
         "`kubernetes.io/hostname` last; default: the platform's (catalog `topology_levels`).",
     )
-    kueue_version: ChartVersionText | None = Field(
+    kueue_version: Annotated[ChartVersionText, AfterValidator(_kueue_version)] | None = Field(
         None, description="Kueue chart version; default: the catalog's (`workloads.kueue`)."
     )
     jobset_version: ChartVersionText | None = Field(

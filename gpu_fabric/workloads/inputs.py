@@ -51,7 +51,7 @@ def queue_problems(args: dict[str, Any]) -> list[InputProblem]:
     problems = []
     if len(set(names)) != len(names):
         problems.append(InputProblem("trainingQueue.pools", names, "give each pool its own name"))
-    levels = queue["topology_levels"]
+    levels = queue.get("topology_levels", [])
     if len(set(levels)) != len(levels):
         fix = "each level is a different node label; remove the repeated one"
         problems.append(InputProblem("trainingQueue.topologyLevels", levels, fix))

@@ -9,6 +9,8 @@ namespace only, so no other namespace's pods draw on the GPUs through it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
@@ -19,7 +21,7 @@ KUEUE_CRDS = [
     "localqueues.kueue.x-k8s.io",
 ]
 TOPOLOGY = "gpu-fabric"
-"""The Topology's name, which each ResourceFlavor names."""
+"""The start of the Topology's name, which each ResourceFlavor names."""
 CLUSTER_QUEUE = "gpu-fabric"
 """The ClusterQueue's name, which the LocalQueue names."""
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
@@ -29,36 +31,60 @@ POD_SECURITY_REASON = "gpu-fabric/pod-security-reason"
 """Why the namespace enforces the level it does, for whoever reads the namespace."""
 
 
+UNBOUNDED = {"cpu": 1_000_000, "memory": 2**50}
+"""CPU and memory quota of every flavor: no limit (a million cores, a pebibyte), the GPUs are the
+queue's limit. They are covered so that a pod set asking for no GPU (an MPI launcher, a TrainJob
+initializer) still gets its gang's flavor: Kueue admits a job to a Topology-aware queue only if
+each pod set gets a flavor (kueue pkg/scheduler/flavorassigner/tas_flavorassigner.go), and a pod
+set gets one only for a covered resource it asks for. The nodes' own capacity is what Topology
+Aware Scheduling places pods by."""
+
+
+def _named(prefix: str, spec: dict[str, Any]) -> str:
+    """`prefix-<8 hex digits of spec>`. Kueue makes a Topology's levels and a Topology-aware
+    flavor's labels, tolerations and Topology immutable (CEL rules of the v1beta2 CRDs) and keeps
+    each in use behind its `kueue.x-k8s.io/resource-in-use` finalizer while a flavor or queue names
+    it (kueue pkg/controller/tas/topology_controller.go, core/resourceflavor_controller.go). A new
+    spec therefore gets a new name: Pulumi creates it, points what names it there, then deletes the
+    old one, which Kueue then lets go."""
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{prefix}-{digest}"
+
+
 def topology(levels: list[str]) -> dict[str, Any]:
     """The Topology: its levels' node labels, widest first."""
+    spec = {"levels": [{"nodeLabel": label} for label in levels]}
     return {
         "apiVersion": KUEUE_API,
         "kind": "Topology",
-        "metadata": {"name": TOPOLOGY},
-        "spec": {"levels": [{"nodeLabel": label} for label in levels]},
+        "metadata": {"name": _named(TOPOLOGY, spec)},
+        "spec": spec,
     }
 
 
 def resource_flavor(
-    name: str, node_labels: dict[str, str], tolerations: list[dict[str, str]]
+    pool: str,
+    node_labels: dict[str, str],
+    tolerations: list[dict[str, str]],
+    topology_name: str | None,
 ) -> dict[str, Any]:
     """A GPU pool's ResourceFlavor: its nodes by label, the tolerations admitted pods get, and
-    the Topology that places them."""
+    the Topology that places them (None: quota only, no Topology Aware Scheduling)."""
+    spec: dict[str, Any] = {"nodeLabels": node_labels, "tolerations": tolerations}
+    if topology_name is not None:
+        spec["topologyName"] = topology_name
     return {
         "apiVersion": KUEUE_API,
         "kind": "ResourceFlavor",
-        "metadata": {"name": name},
-        "spec": {
-            "nodeLabels": node_labels,
-            "tolerations": tolerations,
-            "topologyName": TOPOLOGY,
-        },
+        "metadata": {"name": _named(pool, spec)},
+        "spec": spec,
     }
 
 
 def cluster_queue(namespace: str, quotas: dict[str, dict[str, int]]) -> dict[str, Any]:
     """The ClusterQueue: `quotas` is flavor -> resource -> nominal quota; every flavor covers the
-    same resources (one resource group), tried in order."""
+    same resources (one resource group), tried in order, and CPU and memory without limit."""
+    quotas = {flavor: {**UNBOUNDED, **quota} for flavor, quota in quotas.items()}
     covered = sorted({resource for quota in quotas.values() for resource in quota})
     return {
         "apiVersion": KUEUE_API,

@@ -68,8 +68,9 @@ class TrainingQueueSettings(TypedDict):
     """The Pod Security level the namespace enforces (`privileged`, `baseline`, `restricted`)."""
     pod_security_reason: str
     """Why that level: what the fabric's pods need."""
-    topology_levels: list[str]
-    """The Topology's node labels, widest first, `kubernetes.io/hostname` last."""
+    topology_levels: NotRequired[list[str]]
+    """The Topology's node labels, widest first, `kubernetes.io/hostname` last (unset: no
+    Topology; the flavors are quota only)."""
     pools: list[QueuePool]
     """The GPU pools, in the order Kueue tries them."""
     device_class_mappings: NotRequired[dict[str, list[str]]]
@@ -92,13 +93,14 @@ class TrainingQueueArgs:
 
 def training_queue(
     cfg: QueuesConfig,
-    topology_levels: list[str],
+    topology_levels: list[str] | None,
     pools: list[QueuePool],
     pod_security: tuple[str, str],
     device_class_mappings: dict[str, list[str]] | None = None,
 ) -> TrainingQueueSettings | None:
     """The queue a stack's `gpu-fabric:queues` asks for (None: disabled), on its platform's
-    `topology_levels` (unless the stack gives its own), `pools` and `pod_security` (level, why)."""
+    `topology_levels` (None: no Topology; the stack's own levels win), `pools` and `pod_security`
+    (level, why)."""
     if not cfg.enabled:
         return None
     pins = catalog().workloads
@@ -107,14 +109,53 @@ def training_queue(
         "local_queue": cfg.local_queue,
         "pod_security_level": pod_security[0],
         "pod_security_reason": pod_security[1],
-        "topology_levels": list(cfg.topology_levels or topology_levels),
         "pools": pools,
         "kueue_version": cfg.kueue_version or pins.kueue.version,
         "jobset_version": cfg.jobset_version or pins.jobset.version,
     }
+    levels = cfg.topology_levels or topology_levels
+    if levels:
+        queue["topology_levels"] = list(levels)
     if device_class_mappings:
         queue["device_class_mappings"] = device_class_mappings
     return queue
+
+
+@dataclass(frozen=True)
+class QueueManifests:
+    """The queue's Kubernetes objects (`queue_objects.py`), as the component and `make verify`
+    name them."""
+
+    topology: dict | None
+    flavors: dict[str, dict]
+    """Pool name -> its ResourceFlavor."""
+    cluster_queue: dict
+    namespace: dict
+    local_queue: dict
+
+
+def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
+    levels = queue.get("topology_levels")
+    tas = topology(levels) if levels else None
+    flavors = {
+        pool["name"]: resource_flavor(
+            pool["name"],
+            pool["node_labels"],
+            _tolerations(pool),
+            tas["metadata"]["name"] if tas else None,
+        )
+        for pool in queue["pools"]
+    }
+    quotas = {flavors[p["name"]]["metadata"]["name"]: p["quota"] for p in queue["pools"]}
+    return QueueManifests(
+        topology=tas,
+        flavors=flavors,
+        cluster_queue=cluster_queue(queue["namespace"], quotas),
+        namespace=training_namespace(
+            queue["namespace"], queue["pod_security_level"], queue["pod_security_reason"]
+        ),
+        local_queue=local_queue(queue["local_queue"], queue["namespace"]),
+    )
 
 
 def _pinned(chart: ChartPin, version: str) -> ChartPin:
@@ -162,29 +203,22 @@ class TrainingQueue(pulumi.ComponentResource):
             CrdGateArgs(KUEUE_CRDS, args.kubeconfig, args.cluster_id, after=[kueue]),
             child,
         )
-        # Kueue makes a Topology's levels and a TAS flavor's labels, tolerations and Topology
-        # immutable (CEL rules of kueue.x-k8s.io_topologies.yaml and _resourceflavors.yaml): a
-        # change replaces the object, under its fixed name, so the old one goes first.
-        fixed = pulumi.ResourceOptions(
-            parent=self, depends_on=[gate], replace_on_changes=["spec"], delete_before_replace=True
+        # The Kueue objects wait for the gate only: a ClusterQueue whose flavors are not there
+        # yet is inactive until they are. A changed Topology or flavor comes under a new name
+        # (`queue_objects._named`), so the default create-then-delete order holds.
+        after_gate = pulumi.ResourceOptions(parent=self, depends_on=[gate])
+        objects = queue_manifests(queue)
+        if objects.topology is not None:
+            custom_resource(f"{name}-topology", objects.topology, after_gate)
+        for pool, flavor in objects.flavors.items():
+            custom_resource(f"{name}-flavor-{pool}", flavor, after_gate)
+        custom_resource(f"{name}-cluster-queue", objects.cluster_queue, after_gate)
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace", metadata=objects.namespace["metadata"], opts=child
         )
-        custom_resource(f"{name}-topology", topology(queue["topology_levels"]), fixed)
-        for pool in queue["pools"]:
-            flavor = resource_flavor(pool["name"], pool["node_labels"], _tolerations(pool))
-            custom_resource(f"{name}-flavor-{pool['name']}", flavor, fixed)
-        quotas = {pool["name"]: pool["quota"] for pool in queue["pools"]}
-        custom_resource(
-            f"{name}-cluster-queue",
-            cluster_queue(queue["namespace"], quotas),
-            pulumi.ResourceOptions(parent=self, depends_on=[gate]),
-        )
-        ns = training_namespace(
-            queue["namespace"], queue["pod_security_level"], queue["pod_security_reason"]
-        )
-        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=child)
-        lq = local_queue(queue["local_queue"], queue["namespace"])
+        lq = objects.local_queue
         lq["metadata"]["namespace"] = namespace.metadata.name
-        custom_resource(f"{name}-local-queue", lq, fixed)
+        custom_resource(f"{name}-local-queue", lq, after_gate)
 
         self.local_queue = pulumi.Output.from_input(queue["local_queue"])
         self.namespace = namespace.metadata.name

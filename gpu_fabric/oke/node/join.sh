@@ -68,17 +68,20 @@ install_node_package() {
 # Kueue's Topology levels (the RDMA network's HPC island, network block and local block): OKE does
 # not label nodes with them, so they are read from the instance metadata the way oci-hpc-oke's
 # node labeler does (terraform/files/oci-hpc-oke-utils/templates/labeler-configmap.yaml at
-# 15f902c6): the compact /host/rdmaTopologyData first, else /host's network block (as the island
-# too) and rack; each value is the id's last 11 characters (a label value holds 63), and
-# `no-imds-data` where the metadata has none.
+# 15f902c6): the compact /host/rdmaTopologyData first, else the same ids embedded in /host, else
+# /host's network block (as the island too) and rack; each value is the id's last 11 characters
+# (a label value holds 63), and `no-imds-data` where the metadata has none.
 imds_field() {  # imds_field PATH FIELD: one string field of an IMDS JSON document ('' if none)
   curl -sf -H 'Authorization: Bearer Oracle' "http://169.254.169.254/opc/v2$1" 2>/dev/null |
     grep -o "\"$2\" *: *\"[^\"]*\"" | head -n 1 | sed 's/.*: *"\(.*\)"/\1/' || true
 }
-label_value() { if [ -n "$1" ]; then printf '%s' "${1: -11}"; else printf 'no-imds-data'; fi; }
-island=$(imds_field /host/rdmaTopologyData customerHPCIslandId)
-network_block=$(imds_field /host/rdmaTopologyData customerNetworkBlock)
-local_block=$(imds_field /host/rdmaTopologyData customerLocalBlock)
+label_value() { if [ -n "$1" ]; then printf '%s' "$1" | tail -c 11; else printf 'no-imds-data'; fi; }
+for path in /host/rdmaTopologyData /host; do
+  island=$(imds_field "$path" customerHPCIslandId)
+  network_block=$(imds_field "$path" customerNetworkBlock)
+  local_block=$(imds_field "$path" customerLocalBlock)
+  if [ -n "$network_block" ]; then break; fi
+done
 if [ -z "$network_block" ]; then
   network_block=$(imds_field /host networkBlockId)
   island=${island:-$network_block}
