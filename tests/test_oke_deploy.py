@@ -86,21 +86,30 @@ ISLAND, BLOCK, RACK = (
 )
 
 
-def test_the_node_is_labelled_with_its_rdma_topology_from_the_instance_metadata(node):
-    topology = (
-        f'{{"customerHPCIslandId": "{ISLAND}", "customerNetworkBlock": "{BLOCK}", '
-        f'"customerLocalBlock": "{RACK}"}}'
+def _topology_labels(node, compact: str | None, host: str) -> list[str]:
+    """The RDMA level labels a node joins with when IMDS answers `compact` for
+    /host/rdmaTopologyData (None: an error) and `host` for /host."""
+    answer = f"echo '{compact}'" if compact is not None else "exit 22"
+    node.stub(
+        "curl",
+        f"case \"$4\" in */host/rdmaTopologyData) {answer};; */opc/v2/host) echo '{host}';; "
+        "esac; exit 0",
     )
-    node.stub("curl", f"case \"$4\" in */host/rdmaTopologyData) echo '{topology}';; esac; exit 0")
     node.stub("oke")
     result, calls = node.join()
     assert result.returncode == 0, result.stderr
     labels = _joined_labels(calls)
-    # As oci-hpc-oke's labeler writes them: each id's last 11 characters.
-    assert {level: labels[level] for level in RDMA_LEVELS} == dict(
-        zip(RDMA_LEVELS, (ISLAND[-11:], BLOCK[-11:], RACK[-11:]), strict=True)
-    )
     assert labels["nvidia.com/gpu.present"] == "true"
+    return [labels[level] for level in RDMA_LEVELS]
+
+
+def test_the_node_is_labelled_with_its_rdma_topology_from_the_instance_metadata(node):
+    compact = (
+        f'{{"customerHPCIslandId": "{ISLAND}", "customerNetworkBlock": "{BLOCK}", '
+        f'"customerLocalBlock": "{RACK}"}}'
+    )
+    # As oci-hpc-oke's labeler writes them: each id's last 11 characters.
+    assert _topology_labels(node, compact, "{}") == [ISLAND[-11:], BLOCK[-11:], RACK[-11:]]
 
 
 def test_the_ids_embedded_in_the_host_document_come_before_its_network_block(node):
@@ -108,29 +117,13 @@ def test_the_ids_embedded_in_the_host_document_come_before_its_network_block(nod
         f'{{"id": "i", "networkBlockId": "other", "rdmaTopologyData": {{"customerHPCIslandId": '
         f'"{ISLAND}", "customerNetworkBlock": "{BLOCK}", "customerLocalBlock": "short"}}}}'
     )
-    node.stub(
-        "curl",
-        f"case \"$4\" in */opc/v2/host) echo '{host}';; *rdmaTopologyData) exit 22;; esac; exit 0",
-    )
-    node.stub("oke")
-    result, calls = node.join()
-    assert result.returncode == 0, result.stderr
-    labels = _joined_labels(calls)
     # An id shorter than 11 characters is kept whole, as upstream's `v[-11:]` keeps it.
-    assert [labels[level] for level in RDMA_LEVELS] == [ISLAND[-11:], BLOCK[-11:], "short"]
+    assert _topology_labels(node, None, host) == [ISLAND[-11:], BLOCK[-11:], "short"]
 
 
 def test_without_the_compact_topology_the_hosts_network_block_and_rack_label_the_node(node):
     host = f'{{"id": "ocid1.instance", "networkBlockId": "{BLOCK}", "rackId": "{RACK}"}}'
-    node.stub(
-        "curl",
-        f"case \"$4\" in */opc/v2/host) echo '{host}';; *rdmaTopologyData) exit 22;; esac; exit 0",
-    )
-    node.stub("oke")
-    result, calls = node.join()
-    assert result.returncode == 0, result.stderr
-    labels = _joined_labels(calls)
-    assert [labels[level] for level in RDMA_LEVELS] == [BLOCK[-11:], BLOCK[-11:], RACK[-11:]]
+    assert _topology_labels(node, None, host) == [BLOCK[-11:], BLOCK[-11:], RACK[-11:]]
 
 
 def test_an_image_without_join_tooling_installs_the_node_package_then_bootstraps(node):
