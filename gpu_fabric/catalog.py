@@ -227,6 +227,8 @@ class OciShape(_Data):
     platform: str
     gpu_model: str
     rail_speed_gbps: int
+    nccl_env: dict[str, str]
+    """NCCL's environment for the shape's RDMA rails (traffic class, timeouts, QPs)."""
     pcie_roots: list[PcieRoot]
 
     @property

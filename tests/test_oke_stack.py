@@ -597,8 +597,30 @@ def test_with_dra_claim_adds_exactly_the_seeds_claim_wiring():
     bare["spec"].pop("nodeSelector")
     bare["spec"].pop("tolerations")
     bare["spec"]["containers"][0].pop("resources")
-    assert claims.with_dra_claim(bare, "aligned-8gpu-16rails", SHAPE) == want
-    assert claims.with_dra_claim(want, "aligned-8gpu-16rails", SHAPE) == want  # idempotent
+    wired = claims.with_dra_claim(bare, "aligned-8gpu-16rails", SHAPE, nccl_env=False)
+    assert wired == want
+    assert claims.with_dra_claim(want, "aligned-8gpu-16rails", SHAPE, nccl_env=False) == want
+
+
+def test_with_dra_claim_gives_the_container_the_runs_roce_settings():
+    """The write-up's runs pass these to every rank (`mpirun -x`); a pod of the user's gets them
+    in its env, from the catalog."""
+    wired = claims.with_dra_claim(seed_worker(), "aligned-8gpu-16rails", SHAPE)
+    env = {e["name"]: e["value"] for e in wired["spec"]["containers"][0]["env"]}
+    assert env == {
+        "NCCL_IB_SPLIT_DATA_ON_QPS": "0",
+        "NCCL_IB_QPS_PER_CONNECTION": "4",
+        "NCCL_IB_TC": "41",
+        "NCCL_IB_SL": "0",
+        "NCCL_IB_TIMEOUT": "22",
+    }
+    launcher = seed_file("nccl-dranet-aligned.yaml")
+    for name, value in env.items():
+        assert f"-x {name}={value}" in launcher  # the same as the write-up's runs
+    clash = copy.deepcopy(seed_worker())
+    clash["spec"]["containers"][0]["env"] = [{"name": "NCCL_IB_TC", "value": "106"}]
+    with pytest.raises(ValueError, match="NCCL_IB_TC"):
+        claims.with_dra_claim(clash, "aligned-8gpu-16rails", SHAPE)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ import copy
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..catalog import catalog
 from ..nvidia import GPU_DEVICE_CLASS, GPU_TOLERATION
 from ..pod_spec import add_items, add_named, container_named, set_fields
 from .claim_plan import ClaimPlan, plan_claim  # noqa: F401 (the claim builder's input)
@@ -77,14 +78,17 @@ def with_dra_claim(
     shape_name: str,
     claim: str = "gpus-rails",
     container: str | None = None,
+    nccl_env: bool = True,
 ) -> dict:
     """Return a copy of a pod template (`{metadata, spec}`) that gets its devices from a claim.
 
     Adds `spec.resourceClaims` from `claim_template_name`, the claim to `container` (default: the
     first), the node selector on the GPU shape and the GPU toleration, as the DRANET-on-OKE
-    write-up's MPIJob workers have them. No privilege, capability or device-plugin resource is
-    needed there. Raises
-    ValueError rather than overwrite something the template already sets differently.
+    write-up's MPIJob workers have them, and (`nccl_env`) NCCL's settings for the shape's RoCE
+    rails in the container's env (catalog `oci_shapes.<shape>.nccl_env`: traffic class 41,
+    timeout 22, 4 QPs per connection), which the write-up's runs pass to every rank. No
+    privilege, capability or device-plugin resource is needed there. Raises ValueError rather
+    than overwrite something the template already sets differently.
     """
     template = copy.deepcopy(pod_template)
     spec = template.setdefault("spec", {})
@@ -103,6 +107,13 @@ def with_dra_claim(
         [{"name": claim}],
         f"container {target['name']}'s claims",
     )
+    if nccl_env:
+        env = catalog().oci_shapes[shape_name].nccl_env
+        add_named(
+            target.setdefault("env", []),
+            [{"name": name, "value": value} for name, value in env.items()],
+            f"container {target['name']}'s env",
+        )
     return template
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pulumi
 
+from ..catalog import catalog
 from ..crd_gate import CrdGate, CrdGateArgs
 from ..k8s_objects import custom_resource
 from ..nvidia import GPU_TOLERATION
@@ -21,16 +22,17 @@ from ..workload_security import secure_workload
 from .claims import INSTANCE_TYPE_LABEL, ClaimPlan, with_dra_claim
 
 MPIJOB_CRDS = ["mpijobs.kubeflow.org"]
-# The write-up: the mlx5 RoCE settings of every run, and UCX kept off the rails (TCP on eth0).
-NCCL_SETTINGS = [
-    "NCCL_IB_SPLIT_DATA_ON_QPS=0",
-    "NCCL_IB_QPS_PER_CONNECTION=4",
-    "NCCL_IB_TC=41",
-    "NCCL_IB_SL=0",
-    "NCCL_IB_TIMEOUT=22",
-    "UCX_TLS=tcp",
-    "UCX_NET_DEVICES=eth0",
-]
+# The write-up: UCX kept off the rails (TCP on eth0), after the shape's RoCE settings (catalog
+# `oci_shapes.<shape>.nccl_env`) in every run.
+UCX_SETTINGS = ["UCX_TLS=tcp", "UCX_NET_DEVICES=eth0"]
+
+
+def nccl_settings(shape: str) -> list[str]:
+    """What every rank of the write-up's runs gets with `mpirun -x`."""
+    nccl = catalog().oci_shapes[shape].nccl_env
+    return [*(f"{name}={value}" for name, value in nccl.items()), *UCX_SETTINGS]
+
+
 WAIT_FOR_WORKERS = """\
 until (for host in $(awk '{print $1}' /etc/mpi/hostfile); do ssh -o ConnectTimeout=5 -o \
 StrictHostKeyChecking=no "$host" exit 2>/dev/null || exit 1; done); do
@@ -40,8 +42,8 @@ done
 """
 
 
-def launcher_script(gpus: int, whole_node: bool) -> str:
-    """The launcher script of the DRANET-on-OKE write-up for `gpus` GPUs per node."""
+def launcher_script(gpus: int, whole_node: bool, shape: str) -> str:
+    """The launcher script of the DRANET-on-OKE write-up for `gpus` GPUs per node of `shape`."""
     lines = [
         "set -e -o pipefail",
         f"NUM_GPUS={gpus}",
@@ -60,7 +62,7 @@ def launcher_script(gpus: int, whole_node: bool) -> str:
         "-mca coll ^hcoll",
         '-np "$NP" -npernode "$NUM_GPUS" --bind-to numa',
         "-x NCCL_DEBUG=WARN" if whole_node else "-x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT,NET",
-        *(f"-x {setting}" for setting in NCCL_SETTINGS),
+        *(f"-x {setting}" for setting in nccl_settings(shape)),
         "/workspace/nccl-tests/build/all_reduce_perf "
         + ("-b 4G -e 8G -f 2 -g 1 -c 1" if whole_node else "-b 8G -e 8G -n 300 -g 1 -c 1"),
     ]
@@ -111,7 +113,8 @@ def mpijob_manifest(
                 ]
             }
         }
-    worker = with_dra_claim(worker, plan.name, shape)
+    # The write-up passes NCCL's settings to every rank with `mpirun -x`, not in the workers' env.
+    worker = with_dra_claim(worker, plan.name, shape, nccl_env=False)
     launcher = {
         "spec": {
             "containers": [
@@ -119,7 +122,7 @@ def mpijob_manifest(
                     "name": "mpi-launcher",
                     "image": image,
                     "command": ["bash", "-c"],
-                    "args": [launcher_script(plan.gpus, whole_node)],
+                    "args": [launcher_script(plan.gpus, whole_node, shape)],
                 }
             ]
         }
