@@ -44,3 +44,26 @@ def container_named(spec: dict, name: str | None) -> dict:
     if found is None:
         raise ValueError(f"no container named {name!r}")
     return found
+
+
+SHELLS = {"/bin/bash": "source", "bash": "source", "/bin/sh": ".", "sh": "."}
+"""Shells a container may run its script with, and how each sources a file."""
+
+
+def source_first(container: dict, script: str) -> None:
+    """A container that runs a shell script (`command: [bash, -c]`, one script in `args`) sources
+    `script` first (a fabric's NCCL settings, as upstream's test pods do); another container runs
+    as it is (its own entry point must source it)."""
+    command, args = container.get("command"), container.get("args")
+    if not (
+        isinstance(command, list)
+        and len(command) == 2
+        and command[0] in SHELLS
+        and command[1] == "-c"
+        and isinstance(args, list)
+        and len(args) == 1
+    ):
+        return
+    line = f"{SHELLS[command[0]]} {script}"
+    if line not in args[0].splitlines():
+        container["args"] = [f"{line}\n{args[0]}"]

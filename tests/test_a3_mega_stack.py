@@ -207,6 +207,24 @@ def test_with_tcpxo_adds_the_upstream_wiring():
     assert tcpxo.with_tcpxo(template, DAEMON, VPCS) == template  # wiring twice changes nothing
 
 
+@pytest.mark.parametrize("shell, sources", [("bash", "source"), ("/bin/sh", ".")])
+def test_with_tcpxo_has_a_shell_script_container_source_the_nccl_profile_first(shell, sources):
+    """container-engine-accelerators gpudirect-tcpxo/README.md: the NCCL settings are required;
+    `source ${NCCL_LIB_DIR}/nccl-env-profile.sh` at container start sets them all."""
+    template = workload()
+    template["spec"]["containers"][0].update(command=[shell, "-c"], args=["torchrun train.py"])
+    wired = tcpxo.with_tcpxo(template, DAEMON, VPCS)
+    container = wired["spec"]["containers"][0]
+    assert container["args"] == [
+        f"{sources} ${{NCCL_LIB_DIR}}/nccl-env-profile.sh\ntorchrun train.py"
+    ]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["NCCL_LIB_DIR"] == "/usr/local/nvidia/lib64"  # where the profile is
+    assert tcpxo.with_tcpxo(wired, DAEMON, VPCS) == wired  # sourced once
+    # A container with its own entry point runs as it is (its entry point must source it).
+    assert "args" not in tcpxo.with_tcpxo(workload(), DAEMON, VPCS)["spec"]["containers"][0]
+
+
 def test_with_tcpxo_matches_upstreams_test_pod():
     pod = upstream_test_pod()
     wired = tcpxo.with_tcpxo(workload(), DAEMON, VPCS)

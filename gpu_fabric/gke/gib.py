@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog import Fabric
 from ..nvidia import CONTAINER_DRIVER_DIR, GPU_RESOURCE, HOST_DRIVER_DIR
-from ..pod_spec import add_items, add_named, container_named, set_fields
+from ..pod_spec import add_items, add_named, container_named, set_fields, source_first
 from ..problems import Problem
 from ..problems import key as _key
 from .config import GkeA4xConfig, GkeRdmaConfig
@@ -87,8 +87,6 @@ GIB_LAYOUTS = {
         env_script=NCCL_ENV_SCRIPT,
     ),
 }
-SHELLS = {"/bin/bash": "source", "bash": "source", "/bin/sh": ".", "sh": "."}
-"""Shells a container may run its script with, and how each sources a file."""
 
 # a4x nodes are arm64 and carry this taint (cluster-toolkit's A4X job templates).
 ARM64_TOLERATION = {
@@ -172,29 +170,10 @@ def with_gib(
     add_named(target.setdefault("volumeMounts", []), layout.mounts, where)
     add_named(spec.setdefault("volumes", []), layout.volumes, "the pod")
     if layout.env_script:
-        _source_first(target, layout.env_script)
+        source_first(target, layout.env_script)
     if arch == "arm64":
         add_items(spec.setdefault("tolerations", []), [ARM64_TOLERATION])
     return template
-
-
-def _source_first(container: dict, script: str) -> None:
-    """A container that runs a shell script (`command: [bash, -c]`, one script in `args`) sources
-    `script` first, as upstream's pods do; another container runs as it is (its own entry point
-    must source it)."""
-    command, args = container.get("command"), container.get("args")
-    if not (
-        isinstance(command, list)
-        and len(command) == 2
-        and command[0] in SHELLS
-        and command[1] == "-c"
-        and isinstance(args, list)
-        and len(args) == 1
-    ):
-        return
-    line = f"{SHELLS[command[0]]} {script}"
-    if line not in args[0].splitlines():
-        container["args"] = [f"{line}\n{args[0]}"]
 
 
 def _gpu_request(container: dict) -> set[str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..catalog import Fabric, catalog
 from ..nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
-from ..pod_spec import add_items, add_named, container_named, set_fields
+from ..pod_spec import add_items, add_named, container_named, set_fields, source_first
 from ..problems import Problem
 from .config import GkeA3MegaConfig, InstallerOwner
 from .fabric_spec import GkeFabricSpec
@@ -52,9 +52,13 @@ GPU_CONTAINER_MOUNTS = [
 GPU_CONTAINER_ENV = [
     {"name": "LD_LIBRARY_PATH", "value": LIBRARY_DIR},
     {"name": "NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "value": APERTURE_DEVICES},
-    # best-practice.md: `source ${NCCL_LIB_DIR}/nccl-env-profile.sh` in the workload's command.
+    # The profile below is found through it (README "NCCL configs").
     {"name": "NCCL_LIB_DIR", "value": LIBRARY_DIR},
 ]
+NCCL_ENV_PROFILE = "${NCCL_LIB_DIR}/nccl-env-profile.sh"
+"""container-engine-accelerators gpudirect-tcpxo/README.md, "NCCL configs": the NCCL settings are
+required, and the installer's `nccl-env-profile.sh` sets them all when the workload container
+sources it at start."""
 HEALTH_CHECK_FILE = "/run/health-check"  # best-practice.md: no underscore in the name
 
 
@@ -111,8 +115,10 @@ def with_tcpxo(
     Adds the NRI device annotation for the daemon, the interfaces annotation (eth1.. -> `networks`,
     `vpc1`..`vpc8` by default), the one-pod-per-node label and anti-affinity, the `tcpxo-daemon`
     native sidecar, the library, `/dev/shm`, `/sys`, `/proc/sys` and aperture-device volumes, and
-    on `container` (default: the first) all `gpus` GPUs, the mounts and the environment. The pod
-    stays on the pod network (upstream's `nccl-test-latest.yaml`); `hostNetwork: true` is refused.
+    on `container` (default: the first) all `gpus` GPUs, the mounts and the environment; a
+    container that runs a shell script (`bash -c`, `sh -c`) sources `nccl-env-profile.sh` first,
+    as upstream's README requires (another one's entry point must). The pod stays on the pod
+    network (upstream's `nccl-test-latest.yaml`); `hostNetwork: true` is refused.
     Use the daemon image that pairs with the installer (`StackConfig.tcpxo_images.daemon`). Raises
     ValueError rather than overwrite something the template already sets differently.
     """
@@ -145,6 +151,7 @@ def with_tcpxo(
 
     where = f"container {target['name']}"
     add_named(target.setdefault("env", []), GPU_CONTAINER_ENV, where)
+    source_first(target, NCCL_ENV_PROFILE)
     add_named(target.setdefault("volumeMounts", []), GPU_CONTAINER_MOUNTS, where)
     add_named(spec.setdefault("volumes", []), TCPXO_VOLUMES, "the pod")
     add_named(
