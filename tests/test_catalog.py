@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from gpu_fabric.catalog import GkeVersionRules, NicGroup, catalog
-from gpu_fabric.config_base import ImageReference, parse_image
+from gpu_fabric.images import ImageReference, parse_image
 from gpu_fabric.versions import GKE_VERSION
 
 

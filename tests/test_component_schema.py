@@ -283,6 +283,8 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "deviceClassMappings": "{[string]}",
         "kueueVersion": "string!",
         "jobsetVersion": "string!",
+        "kueueImageRepository": "string",
+        "jobsetImageRepository": "string",
     },
     "QueuePool": {
         "name": "string!",

@@ -307,6 +307,9 @@ def test_versions_namespace_queue_and_levels_reach_the_objects():
     )
     assert release(plan, "kueue").inputs["version"] == "0.19.1"
     assert release(plan, "jobset").inputs["version"] == "0.11.1"
+    # Without a mirror, the charts' own images (registry.k8s.io).
+    assert "controllerManager" not in release(plan, "kueue").inputs["values"]
+    assert release(plan, "jobset").inputs["values"] == {}
     objects = kueue_objects(plan)
     (local,) = objects["LocalQueue"]
     assert local["metadata"] == {"name": "gpus", "namespace": "ml"}
@@ -324,6 +327,25 @@ def test_versions_namespace_queue_and_levels_reach_the_objects():
     ]
 
 
+def test_a_mirror_gives_both_charts_their_image_repository_and_keeps_their_tags():
+    plan = run_stack(
+        {
+            "gpu-fabric:queues": {
+                "kueueImageRepository": "registry.example.com/mirror/kueue",
+                "jobsetImageRepository": "registry.example.com/mirror/jobset",
+            }
+        }
+    )
+    kueue = release(plan, "kueue").inputs["values"]
+    assert kueue["controllerManager"] == {
+        "manager": {"image": {"repository": "registry.example.com/mirror/kueue"}}
+    }
+    assert "managerConfig" in kueue  # the queue's own Configuration stays
+    assert release(plan, "jobset").inputs["values"] == {
+        "image": {"repository": "registry.example.com/mirror/jobset"}
+    }
+
+
 @pytest.mark.parametrize(
     ("field", "value", "where", "says"),
     [
@@ -335,6 +357,8 @@ def test_versions_namespace_queue_and_levels_reach_the_objects():
         ("namespace", "kueue-system", "", "a namespace the cluster or the queue's charts own"),
         ("namespace", "kube-gpu", "", "kube-* is reserved"),
         ("localQueue", "-q", "", "not a DNS label"),
+        ("kueueImageRepository", "registry.example.com/kueue:v0.19.2", "", "the repository only"),
+        ("jobsetImageRepository", "Registry Example", "", "not an image reference"),
         ("topologyLevels", ["kubernetes.io/hostname", "example.com/rack"], "", "only be the last"),
         ("topologyLevels", ["example.com/rack", "example.com/rack"], "[1]", "keep one"),
         ("topologyLevels", [], "", "1 to 16 levels"),

@@ -17,11 +17,11 @@ from ..config_base import (
     ADVISED_SYSTEM_NODES,
     Cidr,
     ConfigModel,
-    ImageRef,
     NodeCount,
     StackModel,
     system_node_count,
 )
+from ..images import ImageRef
 from ..problems import key
 from ..versions import AckVersionText, AddonVersionText
 

@@ -5,7 +5,8 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from ..config_base import Cidr, ImageRef
+from ..config_base import Cidr
+from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems

@@ -21,13 +21,13 @@ from ..config_base import (
     NAMESPACE,
     Cidr,
     ConfigModel,
-    ImageRef,
     NodeCount,
     SourceRange,
     SourceRanges,
     StackModel,
     system_node_count,
 )
+from ..images import ImageRef
 from ..versions import GKE_VERSION, GkeVersionText
 
 GCP_PROJECT_KEY = "gcp:project"

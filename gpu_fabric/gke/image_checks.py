@@ -3,7 +3,7 @@ its daemon that must form a known pair. Each fabric's module applies them to its
 
 from __future__ import annotations
 
-from ..config_base import parse_image
+from ..images import parse_image
 from ..problems import Problem
 from ..problems import key as _key
 

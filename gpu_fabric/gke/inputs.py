@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import AfterValidator
 
 from ..catalog import catalog
-from ..config_base import Cidr, ImageRef, SourceRanges
+from ..config_base import Cidr, SourceRanges
+from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import boot_disk_type_problem, unknown_machine_type

@@ -18,13 +18,13 @@ from ..config_base import (
     ADVISED_SYSTEM_NODES,
     Cidr,
     ConfigModel,
-    ImageRef,
     NodeCount,
     SourceRanges,
     StackModel,
     VersionText,
     system_node_count,
 )
+from ..images import ImageRef
 from ..problems import key
 from ..versions import OkeVersionText
 

@@ -8,7 +8,8 @@ from typing import Any
 from pydantic import AfterValidator
 
 from ..catalog import catalog
-from ..config_base import Cidr, ImageRef, SourceRanges, VersionText
+from ..config_base import Cidr, SourceRanges, VersionText
+from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
 from ..config_model import ConfigModel
+from ..images import parse_image
 from ..versions import CHART_VERSION, ChartVersionText
 
 HOSTNAME_LEVEL = "kubernetes.io/hostname"
@@ -89,6 +90,17 @@ def _kueue_version(value: str) -> str:
     return value
 
 
+def _repository(value: str) -> str:
+    image = parse_image(value)
+    if image.tag or image.digest:
+        raise ValueError(
+            "give the repository only (REGISTRY/PATH, e.g. registry.example.com/mirror/kueue): the "
+            "tag is the pinned chart's own"
+        )
+    return value
+
+
+ImageRepository = Annotated[str, AfterValidator(_repository)]
 LabelKey = Annotated[str, AfterValidator(_label_key)]
 DnsLabel = Annotated[str, AfterValidator(_dns_label)]
 TopologyLevels = Annotated[list[LabelKey], AfterValidator(_topology_levels)]
@@ -122,4 +134,14 @@ class QueuesConfig(ConfigModel):
     )
     jobset_version: ChartVersionText | None = Field(
         None, description="JobSet chart version; default: the catalog's (`workloads.jobset`)."
+    )
+    kueue_image_repository: ImageRepository | None = Field(
+        None,
+        description="Where Kueue's image is pulled from (a mirror, where registry.k8s.io is out "
+        "of reach); the tag stays the chart's. Default: the chart's (registry.k8s.io).",
+    )
+    jobset_image_repository: ImageRepository | None = Field(
+        None,
+        description="Where JobSet's image is pulled from (a mirror); the tag stays the chart's. "
+        "Default: the chart's (registry.k8s.io).",
     )

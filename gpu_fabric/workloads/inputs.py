@@ -28,6 +28,8 @@ QUEUE_RULES = {
         "topology_levels": same_as(QueuesConfig, "topology_levels"),
         "kueue_version": same_as(QueuesConfig, "kueue_version"),
         "jobset_version": same_as(QueuesConfig, "jobset_version"),
+        "kueue_image_repository": same_as(QueuesConfig, "kueue_image_repository"),
+        "jobset_image_repository": same_as(QueuesConfig, "jobset_image_repository"),
     },
     "QueuePool": {
         "name": DnsLabel,

@@ -79,6 +79,10 @@ class TrainingQueueSettings(TypedDict):
     """Kueue chart version."""
     jobset_version: str
     """JobSet chart version."""
+    kueue_image_repository: NotRequired[str]
+    """Where Kueue's image is pulled from (unset: the chart's, registry.k8s.io)."""
+    jobset_image_repository: NotRequired[str]
+    """Where JobSet's image is pulled from (unset: the chart's, registry.k8s.io)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,10 @@ def training_queue(
         "kueue_version": cfg.kueue_version or pins.kueue.version,
         "jobset_version": cfg.jobset_version or pins.jobset.version,
     }
+    if cfg.kueue_image_repository:
+        queue["kueue_image_repository"] = cfg.kueue_image_repository
+    if cfg.jobset_image_repository:
+        queue["jobset_image_repository"] = cfg.jobset_image_repository
     levels = cfg.topology_levels or topology_levels
     if levels:
         queue["topology_levels"] = list(levels)
@@ -191,13 +199,21 @@ class TrainingQueue(pulumi.ComponentResource):
         super().__init__("gpu-fabric:workloads:TrainingQueue", name, None, opts)
         queue, pins = args.queue, catalog().workloads
         child = pulumi.ResourceOptions(parent=self)
-        kueue = release(
-            f"{name}-kueue",
-            _pinned(pins.kueue, queue["kueue_version"]),
-            kueue_values(queue["namespace"], queue.get("device_class_mappings", {})),
-            child,
+        values = kueue_values(queue["namespace"], queue.get("device_class_mappings", {}))
+        if "kueue_image_repository" in queue:
+            # charts/kueue/values.yaml: controllerManager.manager.image.repository
+            image = {"image": {"repository": queue["kueue_image_repository"]}}
+            values["controllerManager"] = {"manager": image}
+        kueue = release(f"{name}-kueue", _pinned(pins.kueue, queue["kueue_version"]), values, child)
+        jobset_values = (
+            # charts/jobset/values.yaml: image.repository
+            {"image": {"repository": queue["jobset_image_repository"]}}
+            if "jobset_image_repository" in queue
+            else {}
         )
-        release(f"{name}-jobset", _pinned(pins.jobset, queue["jobset_version"]), {}, child)
+        release(
+            f"{name}-jobset", _pinned(pins.jobset, queue["jobset_version"]), jobset_values, child
+        )
         gate = CrdGate(
             f"{name}-kueue-crds",
             CrdGateArgs(KUEUE_CRDS, args.kubeconfig, args.cluster_id, after=[kueue]),
