@@ -48,7 +48,7 @@ class QueuePool(TypedDict):
     """A GPU pool the queue admits jobs to: one ResourceFlavor."""
 
     name: str
-    """The flavor's name (the pool's)."""
+    """The pool's name; its flavor's name is this and a hash of the flavor's spec."""
     node_labels: dict[str, str]
     """Labels every node of the pool has, and nodes of no other pool."""
     tolerations: list[QueueToleration]
