@@ -14,6 +14,14 @@ NO_VALUE = object()
 """The value of a Problem about a whole file (its key says where)."""
 
 
+class UnshownValueError(ValueError):
+    """A refusal whose value the problem must not echo (key material): it shows `shown`."""
+
+    def __init__(self, message: str, shown: str):
+        super().__init__(message)
+        self.shown = shown
+
+
 def key(path: str) -> str:
     """The stack key of a config path: `gke.version` -> `gpu-fabric:gke.version`."""
     return f"{NAMESPACE}:{path}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import functools
 import json
@@ -34,6 +35,17 @@ def pytest_configure(config):
     # The plans the tests share stay alive for the session: collect the youngest generation less
     # often, so full collections do not keep walking them.
     gc.set_threshold(200_000, 50, 50)
+
+
+def _ed25519_public_key() -> str:
+    """A well-formed ed25519 public key (`TYPE BASE64`): the length-prefixed type, then 32
+    bytes of key (RFC 8709), here not anyone's key."""
+    blob = b"".join(len(p).to_bytes(4, "big") + p for p in (b"ssh-ed25519", bytes(range(32))))
+    return "ssh-ed25519 " + base64.b64encode(blob).decode()
+
+
+SSH_PUBLIC_KEY = _ed25519_public_key()
+"""An SSH public key line without a comment."""
 
 
 def stack_values(stack: str = "a3-prod") -> dict[str, Any]:

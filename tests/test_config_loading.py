@@ -14,6 +14,7 @@ from offline import engine
 from offline import plan as plan_cli
 from tests.conftest import (
     DELETE,
+    SSH_PUBLIC_KEY,
     assert_single_rule,
     encode,
     parse_stack,
@@ -427,7 +428,7 @@ def test_values_of_secret_keys_stay_secret_in_what_is_derived_from_them():
     values = encode(
         with_changes(
             stack_values("oke-dranet"),
-            {"gpu-fabric:gpuNodes.sshPublicKey": "ssh-ed25519 AAAAC3Nza secret-key"},
+            {"gpu-fabric:gpuNodes.sshPublicKey": f"{SSH_PUBLIC_KEY} secret-key"},
         )
     )
     plan = engine.run("oke-dranet", values, secret_keys=["gpu-fabric:gpuNodes"])

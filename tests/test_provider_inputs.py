@@ -16,7 +16,7 @@ import pytest
 from pulumi import _types
 
 from offline.engine import Plan
-from tests.conftest import OKE_EXISTING_VCN, run_stack
+from tests.conftest import OKE_EXISTING_VCN, SSH_PUBLIC_KEY, run_stack
 
 SDKS = {
     "gcp": "pulumi_gcp",
@@ -45,7 +45,7 @@ VARIANTS = {
         "gpu-fabric:ncclTests": ["aligned-8gpu-16rails"],
         "gpu-fabric:network.apiAllowedCidrs": ["192.0.2.0/24"],
         "gpu-fabric:network.sshAllowedCidrs": ["192.0.2.0/24"],
-        "gpu-fabric:gpuNodes.sshPublicKey": "ssh-ed25519 AAAAC3Nza example",
+        "gpu-fabric:gpuNodes.sshPublicKey": f"{SSH_PUBLIC_KEY} example",
         "gpu-fabric:gpuNodes.joinTag": {"namespace": "gpu-fabric", "key": "cluster"},
         "gpu-fabric:compartmentId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy",
     },

@@ -86,9 +86,9 @@ def test_a_private_key_pasted_into_a_key_field_is_refused_and_not_shown():
 
 
 def test_a_public_key_is_accepted():
-    from tests.conftest import parse_stack
+    from tests.conftest import SSH_PUBLIC_KEY, parse_stack
 
-    key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample user@host"
+    key = f"{SSH_PUBLIC_KEY} user@host"
     cfg = parse_stack({"gpu-fabric:gpuNodes.sshPublicKey": key}, stack="oke-dranet")
     assert cfg.gpu_nodes.ssh_public_key == key
 

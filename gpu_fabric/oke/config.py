@@ -27,6 +27,7 @@ from ..config_base import (
 from ..images import ImageRef
 from ..problems import key
 from ..versions import OkeVersionText
+from .ssh_keys import SshPublicKeys
 
 TENANCY_KEY = "oci:tenancyOcid"
 REGION_KEY = "oci:region"
@@ -275,8 +276,10 @@ class GpuNodesConfig(ConfigModel):
         "imports), of `oci:region`."
     )
     boot_volume_size_gbs: int = Field(512, ge=50, le=32768, description="Boot volume, GB.")
-    ssh_public_key: str | None = Field(
-        None, description="An authorized SSH public key of the nodes (never a private key)."
+    ssh_public_key: SshPublicKeys | None = Field(
+        None,
+        description="Authorized SSH public keys of the nodes, one `TYPE BASE64 [COMMENT]` line "
+        "each (a .pub file's contents; never a private key or a path).",
     )
     join_tag: JoinTagConfig | None = Field(
         None,

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from ..problems import MISSING, Problem
+from ..problems import MISSING, Problem, UnshownValueError
 from ..problems import key as stack_key
 from ..registry import Platform
 from ..stack_file import SECRET_PLACEHOLDER
@@ -153,7 +153,10 @@ def problem_from_pydantic(error: ErrorDetails, secret: frozenset[str] = frozense
     # (A secret key's values are masked in every problem at once, by `without_secrets`.)
     shown = error["input"]
     if kind == "value_error":
-        message = str(error["ctx"]["error"])
+        cause = error["ctx"]["error"]
+        if isinstance(cause, UnshownValueError):
+            shown = cause.shown
+        message = str(cause)
         if offline_secret:
             message += (
                 " (the value is encrypted, secure:, and the offline plan cannot decrypt it to "
