@@ -269,6 +269,10 @@ class ChartPin(_Data):
     version: str
     namespace: str
 
+    def at(self, version: str) -> ChartPin:
+        """The same chart at `version` (a stack's override of the pin)."""
+        return ChartPin(chart=self.chart, version=version, namespace=self.namespace)
+
 
 class HelmChart(ChartPin):
     daemon_set: DaemonSetRef

@@ -36,6 +36,11 @@ def controllers() -> list[str]:
     return [f"{c.namespace}/{c.controller}" for c in (pins.kueue, pins.jobset)]
 
 
+def _selector(labels: dict[str, str]) -> str:
+    """A label selector matching every one of `labels`."""
+    return ",".join(f"{k}={v}" for k, v in labels.items())
+
+
 def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
     conditions = (obj.get("status") or {}).get("conditions") or []
     return next((c for c in conditions if c.get("type") == kind), None)
@@ -66,7 +71,7 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
     for pool in queue["pools"]:
         flavor = flavors[pool["name"]]["metadata"]["name"]
         nodes = snapshot.flavor_nodes.get(pool["name"], [])
-        selector = ",".join(f"{k}={v}" for k, v in pool["node_labels"].items())
+        selector = _selector(pool["node_labels"])
         if not nodes:
             problems.append(f"ResourceFlavor {flavor}: no node has {selector}")
         for node in nodes:
@@ -117,7 +122,7 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
     )
     flavor_nodes = {}
     for pool in queue["pools"]:
-        selector = ",".join(f"{k}={v}" for k, v in pool["node_labels"].items())
+        selector = _selector(pool["node_labels"])
         listed = plain(core.list_node(label_selector=selector)) or {}
         flavor_nodes[pool["name"]] = cast(list[dict[str, Any]], listed.get("items") or [])
     return QueueSnapshot(

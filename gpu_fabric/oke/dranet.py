@@ -14,6 +14,8 @@ from pathlib import Path
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..catalog import ChartPin
+from ..helm import helm_release
 from .claims import DRA_API_VERSION, INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS
 
 SEED_FILES = Path(__file__).with_name("seed")
@@ -78,39 +80,17 @@ def dra_gpu_values(shape: str) -> dict:
 
 
 @dataclass(frozen=True)
-class Chart:
-    chart: str
-    version: str
-    namespace: str
-
-    def release(
-        self, name: str, release_name: str, values: dict, opts: pulumi.ResourceOptions, **extra
-    ) -> k8s.helm.v3.Release:
-        """A Helm release of this chart from its OCI registry, at the pinned version."""
-        return k8s.helm.v3.Release(
-            name,
-            name=release_name,
-            chart=self.chart,
-            version=self.version,
-            namespace=self.namespace,
-            values=values,
-            opts=opts,
-            **extra,
-        )
-
-
-@dataclass(frozen=True)
 class DraDriversArgs:
     shape: str
     """The GPU shape, whose catalog facts the charts' values follow."""
-    dranet: Chart
-    """The DRANET chart (name, version, repository)."""
+    dranet: ChartPin
+    """The DRANET chart at the stack's version."""
     dranet_image_tag: str
     """DRANET's image tag."""
     child_cidr: str | None
     """Only a configured child range is passed to the chart."""
-    dra_gpu_driver: Chart
-    """The NVIDIA DRA GPU driver chart."""
+    dra_gpu_driver: ChartPin
+    """The NVIDIA DRA GPU driver chart at the stack's version."""
 
 
 class DraDrivers(pulumi.ComponentResource):
@@ -146,16 +126,18 @@ class DraDrivers(pulumi.ComponentResource):
             data=tools["data"],
             opts=child,
         )
-        self.dranet = args.dranet.release(
+        self.dranet = helm_release(
             f"{name}-dranet",
             "dranet",
+            args.dranet,
             dranet_values(args.shape, args.dranet_image_tag, args.child_cidr),
             child,
         )
         # The chart refuses the `default` namespace; its own one is created with it.
-        self.dra_gpu_driver = args.dra_gpu_driver.release(
+        self.dra_gpu_driver = helm_release(
             f"{name}-dra-driver-nvidia-gpu",
             "dra-driver-nvidia-gpu",
+            args.dra_gpu_driver,
             dra_gpu_values(args.shape),
             child,
             create_namespace=True,

@@ -17,7 +17,7 @@ from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
 from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
-from .dranet import Chart, DraDrivers, DraDriversArgs
+from .dranet import DraDrivers, DraDriversArgs
 from .inputs import FABRIC_INPUTS
 from .nccl_jobs import NcclJobs, NcclJobsArgs
 from .node_wait import GpuNodeWait, GpuNodeWaitArgs
@@ -101,14 +101,10 @@ class OkeFabric(pulumi.ComponentResource):
             f"{name}-dra",
             DraDriversArgs(
                 shape=shape_name,
-                dranet=Chart(charts.dranet.chart, args["dranet_version"], charts.dranet.namespace),
+                dranet=charts.dranet.at(args["dranet_version"]),
                 dranet_image_tag=args["dranet_image_tag"],
                 child_cidr=args.get("dranet_child_cidr"),
-                dra_gpu_driver=Chart(
-                    charts.dra_gpu_driver.chart,
-                    args["dra_gpu_driver_version"],
-                    charts.dra_gpu_driver.namespace,
-                ),
+                dra_gpu_driver=charts.dra_gpu_driver.at(args["dra_gpu_driver_version"]),
             ),
             on_cluster,
         )

@@ -18,8 +18,9 @@ from typing import NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import ChartPin, catalog
+from ..catalog import catalog
 from ..crd_gate import CrdGate, CrdGateArgs
+from ..helm import helm_release
 from ..k8s_objects import custom_resource
 from .config import QueuesConfig
 from .kueue_config import kueue_values
@@ -166,24 +167,6 @@ def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
     )
 
 
-def _pinned(chart: ChartPin, version: str) -> ChartPin:
-    return chart.model_copy(update={"version": version})
-
-
-def release(name: str, chart: ChartPin, values: dict, opts: pulumi.ResourceOptions):
-    """A Helm release of `chart` from its OCI registry into its own namespace (created)."""
-    return k8s.helm.v3.Release(
-        name,
-        name=chart.chart.rsplit("/", 1)[-1],
-        chart=chart.chart,
-        version=chart.version,
-        namespace=chart.namespace,
-        create_namespace=True,
-        values=values,
-        opts=opts,
-    )
-
-
 class TrainingQueue(pulumi.ComponentResource):
     """Kueue and JobSet (Helm), then the Topology, a ResourceFlavor per pool, the ClusterQueue,
     the training namespace and its LocalQueue."""
@@ -204,15 +187,28 @@ class TrainingQueue(pulumi.ComponentResource):
             # charts/kueue/values.yaml: controllerManager.manager.image.repository
             image = {"image": {"repository": queue["kueue_image_repository"]}}
             values["controllerManager"] = {"manager": image}
-        kueue = release(f"{name}-kueue", _pinned(pins.kueue, queue["kueue_version"]), values, child)
+        # Release names as the charts' READMEs install them (the controllers' names follow).
+        kueue = helm_release(
+            f"{name}-kueue",
+            "kueue",
+            pins.kueue.at(queue["kueue_version"]),
+            values,
+            child,
+            create_namespace=True,
+        )
         jobset_values = (
             # charts/jobset/values.yaml: image.repository
             {"image": {"repository": queue["jobset_image_repository"]}}
             if "jobset_image_repository" in queue
             else {}
         )
-        release(
-            f"{name}-jobset", _pinned(pins.jobset, queue["jobset_version"]), jobset_values, child
+        helm_release(
+            f"{name}-jobset",
+            "jobset",
+            pins.jobset.at(queue["jobset_version"]),
+            jobset_values,
+            child,
+            create_namespace=True,
         )
         gate = CrdGate(
             f"{name}-kueue-crds",
