@@ -163,6 +163,9 @@ class Machine(_Data):
     """NIC groups other machines have that this one must not get, with why."""
     topology_levels: list[str]
     """Kueue's Topology levels for its nodes, widest first, the node last."""
+    nvlink_domains: bool = False
+    """Its GPUs reach other nodes' GPUs over NVLink (GB200 NVL72), through the NVIDIA DRA
+    driver's ComputeDomains."""
 
     def nic_group(self, name: str) -> NicGroup | None:
         return next((g for g in self.nic_groups if g.name == name), None)
@@ -195,6 +198,8 @@ class FabricFacts(_Data):
     nri_device_injector: bool = False
     """Its RxDM daemon gets its GPU devices from the NRI device injector, which comes with the
     installer (whoever owns the installer applies it too)."""
+    runtime: str
+    """Name of the Kubeflow Trainer ClusterTrainingRuntime wired for it (the training queue's)."""
 
 
 class Images(_Data):
@@ -344,7 +349,6 @@ class ShapeNames(_Data):
 class OkeCatalog(_Data):
     min_kubernetes: str
     dranet: DranetChart
-    dra_gpu_driver: HelmChart
     nccl_tests_image: str
     topology_levels: list[str]
     """Kueue's Topology levels for the GPU nodes, widest first, the node last."""
@@ -453,6 +457,10 @@ class Workloads(_Data):
 
     kueue: ControllerChart
     jobset: ControllerChart
+    trainer: ControllerChart
+    """Kubeflow Trainer, which runs TrainJobs on the fabric's ClusterTrainingRuntime."""
+    rdma_runtime: str
+    """The ClusterTrainingRuntime's name on OKE and ACK."""
 
 
 class NcclThreshold(_Data):
@@ -548,6 +556,8 @@ class Catalog(_Data):
     ack: AckCatalog
     gpu_families: dict[str, GpuFamilies]
     """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
+    nvidia_dra_driver: HelmChart
+    """The NVIDIA DRA driver for GPUs: OKE's GPUs, A4X's ComputeDomains."""
     workloads: Workloads
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""

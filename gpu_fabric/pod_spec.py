@@ -46,15 +46,45 @@ def container_named(spec: dict, name: str | None) -> dict:
     return found
 
 
+def add_claim(spec: dict, container: dict, claim: str, template: str) -> None:
+    """A pod claim from the ResourceClaimTemplate `template`, given to `container` (Kubernetes
+    DRA: `spec.resourceClaims` names the template, the container's `resources.claims` the claim)."""
+    add_named(
+        spec.setdefault("resourceClaims", []),
+        [{"name": claim, "resourceClaimTemplateName": template}],
+        "the pod's resourceClaims",
+    )
+    add_named(
+        container.setdefault("resources", {}).setdefault("claims", []),
+        [{"name": claim}],
+        f"container {container['name']}'s claims",
+    )
+
+
 SHELLS = {"/bin/bash": "source", "bash": "source", "/bin/sh": ".", "sh": "."}
 """Shells a container may run its script with, and how each sources a file."""
 
 
+BASH_ENV = "BASH_ENV"
+"""The file bash sources before it runs a script (GNU Bash manual, "Bash Startup Files":
+"When bash is started non-interactively, to run a shell script ... it expands BASH_ENV and uses
+the value as the name of a file to read and execute")."""
+
+
 def source_first(container: dict, script: str) -> None:
     """A container that runs a shell script (`command: [bash, -c]`, one script in `args`) sources
-    `script` first (a fabric's NCCL settings, as upstream's test pods do); another container runs
-    as it is (its own entry point must source it)."""
+    `script` first (a fabric's NCCL settings, as upstream's test pods do). A container with no
+    command yet (a training runtime's: each job gives its own) gets `BASH_ENV=script`, so a job
+    whose command is a bash script sources it; another container runs as it is (its own entry
+    point must source it)."""
     command, args = container.get("command"), container.get("args")
+    if command is None and args is None:
+        add_named(
+            container.setdefault("env", []),
+            [{"name": BASH_ENV, "value": script}],
+            f"container {container['name']}'s env",
+        )
+        return
     if not (
         isinstance(command, list)
         and len(command) == 2

@@ -9,8 +9,15 @@ import pytest
 import yaml
 
 from gpu_fabric.catalog import catalog
-from gpu_fabric.gke import gib, nccl_installer, training_runtime
-from gpu_fabric.workload_security import UPSTREAM_WAIVED, secure_workload, waivers, without_waivers
+from gpu_fabric.gke import gib, nccl_installer, nvlink
+from gpu_fabric.gke.gib import ARM64_TOLERATION
+from gpu_fabric.workload_security import (
+    RUNTIME_REASONS,
+    UPSTREAM_WAIVED,
+    secure_workload,
+    waivers,
+    without_waivers,
+)
 from offline.engine import Plan, manifest
 from tests.conftest import planned, project_of, run_stack
 from tests.test_manifests import UPSTREAM, validate
@@ -22,6 +29,7 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 PARAM_SET = "kubernetes:networking.gke.io/v1:GKENetworkParamSet"
 K8S_NETWORK = "kubernetes:networking.gke.io/v1:Network"
 RUNTIME = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
+HELM = "kubernetes:helm.sh/v3:Release"
 NETWORK_NAMES = ["gvnic-1", "rdma-0", "rdma-1", "rdma-2", "rdma-3"]
 
 
@@ -211,14 +219,22 @@ def test_nothing_waits_needlessly(a4x_plan):
         assert not a4x_plan.depends_on(resource, cluster)
 
 
-def test_training_runtime_is_optional_and_waits_for_trainer_crd(a4x_plan):
-    assert a4x_plan.of_type(RUNTIME) == []
-    plan = run_stack({"gpu-fabric:trainingRuntime": True}, stack="a4x-prod")
-    (runtime,) = plan.of_type(RUNTIME)
-    (gate,) = [g for g in plan.of_type("command:local:Command") if "torch" in g.name]
+def test_training_runtime_waits_for_trainer_and_its_crds_only(a4x_plan):
+    (runtime,) = a4x_plan.of_type(RUNTIME)
+    (gate,) = [g for g in a4x_plan.of_type("command:local:Command") if "trainer-crds" in g.name]
     assert "crd/clustertrainingruntimes.trainer.kubeflow.org" in gate.inputs["create"]
-    assert plan.depends_on(runtime, gate)
-    assert not plan.depends_on(runtime, gpu_pool(plan))
+    (trainer,) = [r for r in a4x_plan.of_type(HELM) if r.inputs["name"] == "kubeflow-trainer"]
+    assert a4x_plan.depends_on(runtime, gate) and a4x_plan.depends_on(gate, trainer)
+    assert trainer.inputs["values"] == {"jobset": {"install": False}}
+    assert not a4x_plan.depends_on(runtime, gpu_pool(a4x_plan))
+
+
+def test_training_runtime_keeps_the_state_of_the_earlier_runtime_component(a4x_plan):
+    (runtime,) = a4x_plan.of_type(RUNTIME)
+    assert runtime.aliases == [
+        "urn:pulumi:a4x-prod::gpu-fabric::gpu-fabric:gke:TrainingRuntime$"
+        f"{RUNTIME}::a4x-prod-torch-distributed-rdma"
+    ]
 
 
 def _rendered_reference(tolerations: list[dict]) -> dict:
@@ -244,23 +260,42 @@ def _rendered_reference(tolerations: list[dict]) -> dict:
     return yaml.safe_load("\n".join(lines))
 
 
-def test_training_runtime_matches_aicr():
-    ours = training_runtime.training_runtime_manifest(
-        catalog().images.training_runtime, NETWORK_NAMES, 4
-    )
-    reference = _rendered_reference([gib.ARM64_TOLERATION])
+def test_training_runtime_is_aicrs_with_the_queue_and_nvlink_added(a4x_plan):
+    (runtime,) = a4x_plan.of_type(RUNTIME)
+    ours = manifest(runtime)
+    reference = _rendered_reference([ARM64_TOLERATION])
     del reference["metadata"]["annotations"]  # Helm hook annotations: not a Helm release here
-    # AICR's runtime with the secure defaults of every pod this package writes (issue 15).
-    assert ours == secure_workload(
-        reference, default_size="none", reasons_for=training_runtime.RUNTIME_REASONS
+    # What the queue adds: one node unless the job says more, Kueue's placement in one NVLink
+    # domain (a node pool), the ComputeDomain channel; and the secure defaults of every pod.
+    reference["spec"]["mlPolicy"]["numNodes"] = 1
+    pod = reference["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]
+    pod["template"]["metadata"]["annotations"]["kueue.x-k8s.io/podset-preferred-topology"] = (
+        "cloud.google.com/gke-nodepool"
     )
-    pod = ours["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
-    (node,) = pod["spec"]["containers"]
-    # CPU and memory are each TrainJob's (no cap on users' training), and the reasons say so.
-    assert (
-        set(node["resources"]["limits"]) == set(node["resources"]["requests"]) == {"nvidia.com/gpu"}
+    pod["template"] = nvlink.with_compute_domain(pod["template"])
+    assert ours == secure_workload(reference, default_size="none", reasons_for=RUNTIME_REASONS)
+    (node,) = ours["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
+        "spec"
+    ]["containers"]
+    assert set(node["resources"]["limits"]) == {"nvidia.com/gpu"}
+    assert waivers(ours)["CKV_K8S_13"] == RUNTIME_REASONS["CKV_K8S_13"]
+
+
+def test_nvlink_domains_come_with_owned_installers_and_their_channel_is_queued(a4x_plan):
+    (driver,) = [r for r in a4x_plan.of_type(HELM) if r.inputs["name"] == "dra-driver-nvidia-gpu"]
+    values = driver.inputs["values"]
+    assert values["resources"] == {"gpus": {"enabled": False}, "computeDomains": {"enabled": True}}
+    assert values["nvidiaDriverRoot"] == "/home/kubernetes/bin/nvidia"
+    (domain,) = a4x_plan.of_type("kubernetes:resource.nvidia.com/v1beta1:ComputeDomain")
+    assert domain.inputs["spec"]["channel"]["resourceClaimTemplate"]["name"] == (
+        nvlink.CHANNEL_TEMPLATE
     )
-    assert waivers(ours)["CKV_K8S_13"] == training_runtime.RUNTIME_REASONS["CKV_K8S_13"]
+    assert a4x_plan.depends_on(domain, driver)
+    external = run_stack({"gpu-fabric:installer": {"owner": "external"}}, stack="a4x-prod")
+    assert not [r for r in external.of_type(HELM) if r.inputs["name"] == "dra-driver-nvidia-gpu"]
+    assert not external.of_type("kubernetes:resource.nvidia.com/v1beta1:ComputeDomain")
+    (runtime,) = external.of_type(RUNTIME)
+    assert "resourceClaims" not in json.dumps(runtime.inputs)
 
 
 # --- with_gib ----------------------------------------------------------------------------------

@@ -87,7 +87,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "smokeTest": "GkeSmokeTest",
             "gpuNodePools": "Input<[string]>",
             "hyperdiskStorageClass": "GkeStorageClass",
-            "trainingRuntimeImage": "string",
+            "nvlinkDriverVersion": "string",
             "trainingQueue": "TrainingQueueSettings",
         },
         "outputs": {
@@ -285,7 +285,19 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "jobsetVersion": "string!",
         "kueueImageRepository": "string",
         "jobsetImageRepository": "string",
+        "runtime": "TrainingRuntimeSettings",
+        "trainerVersion": "string",
     },
+    "TrainingRuntimeSettings": {
+        "name": "string!",
+        "podTemplate": "{pulumi.json#/Any}!",
+        "topology": "RuntimeTopology",
+        "namespacedObjects": "[{pulumi.json#/Any}]",
+        "namespacedObjectCrds": "[string]",
+        "hostNetworkReason": "string",
+        "privilegedReason": "string",
+    },
+    "RuntimeTopology": {"level": "string!", "required": "boolean!"},
     "QueuePool": {
         "name": "string!",
         "nodeLabels": "{string}!",

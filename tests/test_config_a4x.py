@@ -186,7 +186,11 @@ def test_bundle_driver_mode_rejects_a_gke_driver_version():
     "changes, key, stack",
     [
         ({"gpu-fabric:storageClass": {"name": "hd"}}, "gpu-fabric:storageClass", "a3-prod"),
-        ({"gpu-fabric:trainingRuntime": True}, "gpu-fabric:trainingRuntime", "a3-prod"),
+        (
+            {"gpu-fabric:nvidiaDraDriverVersion": "0.5.1"},
+            "gpu-fabric:nvidiaDraDriverVersion",
+            "a3-prod",
+        ),
         ({"gpu-fabric:images": {"gib": {"installer": "x"}}}, "gpu-fabric:images.gib", "a3-prod"),
         (
             {"gpu-fabric:images": {"trainingRuntime": "x"}},
@@ -202,13 +206,29 @@ def test_platform_specific_keys_are_refused_elsewhere(changes, key, stack):
     assert "not for platform" in problem.message
 
 
+@pytest.mark.parametrize(
+    "changes, key, to",
+    [
+        ({"gpu-fabric:trainingRuntime": True}, "gpu-fabric:trainingRuntime", "queues.runtime"),
+        (
+            {"gpu-fabric:images": {"trainingRuntime": "pytorch/pytorch:2.11.0"}},
+            "gpu-fabric:images.trainingRuntime",
+            "queues.runtimeImage",
+        ),
+    ],
+)
+def test_the_keys_of_the_earlier_a4x_runtime_are_refused_with_where_they_went(changes, key, to):
+    problem = only_problem(changes, stack="a4x-prod")
+    assert problem.key == key
+    assert f"moved to gpu-fabric:{to}" in problem.message
+
+
 def test_a4x_machine_on_the_a3_platform_is_refused():
     # Without the A4X-only keys, so that the platform's own model accepts the rest.
     found = problems(
         {
             "gpu-fabric:platform": "gke-a3-high",
             "gpu-fabric:storageClass": DELETE,
-            "gpu-fabric:trainingRuntime": DELETE,
         }
     )
     assert any(p.key == "gpu-fabric:gpuPool.machineType" and "gke-a4x" in p.message for p in found)

@@ -92,10 +92,9 @@ def test_each_fabric_adds_its_own_extras():
         parse_stack({"gpu-fabric:smokeTest": True}, STACKS[Fabric.TCPX]), None, CLOUD
     )  # type: ignore[arg-type]
     assert set(smoke["smoke_test"]) == {"test_image", "daemon_image"}
-    runtime = parse_stack({"gpu-fabric:trainingRuntime": True}, STACKS[Fabric.GIB])
-    assert (
-        fabric_args(runtime, None, CLOUD)["training_runtime_image"]
-        == runtime.training_runtime_image
+    a4x = parse_stack({}, STACKS[Fabric.GIB])
+    assert fabric_args(a4x, None, CLOUD)["nvlink_driver_version"] == (
+        catalog().nvidia_dra_driver.version
     )  # type: ignore[arg-type]
 
 

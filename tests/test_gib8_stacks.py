@@ -244,7 +244,7 @@ def test_the_machine_of_the_other_gib_platform_is_refused():
     [
         ("gpu-fabric:images.tcpx", {"installer": "a:1", "daemon": "b:1"}, "gke-a3-high"),
         ("gpu-fabric:storageClass", {"name": "x"}, "gke-a4x"),
-        ("gpu-fabric:trainingRuntime", True, "gke-a4x"),
+        ("gpu-fabric:nvidiaDraDriverVersion", "0.5.1", "gke-a4x"),
     ],
 )
 def test_keys_of_other_platforms_are_refused(key, value, owner):

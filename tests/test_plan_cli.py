@@ -19,12 +19,13 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
 
     written = json.loads((tmp_path / "a3-prod.json").read_text())
     resources = written["resources"]
-    # 44 resources and the two layer components; the training queue's 10 (gpu_fabric/workloads).
-    assert len(resources) == 56
+    # 44 resources and the two layer components; the training queue's 14 (gpu_fabric/workloads:
+    # Kueue, JobSet, Kubeflow Trainer, two CRD gates, the Kueue objects and the runtime).
+    assert len(resources) == 60
     for resource in resources:
         assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
     gates = [r for r in resources if r["type"] == "command:local:Command"]
-    assert len(gates) == 2  # the Network objects' CRDs and Kueue's
+    assert len(gates) == 3  # the Network objects' CRDs, Kueue's and Kubeflow Trainer's
     for gate in gates:
         assert "[secret]" in json.dumps(gate["inputs"]["environment"])
         assert "gke-gcloud-auth-plugin" not in json.dumps(gate["inputs"])
@@ -36,11 +37,13 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
     )
     assert files == [
         "clusterqueue-gpu-fabric.yaml",
+        "clustertrainingruntime-torch-distributed-tcpx.yaml",
         "daemonset-kube-system-nccl-tcpx-installer.yaml",
         *[f"gkenetworkparamset-vpc{n}.yaml" for n in range(1, 5)],
         "helmrelease-jobset-system-jobset.yaml",
+        "helmrelease-kubeflow-system-kubeflow-trainer.yaml",
         "helmrelease-kueue-system-kueue.yaml",
-        "localqueue-training-training.yaml",
+        "localqueue-training-default.yaml",
         "namespace-training.yaml",
         *[f"network-vpc{n}.yaml" for n in range(1, 5)],
         "resourceflavor-a3-highgpu.yaml",

@@ -36,7 +36,7 @@ VARIANTS = {
     "a4x-prod": {},
     "a4x-prod options": {
         "gpu-fabric:gpuPool.driverInstall": "bundle",
-        "gpu-fabric:trainingRuntime": True,
+        "gpu-fabric:queues": {"topologyRequired": True, "trainer": "external"},
         "gpu-fabric:storageClass": {"name": "hd", "isDefault": True},
     },
     "oke-dranet": {},

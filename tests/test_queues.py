@@ -23,7 +23,15 @@ from tests.conftest import (
 )
 from tests.test_layer_inputs import _build, _refused
 
-QUEUE_KINDS = {"Namespace", "Topology", "ResourceFlavor", "ClusterQueue", "LocalQueue"}
+QUEUE_KINDS = {
+    "Namespace",
+    "Topology",
+    "ResourceFlavor",
+    "ClusterQueue",
+    "LocalQueue",
+    "ClusterTrainingRuntime",
+}
+"""What every platform's training queue renders (with its fabric's runtime)."""
 """What the training queue adds to a stack's Kubernetes objects."""
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -45,6 +45,7 @@ def state_urns(plan: engine.Plan, stack: str) -> set[str]:
 
 
 TRAINING_QUEUE = "gpu-fabric:workloads:TrainingQueue"
+NVLINK_DOMAINS = "gpu-fabric:gke:NvlinkDomains"
 
 
 @pytest.mark.parametrize("stack", sorted(p.stem for p in FIXTURES.glob("*.txt")))
@@ -67,13 +68,14 @@ def test_every_old_urn_is_kept_or_aliased(stack):
     kept = [_state_urn(r, old) for r in resources]
     assert len(kept) == len(set(kept)), "two resources claim one old URN"
     assert sorted(old - set(kept)) == [], "these resources would be deleted"
-    # The training queue came later: it and what is in it are new resources, all else is kept.
+    # The training queue and A4X's NVLink domains came later: they and what is in them are new
+    # resources, all else is kept.
     by_urn = {r.urn: r for r in resources}
 
     def in_training_queue(r) -> bool:
         """The queue, or OKE's claim templates in its namespace."""
         while r is not None:
-            if r.type == TRAINING_QUEUE or r.name.endswith("-training-claims"):
+            if r.type in (TRAINING_QUEUE, NVLINK_DOMAINS) or r.name.endswith("-training-claims"):
                 return True
             r = by_urn.get(as_one_stack(r.parent))
         return False

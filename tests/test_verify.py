@@ -242,7 +242,7 @@ def test_a_queue_that_admits_nothing_fails_verify(monkeypatch, capsys):
 
 def test_a_healthy_fabric_and_queue_say_so(monkeypatch, capsys):
     out = run_verify(monkeypatch, capsys, "a4x-prod", client_for(recorded())[0], 0)
-    assert "the training queue training/training admits" in out
+    assert "the training queue training/default admits" in out
 
 
 @pytest.mark.parametrize("broken, code", [(None, 0), ("installer crash-looping", 1)])

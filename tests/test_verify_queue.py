@@ -35,7 +35,7 @@ def queue_routes(objects: dict) -> dict:
         ],
         "/apis/apps/v1/namespaces/jobset-system/deployments/jobset-controller": objects["jobset"],
         f"{kueue}/clusterqueues/gpu-fabric": objects["clusterqueue"],
-        f"{kueue}/namespaces/training/localqueues/training": objects["localqueue"],
+        f"{kueue}/namespaces/training/localqueues/default": objects["localqueue"],
         "/api/v1/nodes": objects["nodes"],
     }
 
@@ -138,5 +138,5 @@ def test_a_missing_local_queue_reads_as_missing(queue):
     objects["localqueue"] = None
     api_client, _ = client_for_routes(queue_routes(objects))
     assert queue_problems(queue, read_queue_snapshot(queue, api_client)) == [
-        "LocalQueue training/training: missing"
+        "LocalQueue training/default: missing"
     ]

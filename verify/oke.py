@@ -63,7 +63,7 @@ def expected_from(cfg: OkeDranetConfig) -> Expected:
         roots=cfg.shape.pcie_roots,
         daemon_sets=[
             ExpectedDaemonSet(chart.namespace, chart.daemon_set.name, chart.daemon_set.selector)
-            for chart in (oke.dranet, oke.dra_gpu_driver)
+            for chart in (oke.dranet, catalog().nvidia_dra_driver)
         ],
         namespace=namespace_manifest(),
         tools=tools_config_map(),

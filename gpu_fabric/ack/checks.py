@@ -16,15 +16,25 @@ from ..config_base import Layers
 from ..problems import Problem, private_endpoint_fix
 from ..problems import key as _key
 from ..versions import ACK_VERSION, ADDON_VERSION, MINOR_VERSION
+from ..workloads.checks import queue_problems
 from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork
 
 # Alibaba region ids: cn-wulanchabu, cn-hangzhou, ap-southeast-1; zones add `-<letter>`.
 _REGION = re.compile(r"^[a-z]+-[a-z]+(-\d+)?$")
 
 
+POD_SECURITY = (
+    "privileged",
+    "the RDMA pods run on the host network (unless the IPv6 pod network is on) and add IPC_LOCK "
+    "and SYS_RESOURCE (Alibaba's Lingjun RDMA guide); Baseline forbids both",
+)
+"""What the runtime's pods need of the training namespace's Pod Security level, and why."""
+
+
 def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     """Every cross-field problem of an ack-lingjun stack."""
     problems = _region_checks(cfg)
+    problems += queue_problems(cfg.queues, catalog().ack.topology_levels, POD_SECURITY)
     problems += _version_checks(cfg)
     problems += _rdma_checks(cfg)
     problems += _system_pool_checks(cfg)

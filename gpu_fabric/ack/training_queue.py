@@ -1,19 +1,24 @@
 """ACK's training queue: one ResourceFlavor for the Lingjun nodes, by the label and taint ACK puts
-on them (catalog `ack.lingjun_nodes`)."""
+on them (catalog `ack.lingjun_nodes`), and the RDMA runtime (its pod wired by `with_lingjun_rdma`,
+as the Lingjun RDMA guide's Job)."""
 
 from __future__ import annotations
 
 from ..catalog import catalog
 from ..nvidia import GPU_RESOURCE
-from ..workloads.queues import QueuePool, TrainingQueueSettings, training_queue
+from ..workloads.queues import (
+    QueuePool,
+    TrainingQueueSettings,
+    TrainingRuntimeSettings,
+    runtime_image,
+    training_queue,
+)
+from ..workloads.runtime import node_template
+from .checks import POD_SECURITY
 from .config import AckLingjunConfig
+from .rdma_pods import LINGJUN_HOST_NETWORK, with_lingjun_rdma
 
 FLAVOR = "lingjun"
-POD_SECURITY = (
-    "privileged",
-    "the RDMA pods run on the host network (unless the IPv6 pod network is on) and add IPC_LOCK "
-    "and SYS_RESOURCE (Alibaba's Lingjun RDMA guide); Baseline forbids both",
-)
 
 
 def queue_pools(node_count: int) -> list[QueuePool]:
@@ -29,8 +34,29 @@ def queue_pools(node_count: int) -> list[QueuePool]:
     ]
 
 
+def training_runtime(cfg: AckLingjunConfig) -> TrainingRuntimeSettings:
+    """The RDMA runtime: the node's GPUs, `rdma/hca`, IPC_LOCK and SYS_RESOURCE, shared memory,
+    and the host network
+    unless the IPv6 pod network carries RDMA (`rdma.nonHostNetwork`)."""
+    gpus = catalog().ack.lingjun_nodes.gpus
+    pod = with_lingjun_rdma(
+        node_template(runtime_image(cfg.queues), gpus), non_host_network=cfg.rdma.non_host_network
+    )
+    runtime: TrainingRuntimeSettings = {
+        "name": catalog().workloads.rdma_runtime,
+        "pod_template": pod,
+    }
+    if pod["spec"].get("hostNetwork"):
+        runtime["host_network_reason"] = LINGJUN_HOST_NETWORK
+    return runtime
+
+
 def training_queue_of(cfg: AckLingjunConfig) -> TrainingQueueSettings | None:
     """The stack's training queue (None: `queues.enabled: false`)."""
     return training_queue(
-        cfg.queues, catalog().ack.topology_levels, queue_pools(cfg.lingjun.node_count), POD_SECURITY
+        cfg.queues,
+        catalog().ack.topology_levels,
+        queue_pools(cfg.lingjun.node_count),
+        POD_SECURITY,
+        runtime=training_runtime(cfg),
     )

@@ -19,13 +19,14 @@ from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
 from ..problems import MISSING, Problem
 from ..problems import key as _key
 from ..versions import GKE_VERSION
+from ..workloads.checks import queue_problems
 from .config import (
     DriverInstall,
     GkeStackConfig,
     GpuDriverVersion,
     placement_policy_name,
 )
-from .fabrics import platform_fabric
+from .fabrics import FABRICS, platform_fabric
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -34,10 +35,18 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """Every cross-field problem of a GKE stack: of its one `gpuPool`, or of each of `gpuPools`."""
+    """Every cross-field problem of a GKE stack: of its one `gpuPool`, or of each of `gpuPools`,
+    and of its training queue on the machine's Topology and fabric."""
     if cfg.gpu_pool is not None and cfg.gpu_pools is None:
-        return _single_pool_problems(cfg)
-    return several_pool_problems(cfg)
+        problems = _single_pool_problems(cfg)
+    else:
+        problems = several_pool_problems(cfg)
+    first = cfg.gpu_pool or next(iter(cfg.gpu_pools or []), None)
+    machine = catalog().machines.get(first.machine_type) if first else None
+    if machine is not None and machine.fabric in FABRICS:
+        fabric = FABRICS[machine.fabric]
+        problems += queue_problems(cfg.queues, machine.topology_levels, fabric.pod_security)
+    return problems
 
 
 def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:

@@ -28,7 +28,7 @@ from ..config_base import (
     system_node_count,
 )
 from ..images import ImageRef
-from ..versions import GKE_VERSION, GkeVersionText
+from ..versions import GKE_VERSION, ChartVersionText, GkeVersionText
 
 GCP_PROJECT_KEY = "gcp:project"
 
@@ -116,6 +116,18 @@ def _mtu(value: int) -> int:
             "a VPC MTU must be within 1300..8896; GPUDirect-TCPX uses 8244, RDMA VPCs 8896"
         )
     return value
+
+
+def _moved(to: str):
+    """A key that moved: refused with where it went, so a stack file never keeps a dead key."""
+
+    def refuse(value):
+        raise ValueError(
+            f"moved to gpu-fabric:{to} (the training queue makes the fabric's runtime); "
+            f"remove this key and set gpu-fabric:{to} if the default does not suit"
+        )
+
+    return refuse
 
 
 ResourceName = Annotated[str, AfterValidator(_gce_name(63))]
@@ -440,9 +452,8 @@ class A4xImagesConfig(ConfigModel):
     pause: ImageRef | None = Field(
         None, description="Pause image of the installer DaemonSets; default from the catalog."
     )
-    training_runtime: ImageRef | None = Field(
-        None,
-        description="Image of the torch-distributed-rdma runtime; default from the catalog.",
+    training_runtime: Annotated[ImageRef, AfterValidator(_moved("queues.runtimeImage"))] | None = (
+        Field(None, description="Moved to `gpu-fabric:queues.runtimeImage`; refused here.")
     )
 
 
@@ -705,6 +716,13 @@ class GkeStackConfig(StackModel):
         return resources
 
     @property
+    def has_nvlink_domains(self) -> bool:
+        """The stack installs the NVIDIA DRA driver's ComputeDomains (gke/nvlink.py): the machine
+        has NVLink domains (A4X) and the stack owns the installers (an external owner, NVIDIA
+        AICR's bundle, brings its own driver)."""
+        return self.machine.nvlink_domains and self.installer.owner is InstallerOwner.STACK
+
+    @property
     def warnings(self) -> list[str]:
         """Advice that is not fatal: the stack deploys, but you may want to change it."""
         warnings = []
@@ -812,17 +830,25 @@ class GkeA4xConfig(GkeStackConfig):
     storage_class: StorageClassConfig | None = Field(
         None, description="The Hyperdisk StorageClass (created by default)."
     )
-    training_runtime: bool = Field(
-        False, description="The Kubeflow Trainer `torch-distributed-rdma` runtime."
+    training_runtime: Annotated[bool, AfterValidator(_moved("queues.runtime"))] | None = Field(
+        None,
+        description="Moved to `gpu-fabric:queues.runtime` (the training queue's "
+        "torch-distributed-rdma runtime, on by default); refused here.",
+    )
+    nvidia_dra_driver_version: ChartVersionText | None = Field(
+        None,
+        description="NVIDIA DRA driver chart version (its ComputeDomains give a job NVLink "
+        "across nodes); default: the catalog's (`nvidia_dra_driver`).",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
         "images.gib": "the gIB plugin is for GPUDirect-RDMA machines, and cannot run beside "
         "GPUDirect-TCPX",
-        "images.trainingRuntime": "only the gke-a4x platform has the training runtime",
+        "images.trainingRuntime": "it moved to gpu-fabric:queues.runtimeImage",
+        "nvidiaDraDriverVersion": "only A4X's GB200 nodes have NVLink domains",
         "storageClass": "the Hyperdisk StorageClass is for nodes that cannot attach Persistent "
         "Disk",
-        "trainingRuntime": "the torch-distributed-rdma runtime wires gIB, which only gke-a4x has",
+        "trainingRuntime": "it moved to gpu-fabric:queues.runtime",
     }
 
     @property
@@ -835,8 +861,8 @@ class GkeA4xConfig(GkeStackConfig):
         return catalog().images.gib.installer
 
     @property
-    def training_runtime_image(self) -> str:
-        return self.images.training_runtime or catalog().images.training_runtime
+    def nvlink_driver_version(self) -> str:
+        return self.nvidia_dra_driver_version or catalog().nvidia_dra_driver.version
 
     @property
     def hyperdisk_storage_class(self) -> StorageClassConfig:

@@ -27,9 +27,9 @@ from .nccl_installer import (
     installer_file,
 )
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
+from .nvlink import NvlinkDomains, NvlinkDomainsArgs
 from .storage import HyperdiskStorage, HyperdiskStorageArgs
 from .tcpx_smoke_test import TcpxSmokeTest, TcpxSmokeTestArgs
-from .training_runtime import TrainingRuntime, TrainingRuntimeArgs
 
 
 class GkeInstaller(TypedDict):
@@ -88,8 +88,9 @@ class GkeFabricArgs(TypedDict):
     """The GPU node pools' names: the smoke test waits for them."""
     hyperdisk_storage_class: NotRequired[GkeStorageClass]
     """A4X: a Hyperdisk StorageClass."""
-    training_runtime_image: NotRequired[str]
-    """A4X: a Kubeflow Trainer runtime on the RDMA networks, with this image (unset: none)."""
+    nvlink_driver_version: NotRequired[str]
+    """A4X: the NVIDIA DRA driver chart version whose ComputeDomains give jobs NVLink across nodes
+    (unset: none; an external owner brings its own)."""
     training_queue: NotRequired[TrainingQueueSettings]
     """Kueue, JobSet and the queue users' jobs go through (unset: none)."""
 
@@ -178,23 +179,28 @@ class GkeFabric(pulumi.ComponentResource):
                 HyperdiskStorageArgs(storage["name"], storage["is_default"]),
                 on_cluster,
             )
-        if "training_runtime_image" in args:
-            TrainingRuntime(
-                f"{name}-torch-distributed-rdma",
-                TrainingRuntimeArgs(
-                    image=args["training_runtime_image"],
-                    networks=names,
-                    gpus=machine.accelerator.count,
-                    kubeconfig=args["kubeconfig"],
-                    cluster_id=args["cluster_id"],
+        runtime_after: list[pulumi.Resource] = []
+        if "nvlink_driver_version" in args:
+            nvlink = NvlinkDomains(
+                f"{name}-nvlink",
+                NvlinkDomainsArgs(
+                    catalog().nvidia_dra_driver.at(args["nvlink_driver_version"]),
+                    machine.accelerator.type,
                 ),
                 on_cluster,
             )
+            runtime_after.append(nvlink.release)
 
         if "training_queue" in args:
             TrainingQueue(
                 f"{name}-training-queue",
-                TrainingQueueArgs(args["training_queue"], args["kubeconfig"], args["cluster_id"]),
+                TrainingQueueArgs(
+                    args["training_queue"],
+                    args["kubeconfig"],
+                    args["cluster_id"],
+                    runtime_after=runtime_after,
+                    runtime_aliases=[_earlier_runtime(self, name)],
+                ),
                 on_cluster,
             )
 
@@ -203,3 +209,12 @@ class GkeFabric(pulumi.ComponentResource):
             installer.daemon_set.metadata.name if installer else ""
         )
         self.register_outputs(declared_outputs(self))
+
+
+def _earlier_runtime(fabric: GkeFabric, name: str) -> pulumi.Alias:
+    """Where A4X's `torch-distributed-rdma` runtime was before the training queue made every
+    fabric's: its own component (`gpu-fabric:gke:TrainingRuntime`, `gpu-fabric:trainingRuntime:
+    true`), so a stack that had it keeps its object instead of creating it again beside it."""
+    earlier = f"{name}-torch-distributed-rdma"
+    component = pulumi.create_urn(earlier, "gpu-fabric:gke:TrainingRuntime", parent=fabric)
+    return pulumi.Alias(name=earlier, parent=component)

@@ -10,7 +10,7 @@ are looked up by `fabrics.fabric_of`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Fabric, FabricFacts, catalog
@@ -40,7 +40,11 @@ class GkeFabricSpec:
     privileged containers and capabilities beyond its default set)."""
     wire_pod: Callable[[dict, Any], dict]
     """A copy of a pod template (`{metadata, spec}`) wired for this fabric on the stack's GPU
-    nodes (`with_tcpx`, `with_tcpxo`, `with_gib`), to run on all GPUs of a node."""
+    nodes (`with_tcpx`, `with_tcpxo`, `with_gib`), to run on all GPUs of a node: the pod of the
+    fabric's training runtime."""
+    runtime_security: dict[str, str] = field(default_factory=dict)
+    """Why the wired pods need the host network or a privileged container, where they do
+    (`TrainingRuntimeSettings`' `host_network_reason`, `privileged_reason`)."""
 
     @property
     def facts(self) -> FabricFacts:

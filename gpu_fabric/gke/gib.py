@@ -5,7 +5,7 @@ A4X (arm64): NVIDIA AICR's A4X networking guide and its `torch-distributed-rdma`
 `nccl-test-rdma.yaml` (gpu_fabric/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators),
 the GKE doc's test pods: the host's driver and gIB directories mounted at /usr/local/nvidia and
 /usr/local/gib, and /usr/local/gib/scripts/set_nccl_env.sh sourced before NCCL runs. A4X's
-StorageClass is `storage.py`, its runtime `training_runtime.py`. The fabric's spec (`FABRIC`) is
+StorageClass is `storage.py`, its NVLink domains `nvlink.py`. The fabric's spec (`FABRIC`) is
 at the end.
 """
 
@@ -189,8 +189,10 @@ def _gpu_request(container: dict) -> set[str]:
 
 
 def _add_fabric_args(cfg: GkeA4xConfig | GkeRdmaConfig, args: GkeFabricArgs) -> None:
-    if isinstance(cfg, GkeA4xConfig) and cfg.training_runtime:
-        args["training_runtime_image"] = cfg.training_runtime_image
+    # A4X: the NVIDIA DRA driver for NVLink across nodes, where the stack owns the installers
+    # (an external owner, NVIDIA AICR's bundle, brings its own).
+    if isinstance(cfg, GkeA4xConfig) and cfg.has_nvlink_domains:
+        args["nvlink_driver_version"] = cfg.nvlink_driver_version
 
 
 def _image_problems(cfg: GkeA4xConfig | GkeRdmaConfig) -> list[Problem]:

@@ -10,6 +10,7 @@ from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..versions import ChartVersionText
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import boot_disk_type_problem, unknown_machine_type
 from .config import (
@@ -105,7 +106,7 @@ FABRIC_INPUTS = LayerInputs(
         "GkeFabricArgs": {
             "machine_type": _GPU_MACHINE_TYPE,
             "nri_device_injector_image": ImageRef,
-            "training_runtime_image": ImageRef,
+            "nvlink_driver_version": ChartVersionText,
         },
         "GkeInstaller": {"image": ImageRef, "pause_image": ImageRef},
         "GkeSmokeTest": {"test_image": ImageRef, "daemon_image": ImageRef},

@@ -237,8 +237,16 @@ def _image_problems(cfg: GkeA3HighConfig) -> list[Problem]:
 
 
 def _wire_pod(template: dict, cfg: GkeA3HighConfig) -> dict:
+    """`with_tcpx`, with the tcpx-daemon as a native sidecar (an init container that keeps
+    running, `restartPolicy: Always`): a training job's pods complete when its training container
+    does, which a daemon in `containers` would never let them (Kubernetes docs, "Sidecar
+    Containers", stable since v1.33). The guide's long-running test pods keep it in `containers`."""
     wired = copy.deepcopy(template)
-    wired["spec"] = with_tcpx(wired["spec"], cfg.tcpx_images.daemon)
+    spec = with_tcpx(wired["spec"], cfg.tcpx_images.daemon)
+    daemon = next(c for c in spec["containers"] if c["name"] == "tcpx-daemon")
+    spec["containers"] = [c for c in spec["containers"] if c is not daemon]
+    spec.setdefault("initContainers", []).append({**daemon, "restartPolicy": "Always"})
+    wired["spec"] = spec
     return wired
 
 
@@ -254,4 +262,8 @@ FABRIC = GkeFabricSpec(
         "guide); Baseline forbids each",
     ),
     wire_pod=_wire_pod,
+    runtime_security={
+        "host_network_reason": TCPX_HOST_NETWORK,
+        "privileged_reason": TCPX_PRIVILEGED,
+    },
 )

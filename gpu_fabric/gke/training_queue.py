@@ -1,19 +1,36 @@
 """GKE's training queue: a ResourceFlavor per GPU node pool, on the machine's Topology levels
-(catalog `topology_levels`), in a namespace at the fabric's Pod Security level."""
+(catalog `topology_levels`), in a namespace at the fabric's Pod Security level, and the fabric's
+ClusterTrainingRuntime (its pod wired by the fabric's spec, `wire_pod`)."""
 
 from __future__ import annotations
 
 from ..nvidia import GPU_RESOURCE
-from ..workloads.queues import QueuePool, QueueToleration, TrainingQueueSettings, training_queue
+from ..workloads.queues import (
+    QueuePool,
+    QueueToleration,
+    TrainingQueueSettings,
+    TrainingRuntimeSettings,
+    runtime_image,
+    training_queue,
+)
+from ..workloads.runtime import node_template
 from .config import GkeStackConfig
 from .fabrics import fabric_of
 from .gib import ARM64_TOLERATION
 from .nodes import NODE_POOL_LABEL
+from .nvlink import (
+    CHANNEL_DEVICE_CLASS,
+    CHANNEL_RESOURCE,
+    COMPUTE_DOMAIN_CRDS,
+    compute_domain,
+    with_compute_domain,
+)
 
 
 def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
     """A ResourceFlavor per GPU pool: its nodes by GKE's node pool label, tolerating the GPU taint
-    GKE puts on GPU nodes (and the arm64 one), with the pool's GPUs as its quota."""
+    GKE puts on GPU nodes (and the arm64 one), with the pool's GPUs (and NVLink channels, one per
+    node) as its quota."""
     gpus = cfg.machine.accelerator.count
     tolerations: list[QueueToleration] = [{"key": GPU_RESOURCE, "effect": "NoSchedule"}]
     if cfg.machine.arch == "arm64":
@@ -23,15 +40,38 @@ def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
         tolerations.append(
             {"key": arm64["key"], "value": arm64["value"], "effect": arm64["effect"]}
         )
-    return [
-        {
-            "name": pool.name,
-            "node_labels": {NODE_POOL_LABEL: pool.name},
-            "tolerations": tolerations,
-            "quota": {GPU_RESOURCE: pool.node_count * gpus},
-        }
-        for pool in cfg.pools
-    ]
+    pools: list[QueuePool] = []
+    for pool in cfg.pools:
+        quota = {GPU_RESOURCE: pool.node_count * gpus}
+        if cfg.has_nvlink_domains:
+            quota[CHANNEL_RESOURCE] = pool.node_count
+        pools.append(
+            {
+                "name": pool.name,
+                "node_labels": {NODE_POOL_LABEL: pool.name},
+                "tolerations": tolerations,
+                "quota": quota,
+            }
+        )
+    return pools
+
+
+def training_runtime(cfg: GkeStackConfig) -> TrainingRuntimeSettings:
+    """The fabric's runtime: the fabric's wired pod, and on A4X the NVLink channel of the training
+    namespace's ComputeDomain."""
+    fabric = fabric_of(cfg.machine)
+    gpus = cfg.machine.accelerator.count
+    pod = fabric.wire_pod(node_template(runtime_image(cfg.queues), gpus), cfg)
+    runtime: TrainingRuntimeSettings = {
+        "name": fabric.facts.runtime,
+        "pod_template": pod,
+        **fabric.runtime_security,  # type: ignore[typeddict-item]
+    }
+    if cfg.has_nvlink_domains:
+        runtime["pod_template"] = with_compute_domain(pod)
+        runtime["namespaced_objects"] = [compute_domain()]
+        runtime["namespaced_object_crds"] = COMPUTE_DOMAIN_CRDS
+    return runtime
 
 
 def training_queue_of(cfg: GkeStackConfig) -> TrainingQueueSettings | None:
@@ -41,4 +81,9 @@ def training_queue_of(cfg: GkeStackConfig) -> TrainingQueueSettings | None:
         cfg.machine.topology_levels,
         queue_pools(cfg),
         fabric_of(cfg.machine).pod_security,
+        # Kueue refuses a claim of an unmapped DeviceClass (`kueue_config.py`).
+        {CHANNEL_RESOURCE: [CHANNEL_DEVICE_CLASS]} if cfg.has_nvlink_domains else None,
+        training_runtime(cfg),
+        # A4X: a node pool is one NVLink domain, so its pods keep to one pool where they fit.
+        NODE_POOL_LABEL if cfg.machine.nvlink_domains else None,
     )

@@ -16,6 +16,7 @@ from ..config_base import Layers
 from ..problems import NO_VALUE, Problem, private_endpoint_fix
 from ..problems import key as _key
 from ..versions import OKE_VERSION
+from ..workloads.checks import queue_problems
 from .claim_plan import plan_claim
 from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
 
@@ -26,9 +27,19 @@ _AD = re.compile(r"^[A-Za-z0-9]+:([A-Z0-9-]+)-AD-(\d)$")
 _OCA = "Oracle Cloud Agent"
 
 
+POD_SECURITY = (
+    "baseline",
+    "the GPUs and RDMA rails come through DRA claims, so a training pod needs no host path, "
+    "host network or added capability; the DRANET-on-OKE write-up ran every test pod under "
+    "Baseline",
+)
+"""What the runtime's pods need of the training namespace's Pod Security level, and why."""
+
+
 def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     """Every cross-field problem of an oke-dranet stack."""
     problems = _region_checks(cfg)
+    problems += queue_problems(cfg.queues, None, POD_SECURITY)
     problems += _version_checks(cfg)
     problems += _system_pool_checks(cfg)
     problems += _chart_pair_checks(cfg)

@@ -18,7 +18,7 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
 from ..nvidia import GPU_DEVICE_CLASS, GPU_TOLERATION
-from ..pod_spec import add_items, add_named, container_named, set_fields
+from ..pod_spec import add_claim, add_items, add_named, container_named, set_fields
 from .claim_plan import ClaimPlan, plan_claim  # noqa: F401 (the claim builder's input)
 
 DRA_API_VERSION = "resource.k8s.io/v1"
@@ -97,16 +97,7 @@ def with_dra_claim(
         spec.setdefault("nodeSelector", {}), {INSTANCE_TYPE_LABEL: shape_name}, "node selector"
     )
     add_items(spec.setdefault("tolerations", []), [GPU_TOLERATION])
-    add_named(
-        spec.setdefault("resourceClaims", []),
-        [{"name": claim, "resourceClaimTemplateName": claim_template_name}],
-        "the pod's resourceClaims",
-    )
-    add_named(
-        target.setdefault("resources", {}).setdefault("claims", []),
-        [{"name": claim}],
-        f"container {target['name']}'s claims",
-    )
+    add_claim(spec, target, claim, claim_template_name)
     if nccl_env:
         env = catalog().oci_shapes[shape_name].nccl_env
         add_named(

@@ -425,7 +425,7 @@ class OkeDranetConfig(StackModel):
 
     @property
     def dra_gpu_driver_version(self) -> str:
-        return self.charts.dra_gpu_driver.version or catalog().oke.dra_gpu_driver.version
+        return self.charts.dra_gpu_driver.version or catalog().nvidia_dra_driver.version
 
     @property
     def nccl_tests_image(self) -> str:

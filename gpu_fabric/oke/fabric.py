@@ -104,7 +104,7 @@ class OkeFabric(pulumi.ComponentResource):
                 dranet=charts.dranet.at(args["dranet_version"]),
                 dranet_image_tag=args["dranet_image_tag"],
                 child_cidr=args.get("dranet_child_cidr"),
-                dra_gpu_driver=charts.dra_gpu_driver.at(args["dra_gpu_driver_version"]),
+                dra_gpu_driver=catalog().nvidia_dra_driver.at(args["dra_gpu_driver_version"]),
             ),
             on_cluster,
         )

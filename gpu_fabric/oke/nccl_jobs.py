@@ -27,6 +27,11 @@ MPIJOB_CRDS = ["mpijobs.kubeflow.org"]
 UCX_SETTINGS = ["UCX_TLS=tcp", "UCX_NET_DEVICES=eth0"]
 
 
+SHM_VOLUME = {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "32Gi"}}
+"""The write-up's workers' shared memory for NCCL (`/dev/shm`, 32 GiB of the node's memory)."""
+SHM_MOUNT = {"name": "shm", "mountPath": "/dev/shm"}
+
+
 def nccl_settings(shape: str) -> list[str]:
     """What every rank of the write-up's runs gets with `mpirun -x`."""
     nccl = catalog().oci_shapes[shape].nccl_env
@@ -85,13 +90,13 @@ def mpijob_manifest(
         "spec": {
             "nodeSelector": {INSTANCE_TYPE_LABEL: shape},
             "tolerations": [dict(GPU_TOLERATION)],
-            "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "32Gi"}}],
+            "volumes": [SHM_VOLUME],
             "containers": [
                 {
                     "name": "mpi-worker",
                     "image": image,
                     "command": ["/bin/bash", "-c", "mkdir -p /var/run/sshd; /usr/sbin/sshd -D"],
-                    "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}],
+                    "volumeMounts": [SHM_MOUNT],
                 }
             ],
         }

@@ -5,21 +5,25 @@ from __future__ import annotations
 
 from ..catalog import catalog
 from ..nvidia import GPU_DEVICE_CLASS, GPU_RESOURCE
-from ..workloads.queues import QueuePool, TrainingQueueSettings, training_queue
-from .claims import INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS
+from ..workloads.queues import (
+    QueuePool,
+    TrainingQueueSettings,
+    TrainingRuntimeSettings,
+    runtime_image,
+    training_queue,
+)
+from ..workloads.runtime import node_template
+from .checks import POD_SECURITY
+from .claim_plan import Claim, plan_claim
+from .claims import INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS, claim_template, with_dra_claim
 from .config import OkeDranetConfig
+from .nccl_jobs import SHM_MOUNT, SHM_VOLUME
 
 RAIL_RESOURCE = "dra.net/rails"
 """What the queue counts for the rails claims take from DeviceClass `dra.net`."""
 DEVICE_CLASS_MAPPINGS = {GPU_RESOURCE: [GPU_DEVICE_CLASS], RAIL_RESOURCE: [RAIL_DEVICE_CLASS]}
 """Each DeviceClass the claims name, as the resource the queue counts (Kueue refuses a job whose
 claims name an unmapped one). GPUs count as `nvidia.com/gpu`, as on the other platforms."""
-POD_SECURITY = (
-    "baseline",
-    "the GPUs and RDMA rails come through DRA claims, so a training pod needs no host path, "
-    "host network or added capability; the DRANET-on-OKE write-up ran every test pod under "
-    "Baseline",
-)
 
 
 def queue_pools(shape_name: str, node_count: int) -> list[QueuePool]:
@@ -39,6 +43,29 @@ def queue_pools(shape_name: str, node_count: int) -> list[QueuePool]:
     ]
 
 
+RUNTIME_CLAIM = "gpu-fabric-node"
+"""The runtime's claim template: all of a node's GPUs and rails, each GPU pair with its PCIe
+root's rails."""
+
+
+def training_runtime(cfg: OkeDranetConfig) -> TrainingRuntimeSettings:
+    """The RDMA runtime: a pod per node claiming all its GPUs and rails, aligned per PCIe root
+    (the write-up's `aligned-8gpu-16rails`), with NCCL's RoCE settings for the shape and the
+    write-up's shared memory. Its claim
+    template is made in the training namespace with it (a pod's claims resolve there)."""
+    shape_name = cfg.gpu_nodes.shape
+    shape = catalog().oci_shapes[shape_name]
+    plan = plan_claim(Claim(RUNTIME_CLAIM, shape.gpu_count, shape.rail_count), shape, shape_name)
+    pod = with_dra_claim(node_template(runtime_image(cfg.queues)), plan.name, shape_name)
+    pod["spec"]["volumes"] = [dict(SHM_VOLUME)]
+    pod["spec"]["containers"][0]["volumeMounts"] = [dict(SHM_MOUNT)]
+    return {
+        "name": catalog().workloads.rdma_runtime,
+        "pod_template": pod,
+        "namespaced_objects": [claim_template(plan, "")],
+    }
+
+
 def training_queue_of(cfg: OkeDranetConfig) -> TrainingQueueSettings | None:
     """The stack's training queue (None: `queues.enabled: false`)."""
     # No Topology by default: Kueue 0.19 places a Topology-aware job by its containers' requests
@@ -52,4 +79,5 @@ def training_queue_of(cfg: OkeDranetConfig) -> TrainingQueueSettings | None:
         queue_pools(cfg.gpu_nodes.shape, cfg.gpu_nodes.count),
         POD_SECURITY,
         DEVICE_CLASS_MAPPINGS,
+        training_runtime(cfg),
     )

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from enum import Enum
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
 from ..config_model import ConfigModel
-from ..images import parse_image
+from ..images import ImageRef, parse_image
 from ..versions import CHART_VERSION, ChartVersionText
 
 HOSTNAME_LEVEL = "kubernetes.io/hostname"
@@ -106,6 +107,19 @@ DnsLabel = Annotated[str, AfterValidator(_dns_label)]
 TopologyLevels = Annotated[list[LabelKey], AfterValidator(_topology_levels)]
 
 
+class TrainerOwner(str, Enum):
+    """Who runs Kubeflow Trainer, which turns TrainJobs into JobSets on the fabric's runtime."""
+
+    STACK = "stack"
+    """The stack installs it (Helm, the catalog's `workloads.trainer`)."""
+    EXTERNAL = "external"
+    """Something outside the stack does (e.g. an NVIDIA AICR bundle): only the runtime is made."""
+
+
+PodSecurityLevel = Literal["privileged", "baseline", "restricted"]
+"""Pod Security Standards' levels (Kubernetes docs, "Pod Security Standards")."""
+
+
 class QueuesConfig(ConfigModel):
     """The training queue: Kueue and JobSet, a Topology, a ResourceFlavor per GPU pool, a
     ClusterQueue with the pools' GPUs as quota, and a LocalQueue in the training namespace."""
@@ -120,14 +134,50 @@ class QueuesConfig(ConfigModel):
         description="The namespace users' jobs run in, with the LocalQueue; created by the stack.",
     )
     local_queue: DnsLabel = Field(
-        "training",
-        description="The LocalQueue's name: what a job names in its `kueue.x-k8s.io/queue-name` "
-        "label.",
+        "default",
+        description="The LocalQueue's name. Kueue gives a job that names no queue the "
+        "namespace's LocalQueue `default`; another name must be in each job's "
+        "`kueue.x-k8s.io/queue-name` label.",
     )
     topology_levels: TopologyLevels | None = Field(
         None,
         description="Node labels of the Topology's levels, widest first and "
         "`kubernetes.io/hostname` last; default: the platform's (catalog `topology_levels`).",
+    )
+    runtime: bool = Field(
+        True,
+        description="The fabric's pre-wired Kubeflow Trainer ClusterTrainingRuntime (and Trainer "
+        "itself, see `trainer`): a TrainJob that names it gets the GPUs, NICs and NCCL settings.",
+    )
+    runtime_image: ImageRef | None = Field(
+        None,
+        description="Image of the runtime's training container, for a TrainJob that gives "
+        "none; default: the catalog's (`images.training_runtime`).",
+    )
+    topology_level: LabelKey | None = Field(
+        None,
+        description="The Topology level the runtime asks Kueue to keep a job's pods in; one "
+        "of the Topology's levels. Default: its second level (GKE: the sub-block), or its "
+        "only one.",
+    )
+    topology_required: bool = Field(
+        False,
+        description="`true`: a job waits until all its pods fit in one domain of "
+        "`topologyLevel`; `false`: Kueue packs them into as few domains as fit.",
+    )
+    trainer: TrainerOwner = Field(
+        TrainerOwner.STACK,
+        description="Who installs Kubeflow Trainer: `stack` (Helm, pinned) or `external` "
+        "(another owner, e.g. an NVIDIA AICR bundle; only the runtime is created).",
+    )
+    trainer_version: ChartVersionText | None = Field(
+        None,
+        description="Kubeflow Trainer chart version; default: the catalog's (`workloads.trainer`).",
+    )
+    pod_security_level: PodSecurityLevel | None = Field(
+        None,
+        description="The Pod Security level the training namespace enforces; default: what the "
+        "fabric's runtime needs. A stricter level than that is refused.",
     )
     kueue_version: Annotated[ChartVersionText, AfterValidator(_kueue_version)] | None = Field(
         None, description="Kueue chart version; default: the catalog's (`workloads.kueue`)."

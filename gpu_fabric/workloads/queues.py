@@ -12,8 +12,8 @@ release, so its webhook answers too); the LocalQueue waits for its namespace. No
 the GPU nodes: the queue admits what the nodes that are there can run.
 """
 
-from dataclasses import dataclass
-from typing import NotRequired, TypedDict
+from dataclasses import dataclass, field
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -22,7 +22,7 @@ from ..catalog import catalog
 from ..crd_gate import CrdGate, CrdGateArgs
 from ..helm import helm_release
 from ..k8s_objects import custom_resource
-from .config import QueuesConfig
+from .config import QueuesConfig, TrainerOwner
 from .kueue_config import kueue_values
 from .queue_objects import (
     KUEUE_CRDS,
@@ -32,6 +32,7 @@ from .queue_objects import (
     topology,
     training_namespace,
 )
+from .runtime import TRAINER_CRDS, cluster_training_runtime
 
 
 class QueueToleration(TypedDict):
@@ -56,6 +57,34 @@ class QueuePool(TypedDict):
     """The pool's taints, tolerated by the pods admitted there."""
     quota: dict[str, int]
     """Resource -> what the pool has of it (`nvidia.com/gpu`: nodes x GPUs per node)."""
+
+
+class RuntimeTopology(TypedDict):
+    """Where Kueue places a job's pods in the Topology."""
+
+    level: str
+    """A Topology level (its node label)."""
+    required: bool
+    """True: all pods in one domain of `level` or the job waits; false: as few domains as fit."""
+
+
+class TrainingRuntimeSettings(TypedDict):
+    """The fabric's ClusterTrainingRuntime."""
+
+    name: str
+    """Its name: what a TrainJob's `spec.runtimeRef.name` gives."""
+    pod_template: dict[str, Any]
+    """The fabric's wired pod template (`{metadata, spec}`), its training container `node`."""
+    topology: NotRequired[RuntimeTopology]
+    """Where Kueue places the pods (unset: no Topology, so no placement request)."""
+    namespaced_objects: NotRequired[list[dict[str, Any]]]
+    """Objects each training namespace needs for the pods (A4X: its ComputeDomain)."""
+    namespaced_object_crds: NotRequired[list[str]]
+    """The CRDs those objects need served first."""
+    host_network_reason: NotRequired[str]
+    """Why the pods use the host network (where the fabric needs it)."""
+    privileged_reason: NotRequired[str]
+    """Why a container of the pods is privileged (where the fabric needs it)."""
 
 
 class TrainingQueueSettings(TypedDict):
@@ -84,6 +113,11 @@ class TrainingQueueSettings(TypedDict):
     """Where Kueue's image is pulled from (unset: the chart's, registry.k8s.io)."""
     jobset_image_repository: NotRequired[str]
     """Where JobSet's image is pulled from (unset: the chart's, registry.k8s.io)."""
+    runtime: NotRequired[TrainingRuntimeSettings]
+    """The fabric's ClusterTrainingRuntime (unset: none)."""
+    trainer_version: NotRequired[str]
+    """Kubeflow Trainer chart version, installed with the runtime (unset: another owner runs
+    Trainer)."""
 
 
 @dataclass(frozen=True)
@@ -91,9 +125,25 @@ class TrainingQueueArgs:
     queue: TrainingQueueSettings
     """What the queue admits and where."""
     kubeconfig: pulumi.Input[str]
-    """Kubeconfig for the CRD gate (the provider's own)."""
+    """Kubeconfig for the CRD gates (the provider's own)."""
     cluster_id: pulumi.Input[str]
-    """Re-runs the gate when the cluster is replaced."""
+    """Re-runs the gates when the cluster is replaced."""
+    runtime_after: list[pulumi.Resource] = field(default_factory=list)
+    """What the runtime's namespaced objects wait for besides their CRDs (A4X: the NVIDIA DRA
+    driver release that serves ComputeDomains)."""
+    runtime_aliases: list[pulumi.Alias] = field(default_factory=list)
+    """Where the runtime's state was before the queue made it (A4X's earlier component)."""
+
+
+def runtime_image(cfg: QueuesConfig) -> str:
+    """The image of the runtime's training container: the stack's, or the catalog's."""
+    return cfg.runtime_image or catalog().images.training_runtime
+
+
+def default_topology_level(levels: list[str]) -> str:
+    """The level a runtime asks for by default: the Topology's second (GKE's sub-block, the
+    level cluster-toolkit's A4X NCCL JobSet requires), or the only one."""
+    return levels[1] if len(levels) > 2 else levels[0]
 
 
 def training_queue(
@@ -102,18 +152,26 @@ def training_queue(
     pools: list[QueuePool],
     pod_security: tuple[str, str],
     device_class_mappings: dict[str, list[str]] | None = None,
+    runtime: TrainingRuntimeSettings | None = None,
+    topology_level: str | None = None,
 ) -> TrainingQueueSettings | None:
     """The queue a stack's `gpu-fabric:queues` asks for (None: disabled), on its platform's
-    `topology_levels` (None: no Topology; the stack's own levels win), `pools` and `pod_security`
-    (level, why)."""
+    `topology_levels` (None: no Topology; the stack's own levels win), `pools`, `pod_security`
+    (level, why) and fabric `runtime` (made unless `queues.runtime: false`), whose pods ask for
+    the stack's `topologyLevel`, else the platform's `topology_level` if it is a level, else
+    `default_topology_level`."""
     if not cfg.enabled:
         return None
     pins = catalog().workloads
+    level, reason = pod_security
+    if cfg.pod_security_level:
+        level = cfg.pod_security_level
+        reason = f"gpu-fabric:queues.podSecurityLevel; the fabric's runtime needs: {reason}"
     queue: TrainingQueueSettings = {
         "namespace": cfg.namespace,
         "local_queue": cfg.local_queue,
-        "pod_security_level": pod_security[0],
-        "pod_security_reason": pod_security[1],
+        "pod_security_level": level,
+        "pod_security_reason": reason,
         "pools": pools,
         "kueue_version": cfg.kueue_version or pins.kueue.version,
         "jobset_version": cfg.jobset_version or pins.jobset.version,
@@ -127,6 +185,18 @@ def training_queue(
         queue["topology_levels"] = list(levels)
     if device_class_mappings:
         queue["device_class_mappings"] = device_class_mappings
+    if runtime is not None and cfg.runtime:
+        runtime = dict(runtime)  # type: ignore[assignment]
+        if levels:
+            runtime["topology"] = {
+                "level": cfg.topology_level
+                or (topology_level if topology_level in levels else None)
+                or default_topology_level(list(levels)),
+                "required": cfg.topology_required,
+            }
+        queue["runtime"] = runtime
+        if cfg.trainer is TrainerOwner.STACK:
+            queue["trainer_version"] = cfg.trainer_version or pins.trainer.version
     return queue
 
 
@@ -202,7 +272,7 @@ class TrainingQueue(pulumi.ComponentResource):
             if "jobset_image_repository" in queue
             else {}
         )
-        helm_release(
+        jobset = helm_release(
             f"{name}-jobset",
             "jobset",
             pins.jobset.at(queue["jobset_version"]),
@@ -232,9 +302,63 @@ class TrainingQueue(pulumi.ComponentResource):
         lq["metadata"]["namespace"] = namespace.metadata.name
         custom_resource(f"{name}-local-queue", lq, after_gate)
 
+        if "runtime" in queue:
+            self._runtime(name, args, namespace, jobset)
+
         self.local_queue = pulumi.Output.from_input(queue["local_queue"])
         self.namespace = namespace.metadata.name
         self.register_outputs({"local_queue": self.local_queue, "namespace": self.namespace})
+
+    def _runtime(
+        self, name: str, args: TrainingQueueArgs, namespace: k8s.core.v1.Namespace, jobset
+    ) -> None:
+        """Kubeflow Trainer (after JobSet, whose CRD its controller watches), then the runtime
+        once Trainer's CRDs are served; the runtime's objects in the training namespace once
+        theirs are."""
+        queue, runtime = args.queue, args.queue["runtime"]
+        after: list[pulumi.Resource] = []
+        if "trainer_version" in queue:
+            # charts/kubeflow-trainer/values.yaml: `jobset.install: false` where JobSet is
+            # installed already (here, by the queue).
+            after.append(
+                helm_release(
+                    f"{name}-trainer",
+                    "kubeflow-trainer",
+                    catalog().workloads.trainer.at(queue["trainer_version"]),
+                    {"jobset": {"install": False}},
+                    pulumi.ResourceOptions(parent=self, depends_on=[jobset]),
+                    create_namespace=True,
+                )
+            )
+        gate = CrdGate(
+            f"{name}-trainer-crds",
+            CrdGateArgs(TRAINER_CRDS, args.kubeconfig, args.cluster_id, after=after),
+            pulumi.ResourceOptions(parent=self),
+        )
+        custom_resource(
+            f"{name}-runtime",
+            cluster_training_runtime(runtime),
+            pulumi.ResourceOptions(parent=self, depends_on=[gate], aliases=args.runtime_aliases),
+        )
+        crds = runtime.get("namespaced_object_crds", [])
+        waits: list[pulumi.Resource] = list(args.runtime_after)
+        if crds:
+            waits = [
+                CrdGate(
+                    f"{name}-runtime-crds",
+                    CrdGateArgs(crds, args.kubeconfig, args.cluster_id, after=waits),
+                    pulumi.ResourceOptions(parent=self),
+                )
+            ]
+        if runtime.get("namespaced_objects"):
+            for manifest in runtime["namespaced_objects"]:
+                manifest = {**manifest, "metadata": dict(manifest["metadata"])}
+                manifest["metadata"]["namespace"] = namespace.metadata.name
+                custom_resource(
+                    f"{name}-{manifest['metadata']['name']}",
+                    manifest,
+                    pulumi.ResourceOptions(parent=self, depends_on=waits),
+                )
 
 
 def _tolerations(pool: QueuePool) -> list[dict[str, str]]:

@@ -1,0 +1,72 @@
+"""What `gpu-fabric:queues` must agree with: the Topology its runtime asks for, the Pod Security
+level its runtime's pods need, and the runtime keys only a runtime reads. Each platform's
+cross-field rules call `queue_problems` with its Topology levels and its runtime's level."""
+
+from __future__ import annotations
+
+from ..problems import Problem
+from ..problems import key as stack_key
+from .config import QueuesConfig
+from .pod_security import is_stricter
+
+RUNTIME_KEYS = {
+    "runtime_image": "runtimeImage",
+    "topology_level": "topologyLevel",
+    "topology_required": "topologyRequired",
+    "trainer": "trainer",
+    "trainer_version": "trainerVersion",
+}
+"""The keys only the fabric's runtime (and Kubeflow Trainer) reads: field -> stack key."""
+
+
+def queue_problems(
+    queues: QueuesConfig, platform_levels: list[str] | None, pod_security: tuple[str, str]
+) -> list[Problem]:
+    """`platform_levels`: the platform's Topology levels (None: none by default); `pod_security`:
+    the level the platform's runtime pods need, and why."""
+    if not queues.enabled:
+        return []
+    problems = []
+    levels = queues.topology_levels or platform_levels
+    if not queues.runtime:
+        problems += [
+            Problem(
+                stack_key(f"queues.{key}"),
+                getattr(queues, field),
+                "has no effect with gpu-fabric:queues.runtime: false (no runtime is made); "
+                "remove it, or remove queues.runtime",
+            )
+            for field, key in RUNTIME_KEYS.items()
+            if field in queues.model_fields_set
+        ]
+    elif queues.topology_level and queues.topology_level not in (levels or []):
+        fix = (
+            f"name one of the Topology's levels: {', '.join(levels)}"
+            if levels
+            else "the queue has no Topology here; set gpu-fabric:queues.topologyLevels first"
+        )
+        problems.append(Problem(stack_key("queues.topologyLevel"), queues.topology_level, fix))
+    elif queues.topology_required and not levels:
+        problems.append(
+            Problem(
+                stack_key("queues.topologyRequired"),
+                True,
+                "has no effect without a Topology (none by default here); set "
+                "gpu-fabric:queues.topologyLevels, or remove it",
+            )
+        )
+    needed, why = pod_security
+    if (
+        queues.pod_security_level
+        and queues.runtime
+        and is_stricter(queues.pod_security_level, needed)
+    ):
+        problems.append(
+            Problem(
+                stack_key("queues.podSecurityLevel"),
+                queues.pod_security_level,
+                f"would reject the fabric's runtime pods, which need {needed} ({why}); set "
+                f"{needed}, or remove the key",
+            )
+        )
+    return problems

@@ -1,0 +1,109 @@
+"""The fabric's pre-wired Kubeflow Trainer runtime: a TrainJob that names it gets the whole fabric.
+
+A ClusterTrainingRuntime is the template Kubeflow Trainer builds each TrainJob's JobSet from: the
+job gives its image, command and node count, the runtime everything else (Kubeflow Trainer docs,
+"Runtime Guide"; kubeflow/trainer charts/kubeflow-trainer/files/runtimes/torch-distributed.yaml
+is the plain one). Here the runtime's pod is the fabric's wired pod (each platform's `with_*`
+helper, the same one the package's own tests use), so a job carries no fabric setting:
+
+- **queue:** the LocalQueue is named `default`, so Kueue puts every job of the training namespace
+  that names no queue into it (kueue pkg/controller/jobframework/defaults.go,
+  `DefaultLocalQueueName`; the TrainJob webhook applies it, pkg/controller/jobs/trainjob);
+- **topology:** the runtime's pod template carries Kueue's podset topology annotation
+  (`kueue.x-k8s.io/podset-preferred-topology` or `-required-topology`), which Kueue reads from
+  the JobSet Trainer builds (kueue apis/kueue/v1beta2/topology_types.go);
+- **devices:** GPUs, NICs and DRA claims are in the runtime's container, whole nodes per pod.
+
+A TrainJob must not set `spec.trainer.resourcesPerNode`: Trainer writes it over the runtime
+container's resources without their `claims` (kubeflow/trainer pkg/runtime/core/
+trainingruntime.go at v2.2.1 and v2.3.0), so the pod would lose its DRA claims (OKE's GPUs and
+rails, A4X's NVLink channel).
+"""
+
+import copy
+from typing import TYPE_CHECKING
+
+from ..nvidia import GPU_RESOURCE
+from ..workload_security import RUNTIME_REASONS, secure_workload
+
+if TYPE_CHECKING:
+    from .queues import TrainingRuntimeSettings
+
+TRAINER_API = "trainer.kubeflow.org/v1alpha1"
+TRAINER_CRDS = [
+    "clustertrainingruntimes.trainer.kubeflow.org",
+    "trainingruntimes.trainer.kubeflow.org",
+    "trainjobs.trainer.kubeflow.org",
+]
+NODE = "node"
+"""Trainer's replicated job and container of the training step (kubeflow/trainer
+pkg/constants/constants.go: `Node`); the TrainJob's image and command go into this container."""
+ANCESTOR_LABEL = {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
+"""What marks the replicated job that runs the TrainJob's `trainer` (pkg/constants)."""
+TOPOLOGY_ANNOTATIONS = {
+    "required": "kueue.x-k8s.io/podset-required-topology",
+    "preferred": "kueue.x-k8s.io/podset-preferred-topology",
+}
+"""Kueue's podset annotations: all pods in one domain of the level, or as few as fit."""
+
+
+def node_template(image: str, gpus: int | None = None) -> dict:
+    """The pod template a platform wires: Trainer's `node` container with the runtime's image,
+    taking `gpus` device-plugin GPUs (`nvidia.com/gpu`) where the platform's GPUs come so."""
+    container: dict = {"name": NODE, "image": image}
+    if gpus:
+        container["resources"] = {"limits": {GPU_RESOURCE: gpus}}
+    return {"metadata": {}, "spec": {"containers": [container]}}
+
+
+def cluster_training_runtime(runtime: "TrainingRuntimeSettings") -> dict:
+    """The ClusterTrainingRuntime: Trainer's torch policy on one replicated job of wired pods."""
+    pod = copy.deepcopy(runtime["pod_template"])
+    if pod["spec"].get("hostNetwork"):
+        # Trainer's ranks find the first node by its JobSet DNS name (PET_MASTER_ADDR), which a
+        # host-network pod resolves only with this policy (Kubernetes docs, "DNS for Services and
+        # Pods": "For Pods running with hostNetwork, you should explicitly set its DNS policy to
+        # ClusterFirstWithHostNet").
+        pod["spec"].setdefault("dnsPolicy", "ClusterFirstWithHostNet")
+    if "topology" in runtime:
+        topology = runtime["topology"]
+        mode = "required" if topology["required"] else "preferred"
+        annotations = pod.setdefault("metadata", {}).setdefault("annotations", {})
+        annotations[TOPOLOGY_ANNOTATIONS[mode]] = topology["level"]
+    manifest = {
+        "apiVersion": TRAINER_API,
+        "kind": "ClusterTrainingRuntime",
+        "metadata": {
+            "name": runtime["name"],
+            "labels": {"trainer.kubeflow.org/framework": "torch"},
+        },
+        "spec": {
+            # One node unless the TrainJob says `numNodes`. Trainer starts a process per GPU the
+            # container requests as `nvidia.com/gpu` (torchrun's `auto`); GPUs from a DRA claim
+            # are not counted, so there a TrainJob gives `numProcPerNode` (kubeflow/trainer
+            # pkg/runtime/framework/plugins/torch/torch.go, `EnforceMLPolicy`).
+            "mlPolicy": {"numNodes": 1, "torch": {}},
+            "template": {
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "name": NODE,
+                            "template": {
+                                "metadata": {"labels": dict(ANCESTOR_LABEL)},
+                                "spec": {"template": pod},
+                            },
+                        }
+                    ]
+                }
+            },
+        },
+    }
+    # Secure defaults (docs/security.md): the pod keeps only what the fabric adds; its
+    # resources are the fabric's devices, and the reasons are a runtime's, not a test's.
+    return secure_workload(
+        manifest,
+        default_size="none",
+        host_network=runtime.get("host_network_reason"),
+        privileged=runtime.get("privileged_reason"),
+        reasons_for=RUNTIME_REASONS,
+    )
