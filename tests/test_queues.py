@@ -31,8 +31,7 @@ QUEUE_KINDS = {
     "LocalQueue",
     "ClusterTrainingRuntime",
 }
-"""What every platform's training queue renders (with its fabric's runtime)."""
-"""What the training queue adds to a stack's Kubernetes objects."""
+"""What the training queue adds to a stack's Kubernetes objects (with its fabric's runtime)."""
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 APPLYING_STACKS = [

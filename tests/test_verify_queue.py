@@ -26,6 +26,9 @@ def recorded() -> dict:
     return copy.deepcopy(yaml_files.read(FIXTURE))
 
 
+TRAINER_DEPLOYMENTS = "/apis/apps/v1/namespaces/kubeflow-system/deployments"
+
+
 def queue_routes(objects: dict) -> dict:
     """The API paths `read_queue_snapshot` reads, answered from `objects`."""
     kueue = "/apis/kueue.x-k8s.io/v1beta2"
@@ -34,6 +37,10 @@ def queue_routes(objects: dict) -> dict:
             "kueue"
         ],
         "/apis/apps/v1/namespaces/jobset-system/deployments/jobset-controller": objects["jobset"],
+        f"{TRAINER_DEPLOYMENTS}/kubeflow-trainer-controller-manager": objects["trainer"],
+        "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/torch-distributed-rdma": (
+            objects["runtime"]
+        ),
         f"{kueue}/clusterqueues/gpu-fabric": objects["clusterqueue"],
         f"{kueue}/namespaces/training/localqueues/default": objects["localqueue"],
         "/api/v1/nodes": objects["nodes"],
@@ -45,9 +52,11 @@ def snapshot_of(objects: dict) -> QueueSnapshot:
         controllers={
             "kueue-system/kueue-controller-manager": objects["kueue"],
             "jobset-system/jobset-controller": objects["jobset"],
+            "kubeflow-system/kubeflow-trainer-controller-manager": objects["trainer"],
         },
         cluster_queue=objects["clusterqueue"],
         local_queue=objects["localqueue"],
+        runtime=objects["runtime"],
         flavor_nodes={"a4x-highgpu": objects["nodes"]["items"]},
     )
 
@@ -60,7 +69,7 @@ def queue():
 
 def test_fixture_objects_are_valid_api_objects():
     objects = recorded()
-    for key in ("kueue", "jobset", "clusterqueue", "localqueue"):
+    for key in ("kueue", "jobset", "trainer", "runtime", "clusterqueue", "localqueue"):
         validate(objects[key])
     for node in objects["nodes"]["items"]:
         kubernetes_validate.validate(node, "1.34", strict=True)
@@ -84,6 +93,14 @@ def _inactive(o):
     )
 
 
+def _no_runtime(o):
+    o["runtime"] = None
+
+
+def _trainer_unavailable(o):
+    o["trainer"]["status"]["conditions"][0].update(status="False", message="0 of 1 ready")
+
+
 def _no_nodes(o):
     o["nodes"]["items"] = []
 
@@ -99,6 +116,17 @@ BROKEN = {
         ["Deployment jobset-system/jobset-controller: not available (0 of 1 ready)"],
     ),
     "queue inactive": (_inactive, ["ClusterQueue gpu-fabric: not active, admits nothing"]),
+    "runtime missing": (
+        _no_runtime,
+        ["ClusterTrainingRuntime torch-distributed-rdma: missing (a TrainJob naming it"],
+    ),
+    "trainer not available": (
+        _trainer_unavailable,
+        [
+            "Deployment kubeflow-system/kubeflow-trainer-controller-manager: not available "
+            "(0 of 1 ready)"
+        ],
+    ),
     "no node in the flavor": (
         _no_nodes,
         ["ResourceFlavor {flavor}: no node has cloud.google.com/gke-nodepool=a4x-highgpu"],

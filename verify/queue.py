@@ -1,5 +1,6 @@
-"""`make verify`'s check of the training queue, on every platform: Kueue and JobSet run, the
-ClusterQueue is active, and every ResourceFlavor has nodes that carry every Topology level.
+"""`make verify`'s check of the training queue, on every platform: Kueue, JobSet and Kubeflow
+Trainer run, the ClusterQueue is active, the fabric's runtime is there, and every ResourceFlavor
+has nodes that carry every Topology level.
 
 Kueue counts a node for Topology Aware Scheduling only if it has every level's label (Kueue docs,
 "Topology Aware Scheduling"), and admits nothing through a ClusterQueue that is not Active (its
@@ -14,8 +15,10 @@ from typing import Any, cast
 from gpu_fabric.catalog import catalog
 from gpu_fabric.workloads.queue_objects import CLUSTER_QUEUE, KUEUE_API
 from gpu_fabric.workloads.queues import TrainingQueueSettings, queue_manifests
+from gpu_fabric.workloads.runtime import TRAINER_API
 
 KUEUE_GROUP, KUEUE_VERSION = KUEUE_API.split("/")
+TRAINER_GROUP, TRAINER_VERSION = TRAINER_API.split("/")
 
 
 @dataclass
@@ -26,14 +29,18 @@ class QueueSnapshot:
     """`namespace/name` of Kueue's and JobSet's Deployments -> the Deployment (None: missing)."""
     cluster_queue: dict[str, Any] | None = None
     local_queue: dict[str, Any] | None = None
+    runtime: dict[str, Any] | None = None
+    """The fabric's ClusterTrainingRuntime (None: missing, or the queue has none)."""
     flavor_nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Flavor -> the nodes its node labels select."""
 
 
-def controllers() -> list[str]:
-    """`namespace/name` of the controller Deployments the queue needs."""
+def controllers(queue: TrainingQueueSettings) -> list[str]:
+    """`namespace/name` of the controller Deployments the queue needs (Trainer's where the stack
+    installs it)."""
     pins = catalog().workloads
-    return [f"{c.namespace}/{c.controller}" for c in (pins.kueue, pins.jobset)]
+    charts = [pins.kueue, pins.jobset, *([pins.trainer] if "trainer_version" in queue else [])]
+    return [f"{c.namespace}/{c.controller}" for c in charts]
 
 
 def _selector(labels: dict[str, str]) -> str:
@@ -49,7 +56,7 @@ def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
 def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> list[str]:
     """What keeps the queue from admitting jobs, one readable line each; empty when usable."""
     problems = []
-    for name in controllers():
+    for name in controllers(queue):
         deployment = snapshot.controllers.get(name)
         if deployment is None:
             problems.append(f"Deployment {name}: missing (its Helm release did not install it)")
@@ -67,6 +74,11 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
             problems.append(f"ClusterQueue {CLUSTER_QUEUE}: not active, admits nothing ({why})")
     if snapshot.local_queue is None:
         problems.append(f"LocalQueue {queue['namespace']}/{queue['local_queue']}: missing")
+    if "runtime" in queue and snapshot.runtime is None:
+        problems.append(
+            f"ClusterTrainingRuntime {queue['runtime']['name']}: missing (a TrainJob naming it "
+            "is refused)"
+        )
     flavors = queue_manifests(queue).flavors
     for pool in queue["pools"]:
         flavor = flavors[pool["name"]]["metadata"]["name"]
@@ -106,7 +118,7 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
         return None if obj is None else api_client.sanitize_for_serialization(obj)
 
     deployments = {}
-    for name in controllers():
+    for name in controllers(queue):
         namespace, deployment = name.split("/")
         found = or_none(lambda: apps.read_namespaced_deployment(deployment, namespace))  # noqa: B023
         deployments[name] = plain(found)
@@ -120,6 +132,14 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
             KUEUE_GROUP, KUEUE_VERSION, queue["namespace"], "localqueues", queue["local_queue"]
         )
     )
+    runtime = None
+    if "runtime" in queue:
+        name = queue["runtime"]["name"]
+        runtime = or_none(
+            lambda: custom.get_cluster_custom_object(
+                TRAINER_GROUP, TRAINER_VERSION, "clustertrainingruntimes", name
+            )
+        )
     flavor_nodes = {}
     for pool in queue["pools"]:
         selector = _selector(pool["node_labels"])
@@ -129,5 +149,6 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
         controllers=deployments,
         cluster_queue=cast(dict[str, Any] | None, cluster_queue),
         local_queue=cast(dict[str, Any] | None, local_queue),
+        runtime=cast(dict[str, Any] | None, runtime),
         flavor_nodes=flavor_nodes,
     )

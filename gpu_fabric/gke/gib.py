@@ -63,6 +63,8 @@ class GibLayout:
     mounts: list[dict[str, Any]]
     env_script: str | None = None
     """A script a shell-script container sources first (upstream's `set_nccl_env.sh`)."""
+    gvnic_in_pod: bool = True
+    """The pod gets the second gVNIC (eth1) too; else only the RDMA NICs, eth2.. as on the node."""
 
 
 GIB_LAYOUTS = {
@@ -85,6 +87,9 @@ GIB_LAYOUTS = {
             {"name": "shared-memory", "mountPath": "/dev/shm"},
         ],
         env_script=NCCL_ENV_SCRIPT,
+        # Upstream's pods (and the GKE doc's for A3 Ultra and A4) attach eth0 and the 8 RDMA
+        # NICs, eth2 to eth9: not the second gVNIC.
+        gvnic_in_pod=False,
     ),
 }
 
@@ -99,11 +104,13 @@ DEFAULT_INTERFACE = "networking.gke.io/default-interface"
 INTERFACES = "networking.gke.io/interfaces"
 
 
-def interfaces_annotation(networks: list[str]) -> str:
-    """eth0 -> GKE's default network, then eth1.. -> `networks` in NIC order."""
+def interfaces_annotation(networks: list[str], skip: int = 0) -> str:
+    """eth0 -> GKE's default network, then eth1.. -> `networks` in NIC order, leaving out the
+    first `skip` of them (their eth numbers stay taken, as on the node)."""
     interfaces = [{"interfaceName": "eth0", "network": "default"}] + [
         {"interfaceName": f"eth{i}", "network": network}
         for i, network in enumerate(networks, start=1)
+        if i > skip
     ]
     return json.dumps(interfaces, separators=(",", ":"))
 
@@ -117,8 +124,9 @@ def with_gib(
 ) -> dict:
     """Return a copy of a pod template (`{metadata, spec}`) wired for GPUDirect-RDMA over gIB.
 
-    Adds the `networking.gke.io` interface annotations (eth1 -> the gVNIC network, eth2.. -> the
-    RDMA networks: 4 on A4X, 8 on A3 Ultra and A4), the shared-memory, driver and gIB mounts of
+    Adds the `networking.gke.io` interface annotations (eth2.. -> the RDMA networks: 4 on A4X, 8
+    on A3 Ultra and A4; eth1 -> the gVNIC network on A4X only, as AICR's runtime has it, while
+    upstream's A3 Ultra/A4 pods leave it out), the shared-memory, driver and gIB mounts of
     the architecture's layout (`GIB_LAYOUTS`: A4X mounts `/home/kubernetes/bin/{nvidia,gib}` as
     AICR does; amd64 mounts them at /usr/local/nvidia and /usr/local/gib as upstream's
     nccl-test-rdma.yaml, and a `bash -c`/`sh -c` script sources set_nccl_env.sh first),
@@ -129,9 +137,11 @@ def with_gib(
     sets differently.
     """
     template = copy.deepcopy(pod_template)
+    layout = GIB_LAYOUTS[arch]
+    interfaces = interfaces_annotation(networks, skip=0 if layout.gvnic_in_pod else 1)
     set_fields(
         template.setdefault("metadata", {}).setdefault("annotations", {}),
-        {DEFAULT_INTERFACE: "eth0", INTERFACES: interfaces_annotation(networks)},
+        {DEFAULT_INTERFACE: "eth0", INTERFACES: interfaces},
         "annotation",
     )
 
@@ -164,7 +174,6 @@ def with_gib(
 
     capabilities = target.setdefault("securityContext", {}).setdefault("capabilities", {})
     add_items(capabilities.setdefault("add", []), ["IPC_LOCK"])
-    layout = GIB_LAYOUTS[arch]
     where = f"container {target['name']}"
     add_named(target.setdefault("env", []), layout.env, where)
     add_named(target.setdefault("volumeMounts", []), layout.mounts, where)

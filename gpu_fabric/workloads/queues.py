@@ -6,9 +6,10 @@ Aware Scheduling in as few topology domains as fit (Kueue docs, "Topology Aware 
 default since Kueue v0.14). Each platform's fabric layer gives its pools, their node labels and
 taints, and its Topology levels (`TrainingQueueSettings`).
 
-What waits for what: the two Helm releases wait for the provider only (Helm waits for their
-controllers); the Kueue objects wait for Kueue's CRDs to be served (a CRD gate after the Kueue
-release, so its webhook answers too); the LocalQueue waits for its namespace. Nothing waits for
+What waits for what: the Kueue and JobSet releases wait for the provider only (Helm waits for
+their controllers); the Kueue objects wait for Kueue's CRDs to be served (a CRD gate after the
+Kueue release, so its webhook answers too); the LocalQueue waits for its namespace. Kubeflow
+Trainer waits for JobSet, the fabric's runtime (`runtime.py`) for Trainer's CRDs. Nothing waits for
 the GPU nodes: the queue admits what the nodes that are there can run.
 """
 
