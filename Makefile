@@ -18,7 +18,7 @@ help:
 	@echo "  make graph   STACK=... [LEVEL=resources]"
 	@echo "                                     the stack's dependency graph (build/plan/<stack>.mmd/.dot/.png)"
 	@echo "  make bench                         estimated pulumi up time, offline plan speed and growth"
-	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path] [BANDWIDTH=1 [NODES=2] [TIMEOUT=seconds]]"
+	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path] [BANDWIDTH=1 [NODES=2] [TIMEOUT=seconds] [UPSTREAM_PODS=1]]"
 	@echo "                                     check a deployed fabric (exit 0 healthy, 1 problems, 2 unreadable);"
 	@echo "                                     BANDWIDTH=1: run its NCCL test, judge it, clean up (build/verify/<stack>/)"
 	@echo "  make nccl-judge LOG=path [STACK=... | MIN_BUSBW=GB/s SIZE=bytes] [PLOT=out.png]"
@@ -62,7 +62,7 @@ docs: $(STAMP)
 
 verify: $(STAMP)
 	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \
-	  $(if $(BANDWIDTH),--bandwidth $(if $(NODES),--nodes $(NODES)) $(if $(TIMEOUT),--timeout $(TIMEOUT)))
+	  $(if $(BANDWIDTH),--bandwidth $(if $(NODES),--nodes $(NODES)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(UPSTREAM_PODS),--upstream-pods))
 
 clean:
 	rm -rf build $(VENV) $(SCAN_VENV)

@@ -284,6 +284,11 @@ class HelmChart(ChartPin):
     """The node DaemonSet the chart renders (what `make verify` checks)."""
 
 
+class NvidiaDraChart(HelmChart):
+    compute_domains_version: str
+    """The chart version A4X's ComputeDomains install (`version` is OKE's)."""
+
+
 class DranetChart(HelmChart):
     image_tag: str
     default_child_cidr: str
@@ -556,7 +561,7 @@ class Catalog(_Data):
     ack: AckCatalog
     gpu_families: dict[str, GpuFamilies]
     """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
-    nvidia_dra_driver: HelmChart
+    nvidia_dra_driver: NvidiaDraChart
     """The NVIDIA DRA driver for GPUs: OKE's GPUs, A4X's ComputeDomains."""
     workloads: Workloads
     nccl_thresholds: list[NcclThreshold] = []

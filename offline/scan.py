@@ -116,8 +116,11 @@ def stack_objects(stack: str) -> dict[str, dict]:
                 add(obj, origin)
     if values.get("gpu-fabric:layers", "all") != "cloud":
         cfg = parse_pulumi_config(with_optional_workloads(values), stack)
-        for obj in benchmark_for(stack, cfg).manifests():
-            add(obj, "bandwidth")
+        # Both runs `make verify BANDWIDTH=1` can make: the queued TrainJob, upstream's pods.
+        for upstream_pods in (False, True):
+            for obj in benchmark_for(stack, cfg, upstream_pods=upstream_pods).manifests():
+                if not _is_listed_already(objects, obj):
+                    add(obj, "bandwidth")
     return objects
 
 

@@ -273,6 +273,11 @@ def test_training_runtime_is_aicrs_with_the_queue_and_nvlink_added(a4x_plan):
         "cloud.google.com/gke-nodepool"
     )
     pod["template"] = nvlink.with_compute_domain(pod["template"])
+    # The guide's tuning profile, for a job whose command is a bash script (gib.GIB_LAYOUTS).
+    (node_container,) = pod["template"]["spec"]["containers"]
+    node_container["env"].append(
+        {"name": "BASH_ENV", "value": "/home/kubernetes/bin/gib/scripts/set_nccl_env.sh"}
+    )
     assert ours == secure_workload(reference, default_size="none", reasons_for=RUNTIME_REASONS)
     (node,) = ours["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
         "spec"
@@ -329,6 +334,8 @@ def test_with_gib_wires_the_seed_fields():
         "LD_LIBRARY_PATH": "/home/kubernetes/bin/nvidia/lib64:/home/kubernetes/bin/gib",
         "NCCL_NET": "gIB",
         "NCCL_SOCKET_IFNAME": "eth0",
+        # A container with no command yet (a runtime's) sources the guide's profile through bash.
+        "BASH_ENV": "/home/kubernetes/bin/gib/scripts/set_nccl_env.sh",
     }
     assert {m["mountPath"] for m in container["volumeMounts"]} == {
         "/dev/shm",

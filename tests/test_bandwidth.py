@@ -15,10 +15,13 @@ from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.rest import RESTResponse
 
 import verify.__main__ as verify_cli
+from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_pulumi_config
 from gpu_fabric.stack_file import stack_config
 from tests.test_manifests import KUBERNETES_VERSION
-from verify import bandwidth
+from tests.test_manifests import validate as validate_object
+from tests.test_queues import APPLYING_STACKS
+from verify import allgather_bench, bandwidth
 from verify.bandwidth import (
     KubeCluster,
     benchmark_for,
@@ -27,6 +30,7 @@ from verify.bandwidth import (
     write_results,
 )
 from verify.gke_bandwidth import gib_test_image
+from verify.nccl import parse_log
 
 NCCL = Path(__file__).with_name("fixtures") / "nccl"
 TCPX_LOG = (NCCL / "gke-tcpx-a3-high-all-gather.log").read_text()
@@ -79,7 +83,7 @@ def validate(obj: dict) -> None:
 @pytest.mark.parametrize("stack", [*GKE_STACKS, "oke-dranet-fabric", "ack-lingjun-fabric"])
 @pytest.mark.parametrize("nodes", [2, 3])
 def test_manifests_are_valid_kubernetes_objects(stack, nodes):
-    benchmark = benchmark_for(stack, config(stack), nodes)
+    benchmark = benchmark_for(stack, config(stack), nodes, upstream_pods=True)
     objects = benchmark.manifests()
     assert objects
     for obj in objects:
@@ -87,7 +91,7 @@ def test_manifests_are_valid_kubernetes_objects(stack, nodes):
 
 
 def test_tcpx_pods_are_the_smoke_test_pods_running_the_guides_all_gather():
-    benchmark = benchmark_for("a3-prod", config("a3-prod"))
+    benchmark = benchmark_for("a3-prod", config("a3-prod"), upstream_pods=True)
     (phase,) = benchmark.phases
     (launcher,) = phase.launch(["gke-node-b"])
     test = next(c for c in launcher["spec"]["containers"] if c["name"] == "nccl-test")
@@ -102,7 +106,7 @@ def test_tcpx_pods_are_the_smoke_test_pods_running_the_guides_all_gather():
 
 
 def test_tcpxo_and_gib_launchers_run_upstreams_commands():
-    (phase,) = benchmark_for("a3-mega-prod", config("a3-mega-prod"), 3).phases
+    (phase,) = benchmark_for("a3-mega-prod", config("a3-mega-prod"), 3, upstream_pods=True).phases
     (pod,) = phase.launch(["n2", "n3"])
     script = next(c for c in pod["spec"]["containers"] if c["name"] == "nccl-test")["command"][-1]
     assert "NHOSTS=3" in script and "sleep infinity" not in script
@@ -111,7 +115,7 @@ def test_tcpxo_and_gib_launchers_run_upstreams_commands():
     assert all("sleep infinity" in c["command"][-1] for p in peers for c in p["spec"]["containers"]
                if c["name"] == "nccl-test")  # fmt: skip
 
-    (phase,) = benchmark_for("a4x-prod", config("a4x-prod")).phases
+    (phase,) = benchmark_for("a4x-prod", config("a4x-prod"), upstream_pods=True).phases
     (pod,) = phase.launch(["n2"])
     (test,) = pod["spec"]["containers"]
     command = "/usr/local/gib/scripts/run_nccl_tests.sh -t all_gather -b 1K -e 8G"
@@ -129,7 +133,7 @@ def test_gib_test_image_pairs_with_the_installer():
 
 
 def test_oke_runs_the_whole_node_job_then_the_two_sharing_jobs():
-    benchmark = benchmark_for("oke-dranet-fabric", config("oke-dranet-fabric"))
+    benchmark = benchmark_for("oke-dranet-fabric", config("oke-dranet-fabric"), upstream_pods=True)
     assert [[r.name for r in p.runs] for p in benchmark.phases] == [
         ["bw-aligned-8gpu-16rails"],
         ["bw-aligned-4gpu-8rails-a", "bw-aligned-4gpu-8rails-b"],
@@ -140,10 +144,10 @@ def test_oke_runs_the_whole_node_job_then_the_two_sharing_jobs():
 
 def test_refusals_say_why():
     with pytest.raises(bandwidth.CouldNotRun, match="--nodes 2 or more"):
-        benchmark_for("a3-prod", config("a3-prod"), 1)
+        benchmark_for("a3-prod", config("a3-prod"), 1, upstream_pods=True)
     cfg = parse_pulumi_config(stack_config("ack-lingjun-fabric"), "ack-lingjun-fabric")
     with pytest.raises(bandwidth.CouldNotRun, match="images.benchmark"):
-        benchmark_for("ack-lingjun-fabric", cfg)
+        benchmark_for("ack-lingjun-fabric", cfg, upstream_pods=True)
 
 
 # --- a fake API server --------------------------------------------------------------------------
@@ -179,7 +183,10 @@ def _matches(labels: dict, selector: str) -> bool:
 
 
 KINDS = {"namespaces": "Namespace", "pods": "Pod", "services": "Service", "jobs": "Job",
-         "mpijobs": "MPIJob", "configmaps": "ConfigMap"}  # fmt: skip
+         "mpijobs": "MPIJob", "configmaps": "ConfigMap", "trainjobs": "TrainJob"}  # fmt: skip
+NODE_LABELS = {"cloud.google.com/gce-topology-block": "b1",
+               "cloud.google.com/gce-topology-subblock": "s1"}  # fmt: skip
+"""The labels every node of the fake cluster has (its host and hostname labels are its own)."""
 
 
 class FakeApiServer:
@@ -221,6 +228,12 @@ class FakeApiServer:
             logs = self.log if isinstance(self.log, dict) else {"": self.log}
             text = next(text for part, text in logs.items() if part in parts[-2])
             return RESTResponse(_Response(200, text))
+        if parts[-2] == "nodes":
+            labels = {**NODE_LABELS, "kubernetes.io/hostname": parts[-1],
+                      "cloud.google.com/gce-topology-host": f"h-{parts[-1]}"}  # fmt: skip
+            node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": parts[-1],
+                    "labels": labels}}  # fmt: skip
+            return RESTResponse(_Response(200, node))
         if parts[-1] == "pods":
             selector = query.get("labelSelector", [""])[0]
             for pod in self.pods.values():
@@ -235,6 +248,14 @@ class FakeApiServer:
         elif obj["kind"] == "Job":
             spec = obj["spec"]["template"]["spec"]
             self._pod(f"{obj['metadata']['name']}-x1", {"job-name": obj["metadata"]["name"]}, spec)
+        elif obj["kind"] == "TrainJob":
+            # Trainer's JobSet: one pod per node, the `node` container (the runtime's is not
+            # looked up here: the pods need only their container and labels).
+            name = obj["metadata"]["name"]
+            for i in range(obj["spec"]["trainer"]["numNodes"]):
+                labels = {"jobset.sigs.k8s.io/jobset-name": name,
+                          "batch.kubernetes.io/job-completion-index": str(i)}  # fmt: skip
+                self._pod(f"{name}-node-0-{i}", labels, {"containers": [{"name": "node"}]})
         elif obj["kind"] == "MPIJob":
             name, specs = obj["metadata"]["name"], obj["spec"]["mpiReplicaSpecs"]
             for role, spec in specs.items():
@@ -246,7 +267,9 @@ class FakeApiServer:
     def _pod(self, name: str, labels: dict, spec: dict) -> None:
         launcher = labels.get("name") == "nccl-host-1" or labels.get(
             "training.kubeflow.org/job-role"
-        ) == "launcher" or "job-name" in labels  # fmt: skip
+        ) == "launcher" or "job-name" in labels or labels.get(
+            "batch.kubernetes.io/job-completion-index"
+        ) == "0"  # fmt: skip
         self.pods[name] = {
             "metadata": {"name": name, "labels": labels},
             "spec": {"containers": spec["containers"]},
@@ -314,9 +337,15 @@ class Clock:
         self.now += seconds
 
 
-def run(stack: str, server: FakeApiServer, timeout: float = 600, nodes: int = 2):
+def run(
+    stack: str,
+    server: FakeApiServer,
+    timeout: float = 600,
+    nodes: int = 2,
+    upstream_pods: bool = True,
+):
     clock, said = Clock(), []
-    benchmark = benchmark_for(stack, config(stack), nodes)
+    benchmark = benchmark_for(stack, config(stack), nodes, upstream_pods=upstream_pods)
     report = run_benchmark(benchmark, cluster_for(server), timeout, said.append, clock, clock.sleep)
     return report, said
 
@@ -442,6 +471,55 @@ def test_cli_bandwidth_writes_the_results(monkeypatch, capsys, tmp_path):
     assert "OK a3-prod bandwidth: all_gather passed" in printed
     assert (out / "summary.md").is_file() and (out / "busbw.png").is_file()
     assert_all_deleted(server)
+
+
+# --- the run as a user's job ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_the_default_run_is_a_users_trainjob_on_the_fabrics_runtime(stack):
+    cfg = config(stack)
+    benchmark = benchmark_for(stack, cfg, 2)
+    queue = spec_of(cfg.platform).training_queue_module().training_queue_of(cfg)
+    assert benchmark.setup == []  # the training namespace is the stack's
+    ((job,),) = [phase.objects for phase in benchmark.phases]
+    validate_object(job)  # against Kubeflow Trainer's vendored TrainJob CRD
+    assert job["metadata"]["namespace"] == queue["namespace"]
+    assert "kueue.x-k8s.io/queue-name" not in job["metadata"]["labels"]  # the default LocalQueue
+    spec = job["spec"]
+    assert spec["runtimeRef"] == {"name": queue["runtime"]["name"]}
+    # Only what a user's job gives: no image, resources, volumes or env of the fabric.
+    assert set(spec["trainer"]) == {"command", "numNodes", "numProcPerNode"}
+    assert spec["trainer"]["command"][:2] == ["bash", "-c"]
+    assert benchmark.placement_levels == queue.get("topology_levels", [])
+
+
+def test_a_queued_run_is_judged_and_says_where_kueue_placed_it():
+    server = FakeApiServer(TCPX_LOG)
+    report, said = run("a3-prod", server, upstream_pods=False)
+    assert report.code == 0, said
+    text = "\n".join(said)
+    assert "placement: 2 node(s)" in text
+    assert "cloud.google.com/gce-topology-subblock: one domain: s1" in text
+    assert "cloud.google.com/gce-topology-host: 2 domains (spread)" in text
+    assert [o["kind"] for o in server.created] == ["TrainJob"]
+    assert_all_deleted(server)
+
+
+def test_the_allgather_script_prints_a_table_the_judge_reads():
+    ranks, hosts = 16, ["node-a"] * 8 + ["node-b"] * 8
+    lines = [
+        "# Collective test starting: all_gather_perf",
+        *allgather_bench.rank_lines(hosts, list(range(8)) * 2),
+        *allgather_bench.HEADER,
+        *[allgather_bench.row(s, ranks, s / 40e9, s / 41e9) for s in allgather_bench.sizes()],
+        *allgather_bench.closing_lines([37.5]),
+    ]
+    (table,) = parse_log("\n".join(lines))
+    assert table.collective == "all_gather" and table.hosts == 2
+    assert table.ranks == (16, "the rank lines")
+    last = table.rows[-1]
+    assert last.size == 8 << 30 and last.out_of_place.busbw == pytest.approx(37.5, abs=0.01)
 
 
 def test_cli_refuses_one_node(capsys):

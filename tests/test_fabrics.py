@@ -94,7 +94,7 @@ def test_each_fabric_adds_its_own_extras():
     assert set(smoke["smoke_test"]) == {"test_image", "daemon_image"}
     a4x = parse_stack({}, STACKS[Fabric.GIB])
     assert fabric_args(a4x, None, CLOUD)["nvlink_driver_version"] == (
-        catalog().nvidia_dra_driver.version
+        catalog().nvidia_dra_driver.compute_domains_version
     )  # type: ignore[arg-type]
 
 

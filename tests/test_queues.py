@@ -407,6 +407,12 @@ GOOD_QUEUE = {
 }
 
 
+RUNTIME = {
+    "name": "torch-distributed-rdma",
+    "pod_template": {"metadata": {}, "spec": {"containers": [{"name": "node", "image": "i:1"}]}},
+}
+
+
 def test_a_hosted_fabric_layer_builds_the_queue_it_is_given():
     plan = _build("GkeFabric", (("training_queue",), GOOD_QUEUE))
     assert sorted(kueue_objects(plan)) == [
@@ -415,6 +421,11 @@ def test_a_hosted_fabric_layer_builds_the_queue_it_is_given():
         "ResourceFlavor",
         "Topology",
     ]
+    with_runtime = {**GOOD_QUEUE, "runtime": RUNTIME, "trainer_version": "2.3.0"}
+    plan = _build("GkeFabric", (("training_queue",), with_runtime))
+    (runtime,) = plan.of_type("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime")
+    assert runtime.inputs["metadata"]["name"] == "torch-distributed-rdma"
+    assert release(plan, "kubeflow-trainer").inputs["version"] == "2.3.0"
 
 
 @pytest.mark.parametrize(
@@ -433,6 +444,16 @@ def test_a_hosted_fabric_layer_builds_the_queue_it_is_given():
             "only be the last",
         ),
         ((("pools", 0, "name"), "GPU"), "trainingQueue.pools[0].name", "not a DNS label"),
+        (
+            (("runtime",), {**RUNTIME, "topology": {"level": "a/b", "required": True}}),
+            "trainingQueue.runtime.topology.level",
+            "name one of topologyLevels (kubernetes.io/hostname)",
+        ),
+        (
+            (("runtime",), {**RUNTIME, "name": "Torch"}),
+            "trainingQueue.runtime.name",
+            "not a DNS label",
+        ),
         (
             (("topology_levels",), ["example.com/rack", "example.com/rack"]),
             "trainingQueue.topologyLevels",

@@ -109,6 +109,13 @@ def test_a_tcpx_job_gets_the_guides_wiring():
     assert node["volumeMounts"] == mounts
     assert _env(node)["LD_LIBRARY_PATH"] == _env(guide_gpu)["LD_LIBRARY_PATH"]
     assert node["resources"]["limits"]["nvidia.com/gpu"] == 8
+    # What upstream's test gives its ranks (nccl-config.yaml's run-nccl.sh, nccl-test-latest.yaml).
+    settings = tcpx.nccl_settings()
+    assert {"NCCL_GPUDIRECTTCPX_SOCKET_IFNAME", "NCCL_GPUDIRECTTCPX_CTRL_DEV"} <= {
+        e["name"] for e in settings
+    }
+    assert all(_env(node)[e["name"]] == e["value"] for e in settings)
+    assert "IPC_LOCK" in node["securityContext"]["capabilities"]["add"]
 
 
 def test_a_tcpxo_job_gets_upstreams_test_pod_wiring():
@@ -173,6 +180,8 @@ def test_an_a4x_job_gets_aicrs_wiring_and_an_nvlink_channel():
         {"name": "compute-domain-channel", "resourceClaimTemplateName": "gpu-fabric-nvlink-channel"}
     ]
     assert _env(node)["NCCL_NET"] == "gIB"
+    # The A4X guide's tuning profile, sourced by a bash command (a runtime cannot source it).
+    assert _env(node)["BASH_ENV"] == "/home/kubernetes/bin/gib/scripts/set_nccl_env.sh"
     assert node["resources"]["limits"]["nvidia.com/gpu"] == "4"
 
 

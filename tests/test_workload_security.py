@@ -65,6 +65,7 @@ def test_the_scan_sees_the_optional_workloads_and_the_benchmark(scanned):
     stack, objects = scanned
     kinds = {(name.split("-")[0], obj["kind"]) for name, obj in objects.items()}
     assert ("bandwidth", "Namespace") in kinds or stack == "oke-dranet-fabric"
+    assert ("bandwidth", "TrainJob") in kinds  # the run as a user's job
     optional = {
         "a3-prod": "Pod",  # the TCPX smoke test
         "oke-dranet-fabric": "MPIJob",

@@ -94,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--nodes", type=int, default=2, help="GPU nodes of the test (default 2)")
     parser.add_argument(
+        "--upstream-pods",
+        action="store_true",
+        help="run upstream's NCCL test pods instead of a TrainJob through the training queue",
+    )
+    parser.add_argument(
         "--timeout", type=float, default=1800, help="seconds the test may take (default 1800)"
     )
     parser.add_argument(
@@ -111,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         from verify.bandwidth import CouldNotRun, benchmark_for
 
         try:
-            benchmark = benchmark_for(args.stack, cfg, args.nodes)
+            benchmark = benchmark_for(args.stack, cfg, args.nodes, args.upstream_pods)
         except (CouldNotRun, ValueError) as err:
             print(f"error: cannot run the bandwidth test: {err}", file=sys.stderr)
             return 2

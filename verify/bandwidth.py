@@ -46,6 +46,13 @@ STUCK_REASONS = {
 _ROW = re.compile(r"^\s*\d+\s+\d+\s+[a-z0-9_]+\s")
 
 
+MISSING_CRD_HINTS = {
+    "MPIJob": " (is the Kubeflow MPI Operator installed? its CRD mpijobs.kubeflow.org)",
+    "TrainJob": " (is Kubeflow Trainer installed? its CRD trainjobs.trainer.kubeflow.org)",
+}
+"""What a 404 on creating a custom resource means."""
+
+
 class CouldNotRun(Exception):
     """The benchmark could not be run: says why and what to do (exit 2)."""
 
@@ -92,6 +99,8 @@ class Benchmark:
     setup: list[dict]
     """Created first and deleted last (the namespace)."""
     phases: list[Phase]
+    placement_levels: list[str] | None = None
+    """Topology levels to report the pods' placement on (None: not a queued job, no report)."""
 
     def manifests(self) -> list[dict]:
         """Every object, with each `launch` given placeholder node names."""
@@ -111,13 +120,24 @@ def namespace_manifest(name: str, stack: str) -> dict:
     }
 
 
-def benchmark_for(stack: str, cfg: Any, nodes: int = 2) -> Benchmark:
+def benchmark_for(stack: str, cfg: Any, nodes: int = 2, upstream_pods: bool = False) -> Benchmark:
     """The benchmark of the stack's fabric on `nodes` GPU nodes (CouldNotRun when there is none):
-    the platform's benchmark module (its spec's `benchmark`) has one builder per fabric."""
+    a user's TrainJob on the fabric's runtime through the training queue
+    (`verify/trainjob_bandwidth.py`) where the stack has one, else (or with `upstream_pods`)
+    upstream's NCCL test pods, from the platform's benchmark module (its spec's `benchmark`,
+    one builder per fabric)."""
     if nodes < 1:
         raise CouldNotRun("--nodes must be a positive whole number")
     hardware = hardware_of(stack, cfg)
-    benchmarks = spec_of(cfg.platform).benchmark_module()
+    spec = spec_of(cfg.platform)
+    queue = None if upstream_pods else spec.training_queue_module().training_queue_of(cfg)
+    if queue is not None and "runtime" in queue:
+        from .trainjob_bandwidth import trainjob_benchmark  # it builds on this module
+
+        if nodes < 2:
+            raise CouldNotRun("the test runs across nodes: give --nodes 2 or more")
+        return _secured(trainjob_benchmark(stack, hardware, queue, nodes))
+    benchmarks = spec.benchmark_module()
     builder = benchmarks.BUILDERS.get(hardware.fabric)
     if builder is None:
         raise CouldNotRun(f"no bandwidth test for fabric {hardware.fabric!r}")
@@ -168,9 +188,10 @@ class Cluster(Protocol):
     def delete(self, obj: dict) -> None: ...
     def pods(self, namespace: str, selector: str) -> list[dict]: ...
     def log(self, namespace: str, pod: str, container: str) -> str: ...
+    def node_labels(self, name: str) -> dict[str, str]: ...
 
 
-_CUSTOM = {"MPIJob": "mpijobs"}
+_CUSTOM = {"MPIJob": "mpijobs", "TrainJob": "trainjobs"}
 
 
 class KubeCluster:
@@ -221,6 +242,10 @@ class KubeCluster:
 
     def log(self, namespace: str, pod: str, container: str) -> str:
         return str(self.core.read_namespaced_pod_log(pod, namespace, container=container))
+
+    def node_labels(self, name: str) -> dict[str, str]:
+        node = self.api_client.sanitize_for_serialization(self.core.read_node(name))
+        return dict((node.get("metadata") or {}).get("labels") or {})
 
 
 def _quantities_as_text(obj: Any) -> Any:
@@ -300,6 +325,8 @@ class RunResult:
     """What the judge says."""
     outcome: str = "not run"
     """passed, failed (1), not judged (2), could not run (2)."""
+    nodes: list[str] = field(default_factory=list)
+    """The nodes its pods ran on."""
 
     @property
     def code(self) -> int:
@@ -367,7 +394,8 @@ def _wait_done(
         pending = [r for r in results if r.exit_code is None]
         for result in pending:
             run = result.run
-            watcher.pods(run.namespace, run.pods)
+            ran_on = {p["spec"].get("nodeName") for p in watcher.pods(run.namespace, run.pods)}
+            result.nodes = sorted(set(result.nodes) | {n for n in ran_on if n})
             for pod in watcher.pods(run.namespace, run.launcher):
                 if reason := _stuck(pod):
                     raise CouldNotRun(reason)
@@ -482,11 +510,8 @@ def run_benchmark(
             try:
                 cluster.create(obj)
             except Exception as err:  # noqa: BLE001 (any refusal is the reason it could not run)
-                hint = (
-                    " (is the Kubeflow MPI Operator installed? its CRD mpijobs.kubeflow.org)"
-                    if obj["kind"] == "MPIJob" and getattr(err, "status", None) == 404
-                    else ""
-                )
+                missing = getattr(err, "status", None) == 404
+                hint = MISSING_CRD_HINTS.get(obj["kind"], "") if missing else ""
                 raise CouldNotRun(
                     f"the cluster refused {obj['kind']} {obj['metadata']['name']}: "
                     f"{_api_reason(err)}{hint}"
@@ -533,6 +558,9 @@ def run_benchmark(
                 delete(created[before:])
             for result in results:
                 judge_result(result, benchmark.hardware, allow_unchecked)
+                if benchmark.placement_levels is not None:
+                    labels = {n: cluster.node_labels(n) for n in result.nodes}
+                    result.lines += placement_lines(benchmark.placement_levels, labels)
                 for line in result.lines:
                     say(line)
     except CouldNotRun as err:
@@ -546,6 +574,19 @@ def run_benchmark(
             if result.outcome == "not run":
                 result.outcome = "could not run"
     return report
+
+
+def placement_lines(levels: list[str], node_labels: dict[str, dict[str, str]]) -> list[str]:
+    """Where a queued job's pods ran: per Topology level (widest first), the domains their nodes
+    span (Kueue's Topology Aware Scheduling placed them)."""
+    if not node_labels:
+        return []
+    lines = [f"placement: {len(node_labels)} node(s): {', '.join(sorted(node_labels))}"]
+    for level in levels:
+        values = {labels.get(level, "(unlabelled)") for labels in node_labels.values()}
+        together = "one domain" if len(values) == 1 else f"{len(values)} domains (spread)"
+        lines.append(f"  {level}: {together}: {', '.join(sorted(values))}")
+    return lines
 
 
 def _api_reason(err: Exception) -> str:

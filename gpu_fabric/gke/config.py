@@ -838,7 +838,7 @@ class GkeA4xConfig(GkeStackConfig):
     nvidia_dra_driver_version: ChartVersionText | None = Field(
         None,
         description="NVIDIA DRA driver chart version (its ComputeDomains give a job NVLink "
-        "across nodes); default: the catalog's (`nvidia_dra_driver`).",
+        "across nodes); default: the catalog's (`nvidia_dra_driver.compute_domains_version`).",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
@@ -862,7 +862,7 @@ class GkeA4xConfig(GkeStackConfig):
 
     @property
     def nvlink_driver_version(self) -> str:
-        return self.nvidia_dra_driver_version or catalog().nvidia_dra_driver.version
+        return self.nvidia_dra_driver_version or catalog().nvidia_dra_driver.compute_domains_version
 
     @property
     def hyperdisk_storage_class(self) -> StorageClassConfig:

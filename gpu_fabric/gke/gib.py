@@ -68,8 +68,14 @@ class GibLayout:
 
 
 GIB_LAYOUTS = {
-    # A4X: AICR's runtime (and its A4X networking guide) mount the host paths as they are.
-    "arm64": GibLayout(GIB_ENV, GIB_VOLUMES, GIB_MOUNTS),
+    # A4X: AICR's runtime (and its A4X networking guide) mount the host paths as they are. The
+    # guide: the installer lays NCCL's tuning profile at /home/kubernetes/bin/gib/scripts/
+    # set_nccl_env.sh, and a job sources it from its own command (a runtime cannot), as AICR's
+    # NVLS validator does; skipping it costs tuning, not correctness (NCCL_NET=gIB selects the
+    # fabric).
+    "arm64": GibLayout(
+        GIB_ENV, GIB_VOLUMES, GIB_MOUNTS, env_script=f"{GIB_HOST}/scripts/set_nccl_env.sh"
+    ),
     # A3 Ultra and A4: upstream nccl-test-rdma.yaml, field for field (its volume names too).
     "amd64": GibLayout(
         env=[

@@ -6,12 +6,14 @@ and the fabric's spec (`FABRIC`: its installer image, its smoke test, its image 
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import yaml_files
 from ..catalog import Fabric, catalog
 from ..nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
+from ..pod_spec import add_items, add_named
 from ..problems import Problem
 from ..workload_security import secure_workload
 from .config import GkeA3HighConfig
@@ -236,13 +238,31 @@ def _image_problems(cfg: GkeA3HighConfig) -> list[Problem]:
     return coupled_pair_problems("images.tcpx", cfg.images.tcpx, pinned, "tcpx-daemon")
 
 
+_NCCL_SETTING = re.compile(r'-x (NCCL_\w+)=("?)([^"\s]+)\2')
+
+
+def nccl_settings() -> list[dict[str, str]]:
+    """NCCL's settings for GPUDirect-TCPX, as upstream's test passes them to every rank (the
+    `-x NCCL_...` of `run-nccl.sh` in the vendored nccl-config.yaml), as env vars."""
+    script = nccl_config_map()["data"]["run-nccl.sh"]
+    return [{"name": name, "value": value} for name, _, value in _NCCL_SETTING.findall(script)]
+
+
 def _wire_pod(template: dict, cfg: GkeA3HighConfig) -> dict:
-    """`with_tcpx`, with the tcpx-daemon as a native sidecar (an init container that keeps
+    """`with_tcpx` for a training job: NCCL's TCPX settings in the GPU container's env and
+    IPC_LOCK, as upstream's test gives its ranks (gpudirect-tcpx/nccl-test-latest.yaml and
+    nccl-config.yaml), and the tcpx-daemon as a native sidecar (an init container that keeps
     running, `restartPolicy: Always`): a training job's pods complete when its training container
     does, which a daemon in `containers` would never let them (Kubernetes docs, "Sidecar
     Containers", stable since v1.33). The guide's long-running test pods keep it in `containers`."""
     wired = copy.deepcopy(template)
     spec = with_tcpx(wired["spec"], cfg.tcpx_images.daemon)
+    for container in (c for c in spec["containers"] if _requests_gpu(c)):
+        add_named(
+            container.setdefault("env", []), nccl_settings(), f"container {container['name']}"
+        )
+        capabilities = container.setdefault("securityContext", {}).setdefault("capabilities", {})
+        add_items(capabilities.setdefault("add", []), ["IPC_LOCK"])
     daemon = next(c for c in spec["containers"] if c["name"] == "tcpx-daemon")
     spec["containers"] = [c for c in spec["containers"] if c is not daemon]
     spec.setdefault("initContainers", []).append({**daemon, "restartPolicy": "Always"})

@@ -30,7 +30,10 @@ QUEUE_RULES = {
         "jobset_version": same_as(QueuesConfig, "jobset_version"),
         "kueue_image_repository": same_as(QueuesConfig, "kueue_image_repository"),
         "jobset_image_repository": same_as(QueuesConfig, "jobset_image_repository"),
+        "trainer_version": same_as(QueuesConfig, "trainer_version"),
     },
+    "TrainingRuntimeSettings": {"name": DnsLabel},
+    "RuntimeTopology": {"level": LabelKey},
     "QueuePool": {
         "name": DnsLabel,
         "node_labels": dict[LabelKey, str],
@@ -57,4 +60,14 @@ def queue_problems(args: dict[str, Any]) -> list[InputProblem]:
     if len(set(levels)) != len(levels):
         fix = "each level is a different node label; remove the repeated one"
         problems.append(InputProblem("trainingQueue.topologyLevels", levels, fix))
+    topology = queue.get("runtime", {}).get("topology")
+    if topology and topology["level"] not in levels:
+        fix = (
+            f"name one of topologyLevels ({', '.join(levels)})"
+            if levels
+            else "give topologyLevels, or no topology (without a Topology Kueue places nothing)"
+        )
+        problems.append(
+            InputProblem("trainingQueue.runtime.topology.level", topology["level"], fix)
+        )
     return problems
