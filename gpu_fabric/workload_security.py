@@ -260,6 +260,17 @@ _RESOURCE_CHECKS = {
 }
 
 
+def _fails_resource_check(container: Mapping, kind: str, resource: str) -> bool:
+    """Whether checkov's check of `kind`.`resource` fails on the container. Its requests checks
+    (CPURequests, MemoryRequests in checkov/kubernetes/checks/resource/k8s) give no result, not a
+    failure, for a container whose `resources` has no `requests` (a DRA claim or device-plugin
+    limits only), and a waiver of a check that passes is refused (`make scan`)."""
+    resources = container.get("resources") or {}
+    if kind == "requests" and resources and not isinstance(resources.get("requests"), dict):
+        return False
+    return resource not in resources.get(kind, {})
+
+
 def pod_reasons(
     pod_spec: Mapping,
     host_network: str | None = None,
@@ -284,7 +295,7 @@ def pod_reasons(
     }
     containers = [*pod_spec.get("initContainers", []), *pod_spec.get("containers", [])]
     for (kind, resource), check in _RESOURCE_CHECKS.items():
-        if any(resource not in (c.get("resources") or {}).get(kind, {}) for c in containers):
+        if any(_fails_resource_check(c, kind, resource) for c in containers):
             if check not in given and check != "CKV_K8S_11":
                 raise ValueError(f"{kind} {resource} left unset needs the reason for it")
             found[check] = given.get(check, CPU_LIMIT)

@@ -260,3 +260,19 @@ def test_scan_passes_when_every_finding_is_waived_and_needed(tmp_path, capsys, m
     monkeypatch.setattr(scan, "run_checkov", lambda checkov, folder: next(reports))
     assert scan.main([stack, "--out", str(tmp_path)]) == 0
     assert "checkov: 0 unwaived" in capsys.readouterr().out
+
+
+def test_no_requests_waiver_where_checkov_gives_no_result():
+    """checkov's CPURequests/MemoryRequests give no result for `resources` without `requests`
+    (a DRA claim only), and `make scan` refuses a waiver of a check that does not fail."""
+    from gpu_fabric.workload_security import pod_reasons
+
+    claim_only = {
+        "containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "x"}]}}]
+    }
+    reasons = {"CKV_K8S_10": "r", "CKV_K8S_12": "r", "CKV_K8S_13": "r"}
+    found = pod_reasons(claim_only, reasons=reasons)
+    assert not {"CKV_K8S_10", "CKV_K8S_12"} & set(found)
+    assert {"CKV_K8S_11", "CKV_K8S_13"} <= set(found)  # the limits checks do fail
+    empty = {"containers": [{"name": "c", "image": "i", "resources": {"requests": {}}}]}
+    assert {"CKV_K8S_10", "CKV_K8S_12"} <= set(pod_reasons(empty, reasons=reasons))
