@@ -42,6 +42,8 @@ def queue_routes(objects: dict) -> dict:
             objects["runtime"]
         ),
         f"{kueue}/clusterqueues/gpu-fabric": objects["clusterqueue"],
+        "/apis/resource.k8s.io/v1/namespaces/training/resourceclaimtemplates/"
+        "gpu-fabric-nvlink-channel": objects["channel"],
         f"{kueue}/namespaces/training/localqueues/default": objects["localqueue"],
         "/api/v1/nodes": objects["nodes"],
     }
@@ -57,6 +59,7 @@ def snapshot_of(objects: dict) -> QueueSnapshot:
         cluster_queue=objects["clusterqueue"],
         local_queue=objects["localqueue"],
         runtime=objects["runtime"],
+        claim_templates={"gpu-fabric-nvlink-channel": objects["channel"]},
         flavor_nodes={"a4x-highgpu": objects["nodes"]["items"]},
     )
 
@@ -69,7 +72,7 @@ def queue():
 
 def test_fixture_objects_are_valid_api_objects():
     objects = recorded()
-    for key in ("kueue", "jobset", "trainer", "runtime", "clusterqueue", "localqueue"):
+    for key in ("kueue", "jobset", "trainer", "runtime", "channel", "clusterqueue", "localqueue"):
         validate(objects[key])
     for node in objects["nodes"]["items"]:
         kubernetes_validate.validate(node, "1.34", strict=True)
@@ -97,6 +100,10 @@ def _no_runtime(o):
     o["runtime"] = None
 
 
+def _no_channel(o):
+    o["channel"] = None
+
+
 def _trainer_unavailable(o):
     o["trainer"]["status"]["conditions"][0].update(status="False", message="0 of 1 ready")
 
@@ -119,6 +126,10 @@ BROKEN = {
     "runtime missing": (
         _no_runtime,
         ["ClusterTrainingRuntime torch-distributed-rdma: missing (a TrainJob naming it"],
+    ),
+    "no nvlink channel": (
+        _no_channel,
+        ["ResourceClaimTemplate training/gpu-fabric-nvlink-channel: missing (the runtime's pods"],
     ),
     "trainer not available": (
         _trainer_unavailable,

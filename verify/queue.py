@@ -31,6 +31,8 @@ class QueueSnapshot:
     local_queue: dict[str, Any] | None = None
     runtime: dict[str, Any] | None = None
     """The fabric's ClusterTrainingRuntime (None: missing, or the queue has none)."""
+    claim_templates: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    """The ResourceClaimTemplates the runtime's pods claim from -> the object (None: missing)."""
     flavor_nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Flavor -> the nodes its node labels select."""
 
@@ -41,6 +43,15 @@ def controllers(queue: TrainingQueueSettings) -> list[str]:
     pins = catalog().workloads
     charts = [pins.kueue, pins.jobset, *([pins.trainer] if "trainer_version" in queue else [])]
     return [f"{c.namespace}/{c.controller}" for c in charts]
+
+
+def runtime_claim_templates(queue: TrainingQueueSettings) -> list[str]:
+    """The ResourceClaimTemplates the runtime's pods name: they must be in the training namespace
+    (OKE's whole-node claim; A4X's channel, which the ComputeDomain's controller makes)."""
+    if "runtime" not in queue:
+        return []
+    claims = queue["runtime"]["pod_template"]["spec"].get("resourceClaims", [])
+    return [c["resourceClaimTemplateName"] for c in claims if "resourceClaimTemplateName" in c]
 
 
 def _selector(labels: dict[str, str]) -> str:
@@ -79,6 +90,12 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
             f"ClusterTrainingRuntime {queue['runtime']['name']}: missing (a TrainJob naming it "
             "is refused)"
         )
+    for name in runtime_claim_templates(queue):
+        if snapshot.claim_templates.get(name) is None:
+            problems.append(
+                f"ResourceClaimTemplate {queue['namespace']}/{name}: missing (the runtime's pods "
+                "claim from it, and cannot start without it)"
+            )
     flavors = queue_manifests(queue).flavors
     for pool in queue["pools"]:
         flavor = flavors[pool["name"]]["metadata"]["name"]
@@ -140,6 +157,15 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
                 TRAINER_GROUP, TRAINER_VERSION, "clustertrainingruntimes", name
             )
         )
+
+    def claim_template(name: str) -> Any:
+        return or_none(
+            lambda: custom.get_namespaced_custom_object(
+                "resource.k8s.io", "v1", queue["namespace"], "resourceclaimtemplates", name
+            )
+        )
+
+    claim_templates = {name: claim_template(name) for name in runtime_claim_templates(queue)}
     flavor_nodes = {}
     for pool in queue["pools"]:
         selector = _selector(pool["node_labels"])
@@ -150,5 +176,6 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
         cluster_queue=cast(dict[str, Any] | None, cluster_queue),
         local_queue=cast(dict[str, Any] | None, local_queue),
         runtime=cast(dict[str, Any] | None, runtime),
+        claim_templates=cast(dict[str, dict[str, Any] | None], claim_templates),
         flavor_nodes=flavor_nodes,
     )
