@@ -284,6 +284,11 @@ def test_the_runtime_asks_for_the_configured_topology():
     ] == ("cloud.google.com/gce-topology-subblock")
 
 
+def test_only_a4x_runtime_carries_the_alias_of_the_earlier_component():
+    (runtime,) = planned("a3-prod").of_type(RUNTIME)
+    assert runtime.aliases == []  # A3 High never had the earlier A4X-only runtime
+
+
 def test_without_a_topology_the_runtime_asks_for_none():
     pod = runtime_of(planned("oke-dranet-fabric"))["spec"]["template"]["spec"]
     annotations = pod["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]

@@ -199,7 +199,10 @@ class GkeFabric(pulumi.ComponentResource):
                     args["kubeconfig"],
                     args["cluster_id"],
                     runtime_after=runtime_after,
-                    runtime_aliases=[_earlier_runtime(self, name)],
+                    # Only gke-a4x had the earlier runtime component: no alias elsewhere.
+                    runtime_aliases=[_earlier_runtime(self, name)]
+                    if machine.platform == "gke-a4x"
+                    else [],
                 ),
                 on_cluster,
             )

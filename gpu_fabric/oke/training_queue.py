@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..catalog import catalog
 from ..nvidia import GPU_DEVICE_CLASS, GPU_RESOURCE
+from ..pod_spec import add_named
 from ..workloads.queues import (
     QueuePool,
     TrainingQueueSettings,
@@ -57,8 +58,9 @@ def training_runtime(cfg: OkeDranetConfig) -> TrainingRuntimeSettings:
     shape = catalog().oci_shapes[shape_name]
     plan = plan_claim(Claim(RUNTIME_CLAIM, shape.gpu_count, shape.rail_count), shape, shape_name)
     pod = with_dra_claim(node_template(runtime_image(cfg.queues)), plan.name, shape_name)
-    pod["spec"]["volumes"] = [dict(SHM_VOLUME)]
-    pod["spec"]["containers"][0]["volumeMounts"] = [dict(SHM_MOUNT)]
+    add_named(pod["spec"].setdefault("volumes", []), [SHM_VOLUME], "the pod's volumes")
+    node = pod["spec"]["containers"][0]
+    add_named(node.setdefault("volumeMounts", []), [SHM_MOUNT], "the node container's mounts")
     return {
         "name": catalog().workloads.rdma_runtime,
         "pod_template": pod,
