@@ -422,3 +422,16 @@ def test_the_docs_list_every_runtime():
         catalog().workloads.rdma_runtime
     }:
         assert f"`{name}`" in text, name
+
+
+@pytest.mark.parametrize("stack", ["a4x-prod", "oke-dranet-fabric"])
+def test_the_runtimes_fixed_name_objects_are_deleted_before_they_are_replaced(stack):
+    plan = planned(stack)
+    kinds = ("ComputeDomain", "ResourceClaimTemplate")
+    objects = [
+        r
+        for r in plan.resources
+        if r.name.startswith(f"{stack.removesuffix('-fabric')}-training-queue-")
+        and r.type.endswith(kinds)
+    ]
+    assert objects and all(r.delete_before_replace for r in objects)

@@ -358,7 +358,11 @@ class TrainingQueue(pulumi.ComponentResource):
                 custom_resource(
                     f"{name}-{manifest['metadata']['name']}",
                     manifest,
-                    pulumi.ResourceOptions(parent=self, depends_on=waits),
+                    # A fixed name whose spec is immutable (a ComputeDomain, a claim template): a
+                    # change replaces it, which only delete-then-create can do under one name.
+                    pulumi.ResourceOptions(
+                        parent=self, depends_on=waits, delete_before_replace=True
+                    ),
                 )
 
 
