@@ -78,6 +78,8 @@ class Registration:
     object where it is (Pulumi docs, resource option `retainOnDelete`)."""
     replace_on_changes: list[str] = field(default_factory=list)
     """`replaceOnChanges`: input paths whose change replaces the resource, beyond its provider's."""
+    custom_timeouts: dict[str, str] = field(default_factory=dict)
+    """`customTimeouts`: how long Pulumi waits to create, update or delete it (those given)."""
 
     @property
     def provider_urn(self) -> str:
@@ -214,6 +216,11 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
                     aliases=[self._alias_urn(request, alias) for alias in request.aliases],
                     retain_on_delete=bool(request.retainOnDelete),
                     replace_on_changes=list(request.replaceOnChanges),
+                    custom_timeouts={
+                        operation: getattr(request.customTimeouts, operation)
+                        for operation in ("create", "update", "delete")
+                        if getattr(request.customTimeouts, operation)
+                    },
                 )
             )
         return response

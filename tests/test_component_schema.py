@@ -216,6 +216,9 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "reservationProject": "string",
         "maxSurge": "integer",
         "maxUnavailable": "integer",
+        # The pool options, written by `make docs` from GpuPoolConfig (tools/pool_options.py).
+        "createTimeout": "string",
+        "updateTimeout": "string",
     },
     "GkePrimaryNetwork": {
         "subnetCidr": "string!",

@@ -67,7 +67,6 @@ def test_check_exits_1_when_the_page_is_out_of_date(tmp_path, monkeypatch, capsy
     page = tmp_path / "config-reference.md"
     page.write_text("<!-- BEGIN GENERATED: gke -->\nstale\n<!-- END GENERATED -->\n")
     monkeypatch.setattr(config_reference, "PAGE", page)
-    monkeypatch.setattr(config_reference, "ROOT", tmp_path)
     assert config_reference.main(["--check"]) == 1
     assert "make docs" in capsys.readouterr().err
     assert config_reference.main([]) == 0

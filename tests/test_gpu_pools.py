@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from gpu_fabric.gke.cloud import GkeGpuPool
+from gpu_fabric.gke.config import pool_options
 from gpu_fabric.gke.gpu_cluster import cloud_args
 from tests.conftest import (
     DELETE,
@@ -182,6 +183,6 @@ def test_a_pool_setting_reaches_the_node_pool_args_under_its_own_name():
     given = cfg.pool.model_dump(mode="json")
     shared = (GkeGpuPool.__required_keys__ | GkeGpuPool.__optional_keys__) & set(given)
     copied = shared - {"gpu_driver_version", "reservation"}
-    assert copied == {"name", "zone", "machine_type", "node_count"}
+    assert copied == {"name", "zone", "machine_type", "node_count", *pool_options()}
     assert {key: pool[key] for key in copied} == {key: given[key] for key in copied}
     assert (pool["name"], pool["node_count"]) == ("pool-b", 3)

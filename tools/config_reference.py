@@ -19,7 +19,6 @@ differ:
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -37,6 +36,7 @@ from pydantic_core import PydanticUndefined
 from gpu_fabric.config_base import NAMESPACE
 from gpu_fabric.platform_spec import PlatformSpec
 from gpu_fabric.registry import SPECS
+from tools import generated_file
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "config-reference.md"
@@ -218,20 +218,7 @@ def render(page: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the page is out of date")
-    args = parser.parse_args(argv)
-    written = PAGE.read_text(encoding="utf-8")
-    generated = render(written)
-    if args.check:
-        if generated != written:
-            print(f"{PAGE.relative_to(ROOT)} is out of date; run {REGENERATE}", file=sys.stderr)
-            return 1
-        return 0
-    if generated != written:
-        PAGE.write_text(generated, encoding="utf-8")
-        print(f"wrote {PAGE.relative_to(ROOT)}")
-    return 0
+    return generated_file.main(__doc__.splitlines()[0], PAGE, render, REGENERATE, argv)
 
 
 if __name__ == "__main__":

@@ -115,6 +115,18 @@ class GkeGpuPool(TypedDict):
     """Surge upgrade: extra nodes during an upgrade (with max_unavailable; unset: GKE's default)."""
     max_unavailable: NotRequired[int]
     """Surge upgrade: nodes unavailable at once (with max_surge; unset: GKE's default)."""
+    # BEGIN GENERATED: pool options (`make docs`, from GpuPoolConfig: tools/pool_options.py)
+    create_timeout: NotRequired[str]
+    (
+        "How long Pulumi waits for the pool's creation (90m, 2h); GPU nodes boot, install their "
+        "driver and attach every NIC before GKE reports the pool running."
+    )
+    update_timeout: NotRequired[str]
+    (
+        "How long Pulumi waits for an update of the pool (90m, 2h); an upgrade replaces one node "
+        "at a time, so a pool of many nodes needs more."
+    )
+    # END GENERATED
 
 
 class GkeCloudArgs(TypedDict):

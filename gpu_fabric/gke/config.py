@@ -25,6 +25,7 @@ from ..config_base import (
     SourceRange,
     SourceRanges,
     StackModel,
+    Timeout,
     system_node_count,
 )
 from ..images import ImageRef
@@ -354,6 +355,21 @@ class UpgradeConfig(ConfigModel):
     )
 
 
+POOL_OPTION: dict = {"pool_option": True}
+"""Marks a `GpuPoolConfig` field the node pool takes as it is written (`json_schema_extra`): `make
+docs` writes its field into the hosted pool args (`GkeGpuPool`, by tools/pool_options.py), the
+hosted layer checks it with this field's rule, and the node pool reads it with `pool_option`."""
+
+
+def pool_options() -> list[str]:
+    """The `GpuPoolConfig` fields marked POOL_OPTION, in their order."""
+    return [
+        name
+        for name, field in GpuPoolConfig.model_fields.items()
+        if field.json_schema_extra == POOL_OPTION
+    ]
+
+
 class GpuPoolConfig(ConfigModel):
     """The GPU node pool."""
 
@@ -411,6 +427,18 @@ class GpuPoolConfig(ConfigModel):
         None,
         description="GKE-managed accelerator networking (`auto`); refused, it conflicts with the "
         "stack's own NICs.",
+    )
+    create_timeout: Timeout = Field(
+        "60m",
+        description="How long Pulumi waits for the pool's creation (90m, 2h); GPU nodes boot, "
+        "install their driver and attach every NIC before GKE reports the pool running.",
+        json_schema_extra=POOL_OPTION,
+    )
+    update_timeout: Timeout = Field(
+        "60m",
+        description="How long Pulumi waits for an update of the pool (90m, 2h); an upgrade "
+        "replaces one node at a time, so a pool of many nodes needs more.",
+        json_schema_extra=POOL_OPTION,
     )
 
 

@@ -25,6 +25,7 @@ from .config import (
     StorageClassConfig,
     SystemPoolConfig,
     UpgradeConfig,
+    pool_options,
 )
 
 
@@ -94,6 +95,7 @@ CLOUD_INPUTS = LayerInputs(
             "reservation_project": same_as(ReservationConfig, "project"),
             "max_surge": same_as(UpgradeConfig, "max_surge"),
             "max_unavailable": same_as(UpgradeConfig, "max_unavailable"),
+            **{option: same_as(GpuPoolConfig, option) for option in pool_options()},
         },
     },
     _cloud_problems,

@@ -2,20 +2,22 @@
 
 A pool setting has one shape between the stack config and the node pool: `GkeGpuPool` (cloud.py),
 the pool's typed args, which `GkeCloud` takes per pool; the cluster adds `PoolCluster`. A stack's
-`GpuPoolConfig` fields reach it under their own names (`gpu_cluster.cloud_args`), so a pool option
-is its config field, its `GkeGpuPool` field, its use here, and a test.
+`GpuPoolConfig` fields reach it under their own names (`gpu_cluster.cloud_args`). A pool option
+(a config field marked `POOL_OPTION`, whose `GkeGpuPool` field `make docs` writes) is its config
+field, its use here through `pool_option`, and a test.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_gcp as gcp
 
 from ..catalog import catalog
 from .cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
+from .config import GpuPoolConfig
 
 if TYPE_CHECKING:
     # The hosted component's type, so declared beside it (`GkeCloud`, cloud.py).
@@ -39,6 +41,12 @@ class NodeNetwork:
     """Subnet name."""
 
 
+def pool_option(pool: GkeGpuPool, name: str) -> Any:
+    """A pool option (a `GpuPoolConfig` field marked `POOL_OPTION`) as the pool's args give it,
+    else the config field's default: the hosted layer may leave an option out."""
+    return pool.get(name, GpuPoolConfig.model_fields[name].default)
+
+
 def reservation_value(pool: GkeGpuPool) -> str:
     """The pool's reservation as node affinity names it: a shared one by its owner project."""
     project = pool.get("reservation_project")
@@ -46,10 +54,11 @@ def reservation_value(pool: GkeGpuPool) -> str:
     return f"projects/{project}/reservations/{name}" if project else name
 
 
-# Create and update wait for every GPU VM to boot and join (GPU driver install, local SSDs), which
-# on a large pool outlasts the provider's 30-minute default; cluster-toolkit's gke-node-pool
-# exposes `timeout_create`/`timeout_update` for this (main.tf `timeouts {}`), without defaults.
-GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="30m")
+GPU_POOL_DELETE_TIMEOUT = "30m"
+"""Create and update wait for every GPU VM to boot and join (GPU driver install, local SSDs),
+which on a large pool outlasts the provider's 30-minute default: they are the pool options
+`createTimeout` and `updateTimeout` (60m by default), as cluster-toolkit's gke-node-pool exposes
+`timeout_create`/`timeout_update` (main.tf `timeouts {}`). Deleting keeps 30 minutes."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +188,11 @@ class GpuNodePool(pulumi.ComponentResource):
                 parent=self,
                 depends_on=cluster.depends_on,
                 delete_before_replace=True,
-                custom_timeouts=GPU_POOL_TIMEOUTS,
+                custom_timeouts=pulumi.CustomTimeouts(
+                    create=pool_option(pool, "create_timeout"),
+                    update=pool_option(pool, "update_timeout"),
+                    delete=GPU_POOL_DELETE_TIMEOUT,
+                ),
             ),
         )
 
