@@ -4,6 +4,10 @@ STACK ?= a3-prod
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
+# Python's bytecode cache (__pycache__/, git-ignored) on for every target, whatever the shell says:
+# without it each run compiles the package, and pytest rewrites every test module again, which is
+# most of what a warm `make test` or a fresh interpreter of `make bench` would spend.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help plan test lint verify clean
 
@@ -55,10 +59,12 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 # The key tables of docs/config-reference.md, from the config models' descriptions
-# (tools/config_reference.py; tests/test_config_reference.py fails when they differ).
+# (tools/config_reference.py; tests/test_config_reference.py fails when they differ), and the
+# hosted GKE pool args' options (tools/pool_options.py; tests/test_pool_options.py).
 .PHONY: docs
 docs: $(STAMP)
 	$(VENV)/bin/python -m tools.config_reference
+	$(VENV)/bin/python -m tools.pool_options
 
 verify: $(STAMP)
 	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \

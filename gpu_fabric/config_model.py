@@ -23,4 +23,5 @@ class ConfigModel(BaseModel):
         alias_generator=to_camel,
         validate_by_name=False,
         validate_by_alias=True,
+        defer_build=True,
     )

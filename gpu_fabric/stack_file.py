@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from . import yaml_files
 from .problems import NO_VALUE, ConfigError, Problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,13 +35,18 @@ SECRET_PLACEHOLDER = "[secret]"
 """What an encrypted (`secure:`) value reads as offline, where it cannot be decrypted."""
 
 
-class _StrictLoader(yaml.SafeLoader):
+class _StrictLoader(yaml_files.SAFE_LOADER):
     """YAML as Pulumi reads a stack file: keys are text and written once (PyYAML lets the last one
-    win silently), dates stay text, and anchors/aliases and tags are not used to build values."""
+    win silently), dates stay text, and tags are not used to build values. Anchors, aliases and
+    merge keys (`<<: *base`) are YAML that Pulumi's reader (Go's yaml.v3) accepts: they are read
+    as written. libyaml's parser (yaml_files.SAFE_LOADER) stops a document nested deeper than its
+    limit with a parse error, where PyYAML's own would end in a RecursionError."""
 
     def construct_mapping(self, node, deep=False):
         seen: dict = {}
         for key_node, _ in node.value:
+            if key_node.tag == MERGE_TAG:
+                continue  # `<<`: SafeConstructor merges the aliased mapping's keys
             key = self.construct_object(key_node, deep=deep)
             if not isinstance(key, (str, int, float, bool)):
                 raise yaml.constructor.ConstructorError(
@@ -64,16 +70,8 @@ class _StrictLoader(yaml.SafeLoader):
             None, None, f"the tag {node.tag} is not a stack-file value", node.start_mark
         )
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.events.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                "anchors and aliases (*name) are not stack-file values",
-                event.start_mark,
-            )
-        return super().compose_node(parent, index)
+
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 # Dates and binary stay what they are written as: text (a stack file holds text, numbers, booleans).
@@ -99,9 +97,30 @@ def _file_problem(path: Path, message: str, line: int | None = None) -> ConfigEr
 @functools.lru_cache(maxsize=64)
 def _parsed(text: str) -> Any:
     """The YAML document of a stack file's text. Parsed once per text: the tests and the copy
-    check read the same few files hundreds of times, and PyYAML's pure-Python loader (which the
-    strict rules above extend) is the slow part of reading one."""
+    check read the same few files hundreds of times."""
     return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+
+
+MAX_EXPANDED_VALUES = 100_000
+"""How many values a stack file may hold once its aliases are expanded. An alias shares the
+anchored value, and every reader after the parse (the JSON text Pulumi hands a program) expands it:
+a few lines aliasing each other (the "billion laughs" document) would expand without end. Go's
+yaml.v3, Pulumi's reader, refuses excessive aliasing too (`decode.go`, `allowedAliasRatio`)."""
+
+
+def _expands_beyond(document: Any, limit: int) -> bool:
+    """Whether `document`, its shared (aliased) values counted at every use, holds over `limit`."""
+    count, pending = 0, [document]
+    while pending:
+        count += 1
+        if count > limit:
+            return True
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
 
 
 def read_stack_file(path: Path) -> dict[str, Any]:
@@ -119,6 +138,12 @@ def read_stack_file(path: Path) -> dict[str, Any]:
         raise _file_problem(path, f"not valid YAML: {err.problem or err}", line) from None
     except yaml.YAMLError as err:
         raise _file_problem(path, f"not valid YAML: {err}") from None
+    if _expands_beyond(document, MAX_EXPANDED_VALUES):
+        raise _file_problem(
+            path,
+            f"its aliases (*name) expand to more than {MAX_EXPANDED_VALUES:,} values; write the "
+            "repeated values out, or alias fewer times",
+        )
     if document is None:
         return {}
     if not isinstance(document, dict):

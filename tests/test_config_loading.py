@@ -385,6 +385,23 @@ def _write(tmp_path, monkeypatch, content: bytes) -> str:
             "the key 'gcp:project' is written twice (first on line 2); keep one",
             3,
         ),
+        # Nested beyond libyaml's depth limit: a parse error, not Python's RecursionError.
+        (b"config:\n  k: " + b"[" * 5000 + b"]" * 5000 + b"\n", "maximum nesting depth", 2),
+        (
+            b"config:\n  k:\n" + b"".join(b"  " * (n + 2) + b"- \n" for n in range(3000)),
+            "maximum nesting depth",
+            1000,
+        ),
+        (b"config:\n  k: !!binary aGk=\n", "the tag tag:yaml.org,2002:binary is not", 2),
+        (
+            b"config:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + b"".join(
+                f"  {n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n".encode()
+                for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+            ),
+            "its aliases (*name) expand to more than 100,000 values",
+            None,
+        ),
     ],
 )
 def test_a_broken_stack_file_is_a_clean_error_with_its_line(
@@ -398,6 +415,29 @@ def test_a_broken_stack_file_is_a_clean_error_with_its_line(
     assert says in problem.message
     assert plan_cli.main(["broken", "--out", str(tmp_path / "out")]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_anchors_aliases_and_merge_keys_are_read_as_pulumi_reads_them(tmp_path, monkeypatch):
+    """Valid YAML that Pulumi's reader (Go's yaml.v3) takes: an alias is the anchored value, a
+    merge key (`<<`) copies the anchored mapping's keys under the ones written beside it."""
+    _write(
+        tmp_path,
+        monkeypatch,
+        b"config:\n"
+        b"  gcp:project: &project acme-ml-4821\n"
+        b"  gcp:zone: us-central1-a\n"
+        b"  gpu-fabric:base: &base {machineType: a3-highgpu-8g, nodeCount: 2}\n"
+        b"  gpu-fabric:gpuPool:\n"
+        b"    <<: *base\n"
+        b"    nodeCount: 4\n"
+        b"  gpu-fabric:owner: *project\n",
+    )
+    config = engine.stack_config("broken")
+    assert json.loads(config["gpu-fabric:gpuPool"]) == {
+        "machineType": "a3-highgpu-8g",
+        "nodeCount": 4,
+    }
+    assert config["gpu-fabric:owner"] == config["gcp:project"] == "acme-ml-4821"
 
 
 def test_a_null_top_level_value_is_refused(tmp_path, monkeypatch):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jsonschema
-import kubernetes_validate
 import pytest
 from kubernetes.client import ApiClient
 
@@ -20,7 +18,7 @@ from tests.recorded_cluster import (
     client_for_routes,
     run_verify,
 )
-from tests.test_manifests import CRD_SCHEMAS
+from tests.test_manifests import CRD_SCHEMAS, validate
 from tests.test_verify_queue import queue_routes
 from tests.test_verify_queue import recorded as queue_recorded
 from verify.gke import Snapshot, check, expected_from
@@ -62,9 +60,10 @@ def test_expectations_come_from_the_stack(expected):
 def test_fixture_objects_are_valid_api_objects():
     objects = recorded()
     for obj in objects["gkenetworkparamsets"]["items"] + objects["networks"]["items"]:
-        jsonschema.validate(obj, CRD_SCHEMAS[(obj["apiVersion"], obj["kind"])])
+        assert (obj["apiVersion"], obj["kind"]) in CRD_SCHEMAS
+        validate(obj)
     for obj in [objects["daemonset"], *objects["pods"]["items"]]:
-        kubernetes_validate.validate(obj, "1.34", strict=True)
+        validate(obj)
 
 
 def test_healthy_cluster_passes(expected):

@@ -6,9 +6,13 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from ..config_base import NAMESPACE
 from ..problems import ConfigError, Problem
 from ..problems import key as stack_key
+from ..registry import spec_of
 from ..stack_file import file_config_and_secrets
+
+PLATFORM_KEY = f"{NAMESPACE}:platform"
 
 
 def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> list[Problem]:
@@ -20,12 +24,13 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
     my_exclusive = {
         (scope, what): (key, why) for key, (scope, what, why) in exclusive_resources(cfg).items()
     }
+    same_cloud = frozenset(spec_of(cfg.platform).platforms)
     problems = []
     for path in sorted(stacks_dir.glob("Pulumi.*.yaml")):
         other = path.name[len("Pulumi.") : -len(".yaml")]
         if other == stack:
             continue
-        theirs = _other_stack(path, path.stat().st_mtime_ns, project)
+        theirs = _other_stack(path, path.stat().st_mtime_ns, project, same_cloud)
         if theirs is None:
             continue  # a broken stack file is that stack's problem, reported when it runs
         if _same_deployment(cfg, stack, theirs, other):
@@ -71,15 +76,18 @@ def exclusive_resources(cfg) -> dict[str, tuple[str, str, str]]:
 
 
 @functools.lru_cache(maxsize=64)
-def _other_stack(path: Path, mtime_ns: int, project: str):
-    """Another stack file, parsed (None if it does not parse); kept while the file is unchanged:
-    every plan compares itself with every other stack file. Read as the planned stack is read
-    (`stack_file.file_config_and_secrets`)."""
+def _other_stack(path: Path, mtime_ns: int, project: str, same_cloud: frozenset[str]):
+    """Another stack file of a platform on the same cloud (`same_cloud`: its platforms), parsed;
+    None if it does not parse or is on another cloud, whose names and resources live in another
+    cloud's scopes. Kept while the file is unchanged: every plan compares itself with every
+    other stack file. Read as the planned stack is read (`stack_file.file_config_and_secrets`)."""
     from .loading import parse_pulumi_config  # loading runs this check: imported when first used
 
     other = path.name[len("Pulumi.") : -len(".yaml")]
     try:
         values, secret_keys = file_config_and_secrets(path)
+        if values.get(PLATFORM_KEY) not in same_cloud:
+            return None
         return parse_pulumi_config(values, other, project, None, secret_keys)
     except (ConfigError, ValueError, OSError):
         return None

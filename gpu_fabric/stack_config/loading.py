@@ -14,11 +14,12 @@ from ..config_base import NAMESPACE, Layers
 from ..problems import MISSING, ConfigError, Problem
 from ..problems import key as stack_key
 from ..pulumi_internals import sdk
+from ..registry import Platform
 from ..secrets import secret_texts
 from ..stack_file import STACKS_DIR
 from .copies import copied_stack_problems
 from .masking import without_secrets
-from .models import ADAPTER, CROSS_FIELD_RULES, PROVIDER_KEYS, StackConfig
+from .models import CROSS_FIELD_RULES, MODELS, PROVIDER_KEYS, StackConfig, adapter
 from .namespaces import OTHER_NAMESPACES, credential_problems, key_problems
 from .pydantic_errors import problem_from_pydantic
 from .written import written_problems
@@ -33,20 +34,43 @@ def parse(
     so: a secret is text, and only a text key may hold one)."""
     written = without_secrets(written_problems(raw), raw, secret)
     try:
-        # As JSON, which is what Pulumi hands a program: strict models then take enum values and
-        # literals as written, and refuse every coercion (see ConfigModel).
-        cfg = ADAPTER.validate_json(json.dumps(raw))
+        cfg = _validated(raw)
     except ValidationError as err:
         keys = {p.key for p in written}
-        found = [problem_from_pydantic(e, secret) for e in err.errors()]
+        found = [problem_from_pydantic(e, secret) for e in _as_the_union_reports(err, raw)]
         found = without_secrets(found, raw, secret)
         raise ConfigError(stack, written + [p for p in found if p.key not in keys]) from None
     if written:
         raise ConfigError(stack, written)
-    problems = layer_problems(cfg) + CROSS_FIELD_RULES[cfg.platform](cfg)
+    problems = layer_problems(cfg) + CROSS_FIELD_RULES[Platform(cfg.platform)](cfg)
     if problems:
         raise ConfigError(stack, without_secrets(problems, raw, secret))
     return cfg
+
+
+def _validated(raw: dict[str, Any]) -> StackConfig:
+    """The config model of the raw mapping's platform, validated. As JSON, which is what Pulumi
+    hands a program: strict models then take enum values and literals as written, and refuse
+    every coercion (see ConfigModel). A known platform's own model validates it (the models'
+    schemas are built on first use, so a plan builds only its platform's); the union of every
+    model, otherwise, says what the platform must be."""
+    platform = _known_platform(raw)
+    if platform is None:
+        return adapter().validate_json(json.dumps(raw))
+    return MODELS[platform].model_validate_json(json.dumps(raw))
+
+
+def _known_platform(raw: dict[str, Any]) -> Platform | None:
+    value = raw.get("platform")
+    return next((p for p in MODELS if isinstance(value, str) and value == p.value), None)
+
+
+def _as_the_union_reports(err: ValidationError, raw: dict[str, Any]) -> list:
+    """The errors, each located under its platform (the union's tag) as the union reports them."""
+    platform = _known_platform(raw)
+    if platform is None:
+        return list(err.errors())
+    return [{**e, "loc": (platform.value, *e["loc"])} for e in err.errors()]
 
 
 def layer_problems(cfg) -> list[Problem]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
@@ -31,4 +32,9 @@ else:
 PROVIDER_KEYS = {key for spec in SPECS for key in spec.provider_keys}
 """The provider keys the program reads, each under its own name (a field alias)."""
 
-ADAPTER: TypeAdapter = TypeAdapter(StackConfig)
+
+@functools.cache
+def adapter() -> TypeAdapter:
+    """The union of every platform's model, built when first asked for: a stack of a known
+    platform is validated by its own model alone (stack_config.loading)."""
+    return TypeAdapter(StackConfig)
