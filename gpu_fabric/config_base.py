@@ -42,6 +42,44 @@ def _stack_reference(value: str) -> str:
     return value
 
 
+_DURATION = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+MIN_TIMEOUT_MINUTES = 10
+MAX_TIMEOUT_HOURS = 72
+
+
+def _timeout(value: str) -> str:
+    match = _DURATION.fullmatch(value)
+    if not value or match is None:
+        raise ValueError(
+            "must be a duration in hours, minutes and seconds as Pulumi's customTimeouts take "
+            "them (Go's time.ParseDuration): 90m, 2h, 1h30m"
+        )
+    total_minutes = seconds_of(value) / 60
+    if total_minutes < MIN_TIMEOUT_MINUTES:
+        raise ValueError(
+            f"shorter than {MIN_TIMEOUT_MINUTES}m: a GPU node takes minutes to boot, install its "
+            "driver and join, so the update would fail on a healthy pool; give 10m or more"
+        )
+    if total_minutes > MAX_TIMEOUT_HOURS * 60:
+        raise ValueError(
+            f"longer than {MAX_TIMEOUT_HOURS}h: a wait that long is a stuck update, not a slow "
+            "one; check the number"
+        )
+    return value
+
+
+Timeout = Annotated[str, AfterValidator(_timeout)]
+"""How long Pulumi waits for an operation (a resource option `customTimeouts` value: 90m, 2h)."""
+
+
+def seconds_of(timeout: str) -> int:
+    """The seconds of a `Timeout` (`1h30m`: 5400), for a wait that counts in seconds."""
+    match = _DURATION.fullmatch(timeout)
+    assert match is not None, timeout  # a Timeout is checked when it is read
+    hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    return hours * 3600 + minutes * 60 + seconds
+
+
 class StackModel(ConfigModel):
     """A whole stack's config: what every platform has at its top level."""
 
@@ -59,6 +97,14 @@ class StackModel(ConfigModel):
     queues: QueuesConfig = Field(
         default_factory=QueuesConfig,
         description="The training queue users' jobs go through (Kueue and JobSet); a fabric key.",
+    )
+    node_wait_timeout: Timeout | None = Field(
+        None,
+        description="How long `pulumi up` waits for every GPU node to be usable (Ready, no taint "
+        "but the GPU taint, its GPUs and NICs advertised, its fabric pods running) before it "
+        "fails naming each node and what it lacks (90m, 2h); default the platform's: 40m where "
+        "the wait counts from the instances' creation, 30m where it counts from the pools'. A "
+        "fabric key.",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]]
@@ -177,35 +223,6 @@ SourceRanges = Annotated[list[SourceRange], AfterValidator(_not_the_internet)]
 """Ranges that may reach something: together, never the internet."""
 NodeCount = Annotated[int, AfterValidator(_node_count)]
 
-_DURATION = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
-MIN_TIMEOUT_MINUTES = 10
-MAX_TIMEOUT_HOURS = 72
-
-
-def _timeout(value: str) -> str:
-    match = _DURATION.fullmatch(value)
-    if not value or match is None:
-        raise ValueError(
-            "must be a duration in hours, minutes and seconds as Pulumi's customTimeouts take "
-            "them (Go's time.ParseDuration): 90m, 2h, 1h30m"
-        )
-    hours, minutes, seconds = (int(part or 0) for part in match.groups())
-    total_minutes = hours * 60 + minutes + seconds / 60
-    if total_minutes < MIN_TIMEOUT_MINUTES:
-        raise ValueError(
-            f"shorter than {MIN_TIMEOUT_MINUTES}m: a GPU node takes minutes to boot, install its "
-            "driver and join, so the update would fail on a healthy pool; give 10m or more"
-        )
-    if total_minutes > MAX_TIMEOUT_HOURS * 60:
-        raise ValueError(
-            f"longer than {MAX_TIMEOUT_HOURS}h: a wait that long is a stuck update, not a slow "
-            "one; check the number"
-        )
-    return value
-
-
-Timeout = Annotated[str, AfterValidator(_timeout)]
-"""How long Pulumi waits for an operation (a resource option `customTimeouts` value: 90m, 2h)."""
 
 MIN_SYSTEM_NODES = 1
 """Fewest system nodes: with none, CoreDNS and the other system pods have nothing to run on."""

@@ -7,18 +7,154 @@ The wait is a `command.local.Command` that runs where `pulumi up` runs (kubectl 
 kubeconfig's auth there, as the CRD gates): it selects the nodes by label, and on timeout fails
 with what the platform says to do.
 
+Ready is not usable: after it, every node must keep no taint but the GPU taint (the platform's
+allowed ones), advertise its GPUs and NICs, and run the pods that make it a fabric node
+(`NodeNeeds`, checked by `usable_lines`), or the wait fails naming each node and what it lacks. A
+node without its devices would otherwise leave `pulumi up` green on a fabric that carries no
+traffic.
+
 Its environment: the kubeconfig (`KUBECONFIG_ENV`), `SELECTOR`, `COUNT`, `TIMEOUT_SECONDS`, and
 what the platform's failure lines name.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_command as command
 
 from .crd_gate import KUBECONFIG_ENV
+from .nvidia import GPU_RESOURCE
+
+
+@dataclass(frozen=True)
+class Advertised:
+    """An extended resource the node's allocatable must hold at least `count` of."""
+
+    resource: str
+    count: int
+    by: str
+    """Who advertises it (named when it is missing): `GKE's NVIDIA device plugin`."""
+
+
+@dataclass(frozen=True)
+class Published:
+    """Devices a DRA driver's ResourceSlices must publish for the node, at least `count`."""
+
+    driver: str
+    count: int
+    by: str
+
+
+@dataclass(frozen=True)
+class RunningPod:
+    """A pod that must be Running on the node: a DaemonSet's, by its namespace and selector."""
+
+    namespace: str
+    selector: str
+    what: str
+
+
+@dataclass(frozen=True)
+class NodeNeeds:
+    """What every GPU node needs, beyond Ready, before the fabric is usable."""
+
+    advertised: Sequence[Advertised] = ()
+    published: Sequence[Published] = ()
+    pods: Sequence[RunningPod] = ()
+    allowed_taints: Sequence[str] = (GPU_RESOURCE,)
+    """Taint keys a node may keep: the GPU taint (only GPU pods land there). Any other (not-ready,
+    uninitialized, a driver's not-ready taint, a cordon) keeps the fabric's pods off it."""
+
+
+def _jsonpath_key(name: str) -> str:
+    """A map key in kubectl's JSONPath: its dots escaped (`nvidia\\.com/gpu`)."""
+    return name.replace(".", "\\.")
+
+
+def _in_double_quotes(text: str) -> str:
+    """`text` for inside a double-quoted shell word: taken as written, `$have` excepted."""
+    for special in ("\\", '"', "`", "$"):
+        text = text.replace(special, f"\\{special}")
+    return text.replace("\\$have", "$have")
+
+
+def _check(count_command: str, at_least: int, lack: str) -> str:
+    """Lines that count with `count_command` (into `have`) and add `lack` when below."""
+    return (
+        f"  have=$({count_command})\n"
+        "  have=${have:-0}\n"
+        f'  [ "$have" -ge {at_least} ] 2>/dev/null || lacks="$lacks {_in_double_quotes(lack)};"'
+    )
+
+
+def usable_lines(needs: NodeNeeds) -> str:
+    """Shell lines, run once the nodes are Ready, that wait until every node has what `needs`
+    says, or `fail` naming each node and what it lacks."""
+    checks = [
+        _check(
+            'kubectl get node "$1" -o jsonpath='
+            + shlex.quote(f"{{.status.allocatable.{_jsonpath_key(need.resource)}}}")
+            + " 2>/dev/null",
+            need.count,
+            f"{need.resource} advertised: $have of {need.count} ({need.by})",
+        )
+        for need in needs.advertised
+    ]
+    checks += [
+        _check(
+            f'kubectl get resourceslices --field-selector "spec.nodeName=$1,spec.driver='
+            f'{need.driver}" -o '
+            + shlex.quote('jsonpath={range .items[*].spec.devices[*]}{.name}{"\\n"}{end}')
+            + " 2>/dev/null | grep -c .",
+            need.count,
+            f"{need.driver} devices published: $have of {need.count} ({need.by})",
+        )
+        for need in needs.published
+    ]
+    checks += [
+        _check(
+            f"kubectl get pods -n {shlex.quote(pod.namespace)} -l {shlex.quote(pod.selector)} "
+            '--field-selector "spec.nodeName=$1,status.phase=Running" -o name 2>/dev/null '
+            "| grep -c '^pod/'",
+            1,
+            f"no Running {pod.what} pod ({pod.namespace}, {pod.selector})",
+        )
+        for pod in needs.pods
+    ]
+    allowed = shlex.quote(f" {' '.join(needs.allowed_taints)} ")
+    return f"""lacks_of() {{
+  # What node $1 lacks to be usable, or nothing.
+  lacks=""
+  if ! taints=$(kubectl get node "$1" -o jsonpath='{{.spec.taints[*].key}}' 2>&1); then
+    printf ' unreadable: %s;' "$taints"
+    return
+  fi
+  allowed={allowed}
+  for taint in $taints; do
+    case "$allowed" in *" $taint "*) ;; *) lacks="$lacks taint $taint;" ;; esac
+  done
+{chr(10).join(checks)}
+  printf '%s' "$lacks"
+}}
+while :; do
+  unusable=""
+  if listed=$(kubectl get nodes -l "$SELECTOR" -o name 2>&1); then
+    for node in $listed; do
+      lacks=$(lacks_of "${{node#node/}}")
+      [ -n "$lacks" ] && unusable="$unusable ${{node#node/}}:$lacks"
+    done
+  else
+    unusable=" (kubectl could not list the nodes: $listed)"
+  fi
+  [ -z "$unusable" ] && break
+  [ "$(date +%s)" -ge "$deadline" ] && fail "Ready, but not usable:$unusable"
+  sleep 15
+done
+"""
 
 
 def wait_script(failure: str, then: str = "") -> str:
@@ -59,14 +195,65 @@ def wait_command(
     environment: Mapping[str, pulumi.Input[str]],
     triggers: Sequence[pulumi.Input[object]],
     parent: pulumi.Resource,
+    after: Sequence[pulumi.Resource] = (),
 ) -> command.local.Command:
     """The wait: `script` in `/bin/sh`, with the kubeconfig (secret) and `environment`; run again
-    when one of `triggers` changes."""
+    when one of `triggers` changes; started once `after` is done."""
     return command.local.Command(
         name,
         create=script,
         interpreter=["/bin/sh", "-c"],
         environment={KUBECONFIG_ENV: pulumi.Output.secret(kubeconfig), **environment},
         triggers=list(triggers),
-        opts=pulumi.ResourceOptions(parent=parent),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(after)),
     )
+
+
+@dataclass(frozen=True)
+class UsableNodesArgs:
+    kubeconfig: pulumi.Input[str]
+    """Kubeconfig of the cluster the wait reads nodes from."""
+    selector: pulumi.Input[str]
+    """The GPU nodes' label selector."""
+    count: int
+    """GPU nodes to wait for (a pool at 0 nodes has no wait)."""
+    needs: NodeNeeds
+    """What each must have beyond Ready."""
+    failure: str
+    """The failure's lines (shell, on stderr; `$1` is what went wrong): what to look at, what
+    to do."""
+    timeout_seconds: int
+    """How long to wait before failing."""
+    triggers: Sequence[pulumi.Input[object]]
+    """Run again when one changes (the cluster, the nodes, the count); a trigger that is an
+    output also makes the wait start after what makes it (the node pools)."""
+    after: Sequence[pulumi.Resource] = ()
+    """What must be done first: the installers and drivers whose pods and devices it waits for."""
+
+
+class UsableNodes(pulumi.ComponentResource):
+    """A `command.local.Command` that returns once `count` GPU nodes are Ready and usable
+    (`NodeNeeds`), and fails naming each node and what it lacks otherwise."""
+
+    command: command.local.Command
+
+    def __init__(
+        self, name: str, args: UsableNodesArgs, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("gpu-fabric:k8s:UsableNodes", name, None, opts)
+        environment: dict[str, pulumi.Input[str]] = {
+            "SELECTOR": args.selector,
+            "COUNT": str(args.count),
+            "TIMEOUT_SECONDS": str(args.timeout_seconds),
+        }
+        script = wait_script(args.failure, usable_lines(args.needs))
+        self.command = wait_command(
+            f"{name}-wait",
+            script,
+            args.kubeconfig,
+            environment,
+            [*args.triggers, args.count],
+            self,
+            args.after,
+        )
+        self.register_outputs({})

@@ -18,6 +18,9 @@ DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 """`false` keeps the GPU Operator's device plugin off a node."""
 GPU_DEVICE_CLASS = "gpu.nvidia.com"
 """The NVIDIA DRA driver's DeviceClass of whole GPUs."""
+GPU_DRA_DRIVER = "gpu.nvidia.com"
+"""The NVIDIA DRA driver's name for its GPUs: its ResourceSlices' `spec.driver` (the DeviceClass
+above selects `device.driver == "gpu.nvidia.com"`)."""
 GPU_TOLERATION = {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
 """Tolerates the GPU nodes' taint, whatever its value."""
 

@@ -142,6 +142,14 @@ def kubernetes_provider(plan: engine.Plan) -> engine.Registration:
     return fabric
 
 
+def fabric_plan(cloud_stack: str, changes: dict[str, Any]) -> engine.Plan:
+    """The plan of `cloud_stack`'s fabric stack with `changes` to the fabric stack's own file,
+    its cloud stack's outputs those of `cloud_stack`'s file as written."""
+    fabric = f"{cloud_stack}-fabric"
+    values = with_changes(stack_values(fabric), changes)
+    return engine.run(fabric, encode(values), None, planned(cloud_stack).outputs)
+
+
 def run_pair(stack: str, values: dict[str, Any]) -> engine.Plan:
     """The cloud stack's plan and its fabric stack's (same platform config), as one plan."""
     cloud = engine.run(stack, encode(values))

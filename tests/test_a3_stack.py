@@ -401,6 +401,7 @@ def test_components_have_typed_tokens_and_derived_child_names(a3_plan):
         "gpu-fabric:gke:NetworkObjects",
         "gpu-fabric:gke:NcclInstaller",
         "gpu-fabric:k8s:CrdGate",
+        "gpu-fabric:k8s:UsableNodes",
         "gpu-fabric:workloads:TrainingQueue",
     }
     for resource in a3_plan.resources:

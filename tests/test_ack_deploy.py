@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from tests.conftest import run_stack
+from tests.conftest import fabric_plan, run_stack
 
 STACK = "ack-lingjun"
 PROVIDER = "pulumi:providers:kubernetes"
@@ -16,7 +16,7 @@ def _provider_inputs(plan) -> dict[str, dict]:
 
 def test_two_runs_give_the_kubernetes_provider_the_same_kubeconfig():
     # A temporary credential is a new certificate per call (the mocks model it so): with one,
-    # every preview showed a provider change and a destroy after 3 days failed (issue 14, 16).
+    # every preview showed a provider change and a destroy after 3 days failed.
     first = run_stack(stack=STACK, cached=False)
     second = run_stack(stack=STACK, cached=False)
     assert _provider_inputs(first) and _provider_inputs(first) == _provider_inputs(second)
@@ -47,6 +47,12 @@ def test_the_fabric_stack_waits_for_the_lingjun_nodes_and_names_the_step():
     assert env["CLUSTER_ID"] == plan.outputs["clusterId"]
     assert "environment" in wait.secret_inputs  # it carries the kubeconfig
     assert wait.inputs["triggers"] == [plan.outputs["clusterId"], env["POOL_ID"], 2]
+
+
+def test_the_wait_timeout_is_a_fabric_setting():
+    assert lingjun_wait(run_stack(stack=STACK)).inputs["environment"]["TIMEOUT_SECONDS"] == "1800"
+    plan = fabric_plan(STACK, {"gpu-fabric:nodeWaitTimeout": "1h"})
+    assert lingjun_wait(plan).inputs["environment"]["TIMEOUT_SECONDS"] == "3600"
 
 
 def test_in_one_stack_the_wait_follows_the_lingjun_pool():
@@ -117,20 +123,46 @@ def test_an_api_error_after_ready_does_not_pass(tmp_path):
     kubectl = f'{NODES}\nif [ "$1" = get ]; then echo "error: forbidden" >&2; exit 1; fi'
     result = run_wait(tmp_path, kubectl)
     assert result.returncode == 1
-    assert "without rdma/hca: node/a node/b" in result.stderr
+    assert "not usable: a: unreadable: error: forbidden; b: unreadable" in result.stderr
 
 
-def test_ready_nodes_without_rdma_fail(tmp_path):
-    # Registered and Ready (`kubectl wait` passes), no rdma/hca, and the time is up.
-    kubectl = f'{NODES}\nif [ "$1" = get ]; then echo 0; fi'
-    result = run_wait(tmp_path, kubectl)
+def _lingjun(rdma: str = "1", gpus: str = "8", taints: list[str] | None = None) -> str:
+    from tests.wait_script import fake_kubectl
+
+    advertised = {"rdma/hca": rdma, "nvidia.com/gpu": gpus}
+    return fake_kubectl(
+        ["a", "b"],
+        taints={"a": taints or [], "b": []},
+        allocatable={"a": advertised, "b": {"rdma/hca": "1", "nvidia.com/gpu": "8"}},
+    )
+
+
+def test_ready_nodes_without_rdma_fail_naming_the_node_and_the_add_on(tmp_path):
+    # Registered and Ready (`kubectl wait` passes), node a without rdma/hca, and the time is up.
+    result = run_wait(tmp_path, _lingjun(rdma="0"))
     assert result.returncode == 1, result.stderr
-    assert "without rdma/hca: node/a node/b" in result.stderr
+    assert (
+        "not usable: a: rdma/hca advertised: 0 of 1 (the ack-rdma-device-plugin add-on);"
+        in result.stderr
+    )
+    assert " b:" not in result.stderr
 
 
-def test_ready_nodes_with_rdma_pass(tmp_path):
-    kubectl = f'{NODES}\nif [ "$1" = get ]; then echo 1; fi'
-    result = run_wait(tmp_path, kubectl, timeout=600)
+def test_ready_nodes_without_their_gpus_fail(tmp_path):
+    result = run_wait(tmp_path, _lingjun(gpus=""))
+    assert result.returncode == 1, result.stderr
+    assert "a: nvidia.com/gpu advertised: 0 of 8 (ACK's GPU device plugin);" in result.stderr
+
+
+def test_a_node_with_another_taint_fails_and_the_lingjun_and_gpu_taints_pass(tmp_path):
+    tainted = run_wait(tmp_path / "1", _lingjun(taints=["node.kubernetes.io/unschedulable"]))
+    assert "a: taint node.kubernetes.io/unschedulable;" in tainted.stderr
+    allowed = ["node-role.alibabacloud.com/lingjun", "nvidia.com/gpu"]
+    assert run_wait(tmp_path / "2", _lingjun(taints=allowed), timeout=600).returncode == 0
+
+
+def test_usable_nodes_pass(tmp_path):
+    result = run_wait(tmp_path, _lingjun(), timeout=600)
     assert result.returncode == 0, result.stderr
 
 

@@ -16,9 +16,11 @@ def test_bench_prints_the_critical_path_the_plan_ratio_and_the_growth(capsys, mo
     monkeypatch.setattr(plan_bench, "plan_against_import", lambda stack, repeat: (0.9, 0.6, 120))
     assert plan_bench.main(["--stacks", "a3-prod", "--repeat", "1", "--growth", "1,4"]) == 0
     out = capsys.readouterr().out
-    # GKE: primary network -> subnet -> cluster (12 min) -> GPU pool (15 min), from the data file.
-    assert "critical path of `pulumi up`: 27m50s estimated wall time (4 steps;" in out
+    # GKE: primary network -> subnet -> cluster (12 min) -> GPU pool (15 min) -> the wait for
+    # usable GPU nodes, from the data file.
+    assert "critical path of `pulumi up`: 28m20s estimated wall time (5 steps;" in out
     assert "12m50s +15m00s  gcp:NodePool a3-prod-a3-highgpu" in out
+    assert "27m50s +0m30s  command:Command a3-prod-gpu-nodes-usable-wait" in out
     assert re.search(r"lower bound from networks, cluster and node pools alone: 27m50s \(", out)
     ratio = re.search(
         r"offline plan: [\d.]+ s vs bare import of the \d+ SDK modules .*-> ([\d.]+)x", out
@@ -29,8 +31,8 @@ def test_bench_prints_the_critical_path_the_plan_ratio_and_the_growth(capsys, mo
     # 4 one-node pools: 3 more pool components, node pools, placement policies and Kueue flavors
     # than one pool (3 each), and nothing else: the pools share the VPCs, Network objects,
     # installer and training queue.
-    assert re.search(r"  1 GPU node pools: +[\d.]+ ms, 60 resources", out)
-    assert re.search(r"  4 GPU node pools: +[\d.]+ ms, 72 resources", out)
+    assert re.search(r"  1 GPU node pools: +[\d.]+ ms, 62 resources", out)
+    assert re.search(r"  4 GPU node pools: +[\d.]+ ms, 74 resources", out)
     # The suite's own time is not a benchmark run: the bench says how to measure it.
     assert "warm `make test` (goal under 30 s on 2 cores): not run here" in out
 

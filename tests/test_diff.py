@@ -77,8 +77,13 @@ def test_nothing_changed(a3_file):
 
 def test_an_in_place_change_names_the_resource_and_field(a3_file):
     result = diff_with(a3_file, {"gpu-fabric:gpuPool.nodeCount": 3})
-    # The pool grows, and in the same update the training queue's GPU quota (8 per node).
-    change, quota = sorted(result.changes, key=lambda c: c.type != NODE_POOL)
+    # The pool grows, and in the same update the training queue's GPU quota (8 per node), and the
+    # wait for usable GPU nodes runs again for the new count (a command's trigger replaces it).
+    change, wait, quota = sorted(result.changes, key=lambda c: c.type != NODE_POOL)
+    assert (wait.name, wait.action) == ("a3-prod-gpu-nodes-usable-wait", "replace")
+    assert ("triggers[2]", 2, 3, "triggers") in [
+        (f.path, f.before, f.after, f.forces) for f in wait.fields
+    ]
     assert (change.name, change.action) == ("a3-prod-a3-highgpu", "update")
     assert [(f.path, f.before, f.after, f.forces) for f in change.fields] == [
         ("nodeCount", 2, 3, None)
@@ -91,7 +96,8 @@ def test_an_in_place_change_names_the_resource_and_field(a3_file):
     report = diff.render_stack(result, RULES)
     assert "### Update in place: `a3-prod-a3-highgpu` (`gcp:container/nodePool:NodePool`)" in report
     assert "| `nodeCount` | `2` | `3` |  |" in report
-    assert "REPLACE" not in report
+    # Replaced: only the wait, which runs again (no cloud or cluster object).
+    assert "**REPLACE** 1 x `command:local:Command` (`a3-prod-gpu-nodes-usable-wait`)" in report
 
 
 def test_a_gpu_vpc_mtu_change_updates_it_in_place():

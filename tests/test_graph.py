@@ -96,11 +96,14 @@ def test_the_component_graph_draws_one_box_per_component_with_the_waits_between_
     nodes = box(oke_plan, "gpu-fabric:oke:RdmaNodes")
     network = box(oke_plan, "gpu-fabric:oke:Network")
     drivers = box(oke_plan, "gpu-fabric:oke:DraDrivers")
+    usable = box(oke_plan, "gpu-fabric:k8s:UsableNodes")
     claims = box(oke_plan, "gpu-fabric:oke:ClaimTemplates", named="-dranet-claims")
-    assert cluster in waits[nodes] and network in waits[cluster] and drivers in waits[claims]
+    assert cluster in waits[nodes] and network in waits[cluster]
+    assert drivers in waits[usable] and usable in waits[claims]
     ids = {r.urn: f"n{i}" for i, r in enumerate(sorted(oke_plan.resources, key=lambda r: r.urn))}
     assert f"  {ids[cluster]} --> {ids[nodes]}" in mmd.splitlines()
-    assert f"  {ids[drivers]} -> {ids[claims]};" in graph.dot(oke_plan).splitlines()
+    assert f"  {ids[drivers]} -> {ids[usable]};" in graph.dot(oke_plan).splitlines()
+    assert f"  {ids[usable]} -> {ids[claims]};" in graph.dot(oke_plan).splitlines()
     arrows = [line for line in mmd.splitlines() if line.startswith("  n") and " --> " in line]
     assert len(arrows) == sum(len(d) for d in waits.values()) < 10
 
@@ -115,8 +118,13 @@ def test_a_component_waits_for_another_if_anything_inside_waits_for_anything_ins
     assert {a3_plan.by_urn(u).name for u in waits[pool.urn]} == {"a3-prod", *gpu_vpcs}
     # The frames (GpuCluster, its layers) are no boxes; what the cloud layer's cluster does not
     # wait for, the fabric's objects wait for through it.
-    assert {a3_plan.by_urn(b).type.split(":")[1] for b in waits} == {"gcp", "gke", "workloads"}
-    assert len(waits) == 10
+    assert {a3_plan.by_urn(b).type.split(":")[1] for b in waits} == {
+        "gcp",
+        "gke",
+        "k8s",  # the wait for usable GPU nodes
+        "workloads",
+    }
+    assert len(waits) == 11
 
 
 @pytest.mark.parametrize(

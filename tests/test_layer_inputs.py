@@ -451,3 +451,17 @@ def test_a_required_input_left_out_is_named_not_set():
     args = {k: v for k, v in GOOD["GkeCloud"].items() if k != "project"}
     (problem,) = CLOUD_INPUTS.problems(GkeCloudArgs, args)
     assert (problem.path, problem.reason) == ("project", "(not set): required; set it")
+
+
+@pytest.mark.parametrize(
+    "layer, path, property_path",
+    [
+        ("GkeFabric", ("node_wait_timeout",), "nodeWaitTimeout"),
+        ("OkeFabric", ("node_wait_timeout",), "nodeWaitTimeout"),
+        ("AckFabric", ("lingjun_nodes", "timeout"), "lingjunNodes.timeout"),
+    ],
+)
+def test_a_usable_nodes_timeout_that_is_not_a_duration_is_refused(layer, path, property_path):
+    _, reasons = _refused(lambda: _build(layer, (path, "soon")))
+    assert list(reasons) == [property_path]
+    assert "a duration" in reasons[property_path]

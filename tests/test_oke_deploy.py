@@ -360,3 +360,108 @@ def test_in_the_home_region_identity_uses_the_default_provider(home):
     for type_ in IDENTITY:
         (resource,) = plan.of_type(type_)
         assert resource.provider_urn == "", type_
+
+
+# --- usable: each node's ResourceSlices publish its rails and GPUs -----------------------------
+
+
+def usable_wait(plan):
+    (wait,) = [r for r in plan.of_type(WAIT) if r.name.endswith("-gpu-nodes-usable-wait")]
+    return wait
+
+
+def test_the_drivers_start_after_the_join_and_the_claims_after_the_devices():
+    from tests.conftest import run_stack
+
+    plan = run_stack(stack="oke-dranet")
+    joined, usable = node_wait(plan), usable_wait(plan)
+    releases = plan.of_type("kubernetes:helm.sh/v3:Release")
+    drivers = [r for r in releases if r.inputs["name"] in ("dranet", "dra-driver-nvidia-gpu")]
+    assert len(drivers) == 2
+    for release in drivers:
+        assert joined.urn in release.dependencies, release.name  # Helm then sees their pods
+        assert release.urn in usable.dependencies, release.name
+    templates = plan.of_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    assert templates and all(usable.urn in t.dependencies for t in templates)
+    env = usable.inputs["environment"]
+    assert (env["COUNT"], env["SELECTOR"]) == (
+        "2",
+        node_wait(plan).inputs["environment"]["SELECTOR"],
+    )
+    assert usable.inputs["triggers"][:2] == node_wait(plan).inputs["triggers"]
+
+
+def _fabric_plan(changes: dict):
+    from tests.conftest import fabric_plan
+
+    return fabric_plan("oke-dranet", changes)
+
+
+def test_the_wait_timeout_is_a_setting_of_both_waits():
+    from tests.conftest import run_stack
+
+    plan = _fabric_plan({"gpu-fabric:nodeWaitTimeout": "1h30m"})
+    for wait in (node_wait(plan), usable_wait(plan)):
+        assert wait.inputs["environment"]["TIMEOUT_SECONDS"] == "5400"
+    default = run_stack(stack="oke-dranet")
+    assert usable_wait(default).inputs["environment"]["TIMEOUT_SECONDS"] == str(40 * 60)
+
+
+def test_the_timeout_in_the_cloud_stack_is_refused_naming_the_fabric_stack():
+    from tests.conftest import assert_single_rule
+
+    assert_single_rule(
+        {"gpu-fabric:nodeWaitTimeout": "1h"},
+        "gpu-fabric:nodeWaitTimeout",
+        "1h",
+        "has no effect with gpu-fabric:layers: cloud",
+        "oke-dranet",
+    )
+
+
+def run_usable(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
+    from gpu_fabric.oke.node_wait import usable_script
+    from tests.wait_script import run_wait_script
+
+    env = {"SELECTOR": "node.kubernetes.io/instance-type=BM.GPU.B4.8", "COUNT": "2"}
+    env["TIMEOUT_SECONDS"] = str(timeout)
+    return run_wait_script(tmp_path, usable_script("BM.GPU.B4.8"), kubectl, env)
+
+
+def _slices(rails_on_a: int = 16, gpus_on_a: int = 8) -> str:
+    from tests.wait_script import fake_kubectl
+
+    devices = {
+        "a": {"dra.net": rails_on_a, "gpu.nvidia.com": gpus_on_a},
+        "b": {"dra.net": 18, "gpu.nvidia.com": 8},  # DRANET publishes the other NICs too
+    }
+    return fake_kubectl(["a", "b"], taints={"a": ["nvidia.com/gpu"]}, devices=devices)
+
+
+def test_a_node_whose_rails_are_not_published_fails_naming_it_and_the_driver(tmp_path):
+    result = run_usable(tmp_path, _slices(rails_on_a=2))
+    assert result.returncode == 1
+    assert (
+        "not usable: a: dra.net devices published: 2 of 16 (DRANET's kubelet plugin);"
+        in result.stderr
+    )
+    assert "kubectl get resourceslices --field-selector spec.nodeName=NODE" in result.stderr
+
+
+def test_a_node_without_its_gpus_fails(tmp_path):
+    result = run_usable(tmp_path, _slices(gpus_on_a=0))
+    assert "a: gpu.nvidia.com devices published: 0 of 8 (NVIDIA's DRA GPU kubelet plugin);" in (
+        result.stderr
+    )
+
+
+def test_nodes_that_publish_every_rail_and_gpu_pass(tmp_path):
+    result = run_usable(tmp_path, _slices(), timeout=600)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_usable_script_passes_shellcheck(tmp_path):
+    from gpu_fabric.oke.node_wait import usable_script
+    from tests.wait_script import shellcheck_problems
+
+    assert shellcheck_problems(tmp_path, usable_script("BM.GPU.B4.8")) == ""

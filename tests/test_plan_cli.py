@@ -20,12 +20,14 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
     written = json.loads((tmp_path / "a3-prod.json").read_text())
     resources = written["resources"]
     # 44 resources and the two layer components; the training queue's 14 (gpu_fabric/workloads:
-    # Kueue, JobSet, Kubeflow Trainer, two CRD gates, the Kueue objects and the runtime).
-    assert len(resources) == 60
+    # Kueue, JobSet, Kubeflow Trainer, two CRD gates, the Kueue objects and the runtime); the
+    # wait for usable GPU nodes and its command.
+    assert len(resources) == 62
     for resource in resources:
         assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
     gates = [r for r in resources if r["type"] == "command:local:Command"]
-    assert len(gates) == 3  # the Network objects' CRDs, Kueue's and Kubeflow Trainer's
+    # The Network objects' CRDs, Kueue's and Kubeflow Trainer's; the wait for usable GPU nodes.
+    assert len(gates) == 4
     for gate in gates:
         assert "[secret]" in json.dumps(gate["inputs"]["environment"])
         assert "gke-gcloud-auth-plugin" not in json.dumps(gate["inputs"])

@@ -46,6 +46,9 @@ def state_urns(plan: engine.Plan, stack: str) -> set[str]:
 
 TRAINING_QUEUE = "gpu-fabric:workloads:TrainingQueue"
 NVLINK_DOMAINS = "gpu-fabric:gke:NvlinkDomains"
+USABLE_NODES = "gpu-fabric:k8s:UsableNodes"
+ADDED_COMPONENTS = (TRAINING_QUEUE, NVLINK_DOMAINS, USABLE_NODES)
+"""Components added after the recorded URNs: what is in them is new, not renamed."""
 
 
 @pytest.mark.parametrize("stack", sorted(p.stem for p in FIXTURES.glob("*.txt")))
@@ -68,14 +71,14 @@ def test_every_old_urn_is_kept_or_aliased(stack):
     kept = [_state_urn(r, old) for r in resources]
     assert len(kept) == len(set(kept)), "two resources claim one old URN"
     assert sorted(old - set(kept)) == [], "these resources would be deleted"
-    # The training queue and A4X's NVLink domains came later: they and what is in them are new
-    # resources, all else is kept.
+    # The training queue, A4X's NVLink domains and the waits for usable GPU nodes came later: they
+    # and what is in them are new resources, all else is kept.
     by_urn = {r.urn: r for r in resources}
 
     def in_training_queue(r) -> bool:
-        """The queue, or OKE's claim templates in its namespace."""
+        """In a component added since (or OKE's claim templates in the queue's namespace)."""
         while r is not None:
-            if r.type in (TRAINING_QUEUE, NVLINK_DOMAINS) or r.name.endswith("-training-claims"):
+            if r.type in ADDED_COMPONENTS or r.name.endswith("-training-claims"):
                 return True
             r = by_urn.get(as_one_stack(r.parent))
         return False

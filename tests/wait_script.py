@@ -12,7 +12,7 @@ def run_wait_script(
     tmp_path: Path, script: str, kubectl: str, env: dict[str, str]
 ) -> subprocess.CompletedProcess:
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     for tool in ("mktemp", "rm", "wc", "date", "cat", "grep"):
         found = shutil.which(tool)
         assert found
@@ -37,3 +37,46 @@ def shellcheck_problems(tmp_path: Path, script: str) -> str:
     path.write_text("#!/bin/sh\n" + script)
     done = subprocess.run([shellcheck, str(path)], capture_output=True, text=True, check=False)
     return done.stdout if done.returncode else ""
+
+
+def fake_kubectl(
+    nodes: list[str],
+    taints: dict[str, list[str]] | None = None,
+    allocatable: dict[str, dict[str, str]] | None = None,
+    devices: dict[str, dict[str, int]] | None = None,
+    running_pods: dict[str, int] | None = None,
+) -> str:
+    """A kubectl that answers the wait's reads of a cluster: `nodes` listed (and Ready), each
+    node's taint keys, its allocatable (resource -> value), the devices each DRA driver's slices
+    publish for it, and the Running pods on it of any selector (every map by node name)."""
+    lines = [
+        'if [ "$1 $2" = "get nodes" ]; then',
+        "  " + " ".join(f'echo "node/{n}";' for n in nodes) + " exit 0",
+        "fi",
+        '[ "$1" = wait ] && exit 0',
+        'if [ "$1 $2" = "get node" ]; then',
+        '  case "$3 $5" in',
+    ]
+    for node in nodes:
+        keys = " ".join((taints or {}).get(node, []))
+        lines.append(f"    '{node} jsonpath={{.spec.taints[*].key}}') echo '{keys}' ;;")
+        for resource, value in (allocatable or {}).get(node, {}).items():
+            path = resource.replace(".", "\\.")
+            lines.append(f"    '{node} jsonpath={{.status.allocatable.{path}}}') echo '{value}' ;;")
+    lines += [
+        "  esac",
+        "  exit 0",
+        "fi",
+        'if [ "$1 $2" = "get resourceslices" ]; then',
+        '  case "$4" in',
+    ]
+    for node, drivers in (devices or {}).items():
+        for driver, count in drivers.items():
+            names = " ".join(f'echo "{driver}-{i}";' for i in range(count))
+            lines.append(f"    'spec.nodeName={node},spec.driver={driver}') {names} ;;")
+    lines += ["  esac", "  exit 0", "fi", 'if [ "$1 $2" = "get pods" ]; then', '  case "$8" in']
+    for node, count in (running_pods or {}).items():
+        names = " ".join(f'echo "pod/p{i}";' for i in range(count))
+        lines.append(f"    'spec.nodeName={node},status.phase=Running') {names} ;;")
+    lines += ["  esac", "  exit 0", "fi", "exit 1"]
+    return "\n".join(lines)

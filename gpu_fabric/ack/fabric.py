@@ -13,6 +13,7 @@ from typing import NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
 from .inputs import FABRIC_INPUTS
@@ -33,6 +34,8 @@ class AckLingjunNodes(TypedDict):
     """The cluster (the cloud layer's `clusterId`)."""
     kubeconfig: pulumi.Input[str]
     """A kubeconfig of the cluster, for kubectl where `pulumi up` runs (secret)."""
+    timeout: NotRequired[str]
+    """How long to wait for them to be usable (a duration: 30m, 1h)."""
 
 
 class AckFabricArgs(TypedDict):
@@ -78,6 +81,11 @@ class AckFabric(pulumi.ComponentResource):
                     node_pool_id=nodes["node_pool_id"],
                     group_id=nodes["group_id"],
                     count=nodes["count"],
+                    **(
+                        {"timeout_seconds": seconds_of(nodes["timeout"])}
+                        if "timeout" in nodes
+                        else {}
+                    ),
                 ),
                 child_options(self, opts, [args["kubernetes_provider"]]),
             )

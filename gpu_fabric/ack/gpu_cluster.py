@@ -75,6 +75,8 @@ def fabric_args(
             "cluster_id": cloud["cluster_id"],
             "kubeconfig": cloud["kubeconfig"],
         }
+        if cfg.node_wait_timeout is not None:
+            args["lingjun_nodes"]["timeout"] = cfg.node_wait_timeout
     if cfg.benchmark_job:
         args["benchmark_image"] = cfg.images.benchmark or ""
     queue = training_queue_of(cfg)

@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from ..config_base import Cidr
+from ..config_base import Cidr, StackModel
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..problems import MISSING
@@ -82,6 +82,7 @@ FABRIC_INPUTS = LayerInputs(
         "AckLingjunNodes": {
             "count": same_as(LingjunConfig, "node_count"),
             "group_id": same_as(LingjunConfig, "group_id"),
+            "timeout": same_as(StackModel, "node_wait_timeout"),
         },
     },
     _fabric_problems,

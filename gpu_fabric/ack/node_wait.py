@@ -1,5 +1,6 @@
-"""Wait until the Lingjun nodes are in the cluster, Ready and advertising `rdma/hca`, or fail the
-update with the step that adds them.
+"""Wait until the Lingjun nodes are in the cluster, Ready and usable (their GPUs and `rdma/hca`
+advertised, no taint but the GPU and Lingjun ones), or fail the update with the step that adds
+them.
 
 Nothing in this stack can put a Lingjun node group's nodes into the Lingjun node pool: the pool is
 created bound to the group (`eflo_node_group`), but pulumi-alicloud 4.0.0 has no auto-attach (the
@@ -24,11 +25,25 @@ import pulumi
 import pulumi_command as command
 
 from ..catalog import catalog
-from ..node_wait import wait_command, wait_script
+from ..node_wait import Advertised, NodeNeeds, usable_lines, wait_command, wait_script
+from ..nvidia import GPU_RESOURCE
 
 WAIT_MINUTES = 30
 """From the fabric stack's `pulumi up`: nodes added just before it have time to turn Ready and
 get the device plugin."""
+
+LINGJUN = catalog().ack.lingjun_nodes
+RDMA_RESOURCE = "rdma/hca"
+"""What the ack-rdma-device-plugin add-on advertises on a Lingjun node (the guide's Job asks for
+`rdma/hca: 1`)."""
+NEEDS = NodeNeeds(
+    advertised=[
+        Advertised(RDMA_RESOURCE, 1, "the ack-rdma-device-plugin add-on"),
+        Advertised(GPU_RESOURCE, LINGJUN.gpus, "ACK's GPU device plugin"),
+    ],
+    # ACK's own Lingjun taint stays: the RDMA pods tolerate it.
+    allowed_taints=(GPU_RESOURCE, LINGJUN.taint["key"]),
+)
 
 WAIT_SCRIPT = wait_script(
     """  echo "Lingjun nodes are not ready for RDMA pods: $1." >&2
@@ -38,28 +53,12 @@ WAIT_SCRIPT = wait_script(
     "Add Existing Node, selecting the nodes of Lingjun node group $GROUP_ID; then run" \\
     "pulumi up again. Nodes: kubectl get nodes -l $SELECTOR" >&2
 """,
-    then="""while :; do
-  missing=""
-  if listed=$(kubectl get nodes -l "$SELECTOR" -o name 2>&1); then
-    for node in $listed; do
-      hca=$(kubectl get "$node" -o jsonpath='{.status.allocatable.rdma/hca}' 2>&1) \\
-        || hca="unreadable"
-      case "$hca" in ''|0|unreadable) missing="$missing $node" ;; esac
-    done
-  else
-    missing=" (kubectl could not list the nodes: $listed)"
-  fi
-  [ -z "$missing" ] && break
-  [ "$(date +%s)" -ge "$deadline" ] && fail "Ready, but without rdma/hca:$missing (the \\
-ack-rdma-device-plugin add-on advertises it)"
-  sleep 15
-done
-""",
+    then=usable_lines(NEEDS),
 )
 
 
 def selector() -> str:
-    return ",".join(f"{k}={v}" for k, v in catalog().ack.lingjun_nodes.worker_label.items())
+    return ",".join(f"{k}={v}" for k, v in LINGJUN.worker_label.items())
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
+from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
 from .inputs import FABRIC_INPUTS
@@ -30,6 +31,7 @@ from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .nvlink import NvlinkDomains, NvlinkDomainsArgs
 from .storage import HyperdiskStorage, HyperdiskStorageArgs
 from .tcpx_smoke_test import TcpxSmokeTest, TcpxSmokeTestArgs
+from .usable_nodes import needs_of, usable_gpu_nodes
 
 
 class GkeInstaller(TypedDict):
@@ -84,6 +86,10 @@ class GkeFabricArgs(TypedDict):
     """A3 Mega: the NRI device injector, which the TCPXO daemon needs (with the installer)."""
     smoke_test: NotRequired[GkeSmokeTest]
     """A3 High: the TCPX smoke test pods."""
+    gpu_node_count: NotRequired[int]
+    """GPU nodes in the pools, all usable before the update ends (unset or 0: no wait)."""
+    node_wait_timeout: NotRequired[str]
+    """How long to wait for them (a duration: 30m, 1h)."""
     gpu_node_pools: NotRequired[pulumi.Input[list[str]]]
     """The GPU node pools' names: the smoke test waits for them."""
     hyperdisk_storage_class: NotRequired[GkeStorageClass]
@@ -134,6 +140,7 @@ class GkeFabric(pulumi.ComponentResource):
         )
 
         installer = None
+        installed: list[pulumi.Resource] = []
         if "installer" in args:
             upstream = installer_file(machine)
             awaited = args["installer"]["await_rollout"]
@@ -151,16 +158,33 @@ class GkeFabric(pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
+            installed.append(installer.daemon_set)
             if "nri_device_injector_image" in args:
                 # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream
                 # README): it belongs with the installer.
-                NriDeviceInjector(
+                injector = NriDeviceInjector(
                     f"{name}-nri-device-injector",
                     NriDeviceInjectorArgs(
                         args["nri_device_injector_image"], awaited, wait_for=pools
                     ),
                     on_cluster,
                 )
+                installed.append(injector.daemon_set)
+        usable: list[pulumi.Resource] = []
+        if args.get("gpu_node_count") and "gpu_node_pools" in args:
+            timeout = args.get("node_wait_timeout")
+            wait = usable_gpu_nodes(
+                f"{name}-gpu-nodes-usable",
+                args["kubeconfig"],
+                args["cluster_id"],
+                args["gpu_node_pools"],
+                args["gpu_node_count"],
+                needs_of(machine),
+                installed,
+                on_cluster,
+                **({"timeout_seconds": seconds_of(timeout)} if timeout else {}),
+            )
+            usable.append(wait.command)
         if "smoke_test" in args:
             TcpxSmokeTest(
                 f"{name}-nccl-test",
@@ -186,6 +210,7 @@ class GkeFabric(pulumi.ComponentResource):
                 NvlinkDomainsArgs(
                     catalog().nvidia_dra_driver.at(args["nvlink_driver_version"]),
                     machine.accelerator.type,
+                    after=usable,
                 ),
                 on_cluster,
             )

@@ -154,7 +154,10 @@ def fabric_args(
         "nic_networks": cloud["nic_networks"],
         "gpu_subnets": cloud["gpu_subnets"],
         "gpu_node_pools": cloud["gpu_node_pools"],
+        "gpu_node_count": sum(pool.node_count for pool in cfg.pools),
     }
+    if cfg.node_wait_timeout is not None:
+        args["node_wait_timeout"] = cfg.node_wait_timeout
     fabric = fabric_of(cfg.machine)
     if cfg.installer.owner is InstallerOwner.STACK:
         args["installer"] = {

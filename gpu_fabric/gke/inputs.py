@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import AfterValidator
 
 from ..catalog import catalog
-from ..config_base import Cidr, SourceRanges
+from ..config_base import Cidr, SourceRanges, StackModel
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..versions import ChartVersionText
@@ -109,6 +109,8 @@ FABRIC_INPUTS = LayerInputs(
             "machine_type": _GPU_MACHINE_TYPE,
             "nri_device_injector_image": ImageRef,
             "nvlink_driver_version": ChartVersionText,
+            "gpu_node_count": same_as(GpuPoolConfig, "node_count"),
+            "node_wait_timeout": same_as(StackModel, "node_wait_timeout"),
         },
         "GkeInstaller": {"image": ImageRef, "pause_image": ImageRef},
         "GkeSmokeTest": {"test_image": ImageRef, "daemon_image": ImageRef},

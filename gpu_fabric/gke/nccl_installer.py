@@ -129,6 +129,8 @@ class NriDeviceInjector(pulumi.ComponentResource):
     Privileged with hostNetwork/hostPID, as upstream requires (it mounts /dev and the NRI socket).
     """
 
+    daemon_set: k8s.apps.v1.DaemonSet
+
     def __init__(
         self, name: str, args: NriDeviceInjectorArgs, opts: pulumi.ResourceOptions | None = None
     ):
@@ -137,7 +139,7 @@ class NriDeviceInjector(pulumi.ComponentResource):
         metadata = manifest["metadata"]
         if not args.await_rollout:
             metadata = {**metadata, "annotations": {**metadata["annotations"], SKIP_AWAIT: "true"}}
-        k8s.apps.v1.DaemonSet(
+        self.daemon_set = k8s.apps.v1.DaemonSet(
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),

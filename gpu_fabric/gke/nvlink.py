@@ -21,6 +21,7 @@ share an IMEX domain runs in a namespace with its own ComputeDomain).
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -124,6 +125,9 @@ class NvlinkDomainsArgs:
     """The NVIDIA DRA driver chart at the stack's version."""
     accelerator: str
     """The A4X nodes' `cloud.google.com/gke-accelerator` value."""
+    after: Sequence[pulumi.Resource] = ()
+    """What the release waits for: the usable GPU nodes, whose GPU driver the kubelet plugin
+    needs (so Helm's wait sees the plugin's pods on every node, not on none)."""
 
 
 class NvlinkDomains(pulumi.ComponentResource):
@@ -151,6 +155,6 @@ class NvlinkDomains(pulumi.ComponentResource):
             "dra-driver-nvidia-gpu",
             args.chart,
             driver_values(args.accelerator),
-            pulumi.ResourceOptions(parent=self, depends_on=[quota_resource]),
+            pulumi.ResourceOptions(parent=self, depends_on=[quota_resource, *args.after]),
         )
         self.register_outputs({})

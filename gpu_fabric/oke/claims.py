@@ -23,6 +23,8 @@ from .claim_plan import ClaimPlan, plan_claim  # noqa: F401 (the claim builder's
 
 DRA_API_VERSION = "resource.k8s.io/v1"
 RAIL_DEVICE_CLASS = "dra.net"
+RAIL_DRIVER = "dra.net"
+"""DRANET's driver name: its ResourceSlices' `spec.driver` and its devices' attribute domain."""
 PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
 # The DRANET-on-OKE write-up: DRANET also publishes the front-end NIC and virtual interfaces;
 # only rdmaN are rails.
@@ -121,7 +123,10 @@ class ClaimTemplates(pulumi.ComponentResource):
         plans: list[ClaimPlan],
         namespace: pulumi.Input[str],
         opts: pulumi.ResourceOptions | None = None,
+        after: list[pulumi.Resource] | None = None,
     ):
+        """`after`: what the templates wait for (the GPU nodes' devices: a claim of a template
+        made before them is pending with nothing to allocate)."""
         super().__init__("gpu-fabric:oke:ClaimTemplates", name, None, opts)
         self.templates = {}
         for plan in plans:
@@ -130,6 +135,6 @@ class ClaimTemplates(pulumi.ComponentResource):
                 f"{name}-{plan.name}",
                 metadata=manifest["metadata"],
                 spec=manifest["spec"],
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=after or []),
             )
         self.register_outputs({})

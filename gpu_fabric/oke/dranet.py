@@ -8,7 +8,7 @@ its own DeviceClass `gpu.nvidia.com`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pulumi
@@ -91,14 +91,18 @@ class DraDriversArgs:
     """Only a configured child range is passed to the chart."""
     dra_gpu_driver: ChartPin
     """The NVIDIA DRA GPU driver chart at the stack's version."""
+    after: list[pulumi.Resource] = field(default_factory=list)
+    """What the releases wait for: the GPU nodes' join (Helm's wait on a DaemonSet without pods
+    is done at once, whatever the nodes do later)."""
 
 
 class DraDrivers(pulumi.ComponentResource):
     """The RDMA namespace and tools, DeviceClass `dra.net`, and both DRA drivers.
 
-    Nothing here waits for the GPU nodes: a DaemonSet needs no nodes to exist, and its pods start
-    when the nodes join. The DRANET DaemonSet is privileged with hostNetwork, as upstream requires
-    (it moves rail children into pods through NRI); kube-system admits it.
+    The releases start once the GPU nodes have joined (`after`), so Helm's wait sees their pods;
+    the fabric layer then waits for each node's devices. The DRANET DaemonSet is privileged with
+    hostNetwork, as upstream requires (it moves rail children into pods through NRI); kube-system
+    admits it.
     """
 
     namespace: k8s.core.v1.Namespace
@@ -108,6 +112,7 @@ class DraDrivers(pulumi.ComponentResource):
     def __init__(self, name: str, args: DraDriversArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:oke:DraDrivers", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        after_join = pulumi.ResourceOptions(parent=self, depends_on=args.after)
         ns = namespace_manifest()
         self.namespace = k8s.core.v1.Namespace(
             f"{name}-namespace", metadata=ns["metadata"], opts=child
@@ -131,7 +136,7 @@ class DraDrivers(pulumi.ComponentResource):
             "dranet",
             args.dranet,
             dranet_values(args.shape, args.dranet_image_tag, args.child_cidr),
-            child,
+            after_join,
         )
         # The chart refuses the `default` namespace; its own one is created with it.
         self.dra_gpu_driver = helm_release(
@@ -139,7 +144,7 @@ class DraDrivers(pulumi.ComponentResource):
             "dra-driver-nvidia-gpu",
             args.dra_gpu_driver,
             dra_gpu_values(args.shape),
-            child,
+            after_join,
             create_namespace=True,
         )
         self.register_outputs({})

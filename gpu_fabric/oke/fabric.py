@@ -13,6 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
+from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
 from .claim_plan import Claim, plan_claim
@@ -20,7 +21,7 @@ from .claims import ClaimTemplates
 from .dranet import DraDrivers, DraDriversArgs
 from .inputs import FABRIC_INPUTS
 from .nccl_jobs import NcclJobs, NcclJobsArgs
-from .node_wait import GpuNodeWait, GpuNodeWaitArgs
+from .node_wait import GpuNodeWait, GpuNodeWaitArgs, usable_gpu_nodes
 
 
 class OkeClaim(TypedDict):
@@ -65,6 +66,8 @@ class OkeFabricArgs(TypedDict):
     layer waits until they have joined and are Ready, and fails naming them (unset: no wait)."""
     gpu_node_count: NotRequired[int]
     """How many GPU nodes must join."""
+    node_wait_timeout: NotRequired[str]
+    """How long to wait for the GPU nodes to join and be usable (a duration: 40m, 1h30m)."""
     dranet_version: str
     """DRANET chart version."""
     dranet_image_tag: str
@@ -97,6 +100,26 @@ class OkeFabric(pulumi.ComponentResource):
         on_cluster = child_options(self, opts, [args["kubernetes_provider"]])
         charts, shape_name = catalog().oke, args["gpu_shape"]
         shape = catalog().oci_shapes[shape_name]
+        # A node that fails to join fails the update, naming the instance (terraform-oci-oke and
+        # oci-hpc-oke leave that check to the user; their cloud-init only logs "Error in OKE
+        # startup" / "Error bootstrapping OKE").
+        gpu_nodes, gpu_node_count = args.get("gpu_nodes"), args.get("gpu_node_count")
+        timeout = args.get("node_wait_timeout")
+        waits = {"timeout_seconds": seconds_of(timeout)} if timeout else {}
+        joined = None
+        if gpu_nodes is not None and gpu_node_count:
+            joined = GpuNodeWait(
+                f"{name}-gpu-nodes",
+                GpuNodeWaitArgs(
+                    kubeconfig=args["kubeconfig"],
+                    cluster_id=args["cluster_id"],
+                    gpu_nodes=gpu_nodes,
+                    count=gpu_node_count,
+                    shape=shape_name,
+                    **waits,
+                ),
+                on_cluster,
+            )
         drivers = DraDrivers(
             f"{name}-dra",
             DraDriversArgs(
@@ -105,24 +128,26 @@ class OkeFabric(pulumi.ComponentResource):
                 dranet_image_tag=args["dranet_image_tag"],
                 child_cidr=args.get("dranet_child_cidr"),
                 dra_gpu_driver=catalog().nvidia_dra_driver.at(args["dra_gpu_driver_version"]),
+                # Helm's wait on a DaemonSet with no pods yet is done at once: the releases wait
+                # until the GPU nodes have joined, so their wait sees the nodes' pods.
+                after=[joined.command] if joined else [],
             ),
             on_cluster,
         )
-        # A node that fails to join fails the update, naming the instance (terraform-oci-oke and
-        # oci-hpc-oke leave that check to the user; their cloud-init only logs "Error in OKE
-        # startup" / "Error bootstrapping OKE").
-        gpu_nodes, gpu_node_count = args.get("gpu_nodes"), args.get("gpu_node_count")
-        if gpu_nodes is not None and gpu_node_count:
-            GpuNodeWait(
-                f"{name}-gpu-nodes",
-                GpuNodeWaitArgs(
-                    kubeconfig=args["kubeconfig"],
-                    cluster_id=args["cluster_id"],
-                    gpu_nodes=gpu_nodes,
-                    count=gpu_node_count,
-                    shape=shape_name,
-                ),
-                on_cluster,
+        # Joined is not usable: each node's ResourceSlices must publish its GPUs and rails.
+        usable: list[pulumi.Resource] = []
+        if joined is not None and gpu_nodes is not None and gpu_node_count:
+            usable.append(
+                usable_gpu_nodes(
+                    f"{name}-gpu-nodes-usable",
+                    args["kubeconfig"],
+                    [args["cluster_id"], gpu_nodes],
+                    shape_name,
+                    gpu_node_count,
+                    [drivers.dranet, drivers.dra_gpu_driver],
+                    on_cluster,
+                    **waits,
+                ).command
             )
         plans = [
             plan_claim(
@@ -133,7 +158,7 @@ class OkeFabric(pulumi.ComponentResource):
             for c in args["claims"]
         ]
         namespace = drivers.namespace.metadata.name
-        templates = ClaimTemplates(f"{name}-claims", plans, namespace, on_cluster)
+        templates = ClaimTemplates(f"{name}-claims", plans, namespace, on_cluster, after=usable)
         tests = args.get("nccl_tests")
         if tests:
             NcclJobs(
@@ -154,12 +179,20 @@ class OkeFabric(pulumi.ComponentResource):
         if "training_queue" in args:
             queue = TrainingQueue(
                 f"{name}-training-queue",
-                TrainingQueueArgs(args["training_queue"], args["kubeconfig"], args["cluster_id"]),
+                TrainingQueueArgs(
+                    args["training_queue"],
+                    args["kubeconfig"],
+                    args["cluster_id"],
+                    # The runtime's whole-node claim template, after the nodes' devices.
+                    runtime_after=usable,
+                ),
                 on_cluster,
             )
             # A pod's claims name templates of its own namespace (Kubernetes DRA, and Kueue reads
             # them there, kueue pkg/dra/claims.go): the training namespace gets them too.
-            ClaimTemplates(f"{name}-training-claims", plans, queue.namespace, on_cluster)
+            ClaimTemplates(
+                f"{name}-training-claims", plans, queue.namespace, on_cluster, after=usable
+            )
         self.namespace = namespace
         self.claim_templates = pulumi.Output.from_input([p.name for p in plans])
         self.register_outputs(declared_outputs(self))

@@ -105,6 +105,8 @@ def fabric_args(
     if "gpu_nodes" in cloud:
         args["gpu_nodes"] = cloud["gpu_nodes"]
         args["gpu_node_count"] = cfg.gpu_nodes.count
+    if cfg.node_wait_timeout is not None:
+        args["node_wait_timeout"] = cfg.node_wait_timeout
     queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import AfterValidator
 
 from ..catalog import catalog
-from ..config_base import Cidr, SourceRanges, VersionText
+from ..config_base import Cidr, SourceRanges, StackModel, VersionText
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..workloads.inputs import QUEUE_RULES, queue_problems
@@ -121,6 +121,7 @@ FABRIC_INPUTS = LayerInputs(
         "OkeFabricArgs": {
             "gpu_shape": _GPU_SHAPE,
             "gpu_node_count": same_as(GpuNodesConfig, "count"),
+            "node_wait_timeout": same_as(StackModel, "node_wait_timeout"),
             "dranet_version": VersionText,
             "dranet_image_tag": VersionText,
             "dranet_child_cidr": Cidr,

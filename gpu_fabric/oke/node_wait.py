@@ -14,9 +14,18 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_command as command
 
-from ..node_wait import wait_command, wait_script
-from ..nvidia import GPU_PRESENT_LABEL
-from .claims import INSTANCE_TYPE_LABEL
+from ..catalog import catalog
+from ..node_wait import (
+    NodeNeeds,
+    Published,
+    UsableNodes,
+    UsableNodesArgs,
+    usable_lines,
+    wait_command,
+    wait_script,
+)
+from ..nvidia import GPU_DRA_DRIVER, GPU_PRESENT_LABEL
+from .claims import INSTANCE_TYPE_LABEL, RAIL_DRIVER
 from .nodes import NODE_LABELS
 
 # The join script's output is in cloud-init's log (it runs from runcmd).
@@ -80,3 +89,56 @@ class GpuNodeWait(pulumi.ComponentResource):
             f"{name}-wait", WAIT_SCRIPT, args.kubeconfig, environment, triggers, self
         )
         self.register_outputs({})
+
+
+USABLE_FAILURE = """  echo "GPU nodes joined, but a job cannot use them yet: $1." >&2
+  echo "Read the drivers' pods on a node: kubectl get pods -A -o wide" \\
+    "--field-selector spec.nodeName=NODE; and its devices: kubectl get resourceslices" \\
+    "--field-selector spec.nodeName=NODE -o yaml." >&2
+"""
+
+
+def usable_needs(shape: str) -> NodeNeeds:
+    """Each GPU node's devices: its shape's rails and GPUs, published by the two DRA drivers."""
+    oci_shape = catalog().oci_shapes[shape]
+    return NodeNeeds(
+        published=[
+            Published(RAIL_DRIVER, oci_shape.rail_count, "DRANET's kubelet plugin"),
+            Published(GPU_DRA_DRIVER, oci_shape.gpu_count, "NVIDIA's DRA GPU kubelet plugin"),
+        ]
+    )
+
+
+def usable_script(shape: str) -> str:
+    """The usable wait's script (what `UsableNodes` runs)."""
+    return wait_script(USABLE_FAILURE, usable_lines(usable_needs(shape)))
+
+
+def usable_gpu_nodes(
+    name: str,
+    kubeconfig: pulumi.Input[str],
+    triggers: list[pulumi.Input[object]],
+    shape: str,
+    count: int,
+    after: list[pulumi.Resource],
+    opts: pulumi.ResourceOptions,
+    timeout_seconds: int = JOIN_TIMEOUT_SECONDS,
+) -> UsableNodes:
+    """The wait, after both DRA drivers' releases, until each GPU node's ResourceSlices publish
+    its shape's rails (DRANET, `dra.net`) and GPUs (NVIDIA's DRA driver, `gpu.nvidia.com`): the
+    devices every claim of the stack allocates from. A driver that publishes nothing on a node
+    fails the update here, not a job later."""
+    return UsableNodes(
+        name,
+        UsableNodesArgs(
+            kubeconfig=kubeconfig,
+            selector=selector(shape),
+            count=count,
+            needs=usable_needs(shape),
+            failure=USABLE_FAILURE,
+            timeout_seconds=timeout_seconds,
+            triggers=triggers,
+            after=after,
+        ),
+        opts,
+    )

@@ -73,6 +73,21 @@ def _as_the_union_reports(err: ValidationError, raw: dict[str, Any]) -> list:
     return [{**e, "loc": (platform.value, *e["loc"])} for e in err.errors()]
 
 
+FABRIC_FIELDS = {
+    "queues": "the training queue is in the cluster",
+    "node_wait_timeout": "the wait for usable GPU nodes is in-cluster",
+}
+"""Top-level fields only the fabric layer reads, with where they act."""
+
+
+def _as_written(value: Any) -> Any:
+    return (
+        value.model_dump(by_alias=True, exclude_defaults=True)
+        if hasattr(value, "model_dump")
+        else value
+    )
+
+
 def layer_problems(cfg) -> list[Problem]:
     """`gpu-fabric:layers` and `gpu-fabric:cloudStack` go together."""
     if cfg.layers is Layers.FABRIC and cfg.cloud_stack is None:
@@ -84,14 +99,16 @@ def layer_problems(cfg) -> list[Problem]:
                 "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
             )
         ]
-    if cfg.layers is Layers.CLOUD and "queues" in cfg.model_fields_set:
+    in_the_cluster = [f for f in FABRIC_FIELDS if f in cfg.model_fields_set]
+    if cfg.layers is Layers.CLOUD and in_the_cluster:
         return [
             Problem(
-                stack_key("queues"),
-                cfg.queues.model_dump(by_alias=True, exclude_defaults=True),
-                "has no effect with gpu-fabric:layers: cloud (the training queue is in the "
-                "cluster, which the fabric stack fills); move it to the fabric stack's file",
+                stack_key(type(cfg).model_fields[name].alias or name),
+                _as_written(getattr(cfg, name)),
+                f"has no effect with gpu-fabric:layers: cloud ({FABRIC_FIELDS[name]}, which the "
+                "fabric stack runs); move it to the fabric stack's file",
             )
+            for name in in_the_cluster
         ]
     if cfg.layers is not Layers.FABRIC and cfg.cloud_stack is not None:
         return [
