@@ -126,6 +126,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "loadBalancerNsgId": "string!",
             "computeClusterId": "string!",
             "gpuNodes": "[string]!",
+            "gpuNodeIds": "[string]!",
         },
     },
     "OkeFabric": {
@@ -135,6 +136,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "clusterId": "Input<string>!",
             "gpuShape": "string!",
             "gpuNodes": "Input<[string]>",
+            "gpuNodeIds": "Input<[string]>",
             "gpuNodeCount": "integer",
             "nodeWaitTimeout": "string",
             "dranetVersion": "string!",

@@ -233,7 +233,7 @@ def test_the_fabric_layer_takes_the_cloud_outputs_its_args_name():
         "gpu_subnets",
         "gpu_node_pools",
     )
-    assert Oke.FABRIC_NEEDS == ("kubeconfig", "cluster_id", "gpu_nodes")
+    assert Oke.FABRIC_NEEDS == ("kubeconfig", "cluster_id", "gpu_nodes", "gpu_node_ids")
     # Nested (`lingjun_nodes`), and under another name (`node_pool_id`).
     assert set(Ack.FABRIC_NEEDS) == {"kubeconfig", "cluster_id", "lingjun_node_pool_id"}
 

@@ -211,11 +211,21 @@ def test_the_fabric_stack_waits_for_every_gpu_node_by_its_labels():
     )
     assert env["GPU_NODES"] == "oke-dranet-gpu-0 oke-dranet-gpu-1"
     assert "environment" in wait.secret_inputs  # it carries the kubeconfig
-    # Again when the cluster or the instances change.
-    assert wait.inputs["triggers"] == [
-        "ocid1.cluster.oc1.us-ashburn-1.mockokedranet",
-        ["oke-dranet-gpu-0", "oke-dranet-gpu-1"],
-    ]
+    # Again when the cluster or an instance is replaced: a replaced instance keeps its display
+    # name, so the triggers are the instances' OCIDs (a cloud stack output).
+    plan = run_stack(stack="oke-dranet")
+    ids = plan.outputs["gpuNodeIds"]
+    assert len(set(ids)) == 2 and all(i.startswith("ocid1.instance.") for i in ids)
+    assert wait.inputs["triggers"] == ["ocid1.cluster.oc1.us-ashburn-1.mockokedranet", ids]
+    assert usable_wait(plan).inputs["triggers"][:2] == wait.inputs["triggers"]
+
+
+def test_a_hosted_fabric_given_display_names_needs_the_instance_ids():
+    from tests.test_layer_inputs import _build, _refused
+
+    _, reasons = _refused(lambda: _build("OkeFabric", (("gpu_nodes",), ["a", "b"])))
+    assert list(reasons) == ["gpuNodeIds"]
+    assert "the cloud layer's gpuNodeIds output" in reasons["gpuNodeIds"]
 
 
 def test_in_one_stack_the_wait_depends_on_the_instances_and_the_cluster():

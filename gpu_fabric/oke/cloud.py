@@ -221,6 +221,9 @@ class OkeCloud(pulumi.ComponentResource):
     """The GPU nodes' compute cluster."""
     gpu_nodes: pulumi.Output[list[str]]
     """The GPU instances' display names."""
+    gpu_node_ids: pulumi.Output[list[str]]
+    """The GPU instances' OCIDs: the fabric's node waits run again when one changes (a replaced
+    instance keeps its display name, not its OCID)."""
 
     def __init__(
         self, name: str, args: OkeCloudArgs, opts: pulumi.ResourceOptions | None = None
@@ -304,6 +307,7 @@ class OkeCloud(pulumi.ComponentResource):
         self.load_balancer_nsg_id = net.nsg_ids[Nsg.LOAD_BALANCERS]
         self.compute_cluster_id = rdma_nodes.compute_cluster.id
         self.gpu_nodes = pulumi.Output.all(*[i.display_name for i in rdma_nodes.instances])
+        self.gpu_node_ids = pulumi.Output.all(*[i.id for i in rdma_nodes.instances])
         self.register_outputs(declared_outputs(self))
 
     @property

@@ -64,6 +64,9 @@ class OkeFabricArgs(TypedDict):
     gpu_nodes: NotRequired[pulumi.Input[list[str]]]
     """The GPU instances' display names (the cloud layer's `gpu_nodes`): with gpu_node_count, the
     layer waits until they have joined and are Ready, and fails naming them (unset: no wait)."""
+    gpu_node_ids: NotRequired[pulumi.Input[list[str]]]
+    """The GPU instances' OCIDs (the cloud layer's `gpu_node_ids`), with gpu_nodes: the waits run
+    again when an instance is replaced (its display name survives a replacement)."""
     gpu_node_count: NotRequired[int]
     """How many GPU nodes must join."""
     node_wait_timeout: NotRequired[str]
@@ -114,6 +117,7 @@ class OkeFabric(pulumi.ComponentResource):
                     kubeconfig=args["kubeconfig"],
                     cluster_id=args["cluster_id"],
                     gpu_nodes=gpu_nodes,
+                    gpu_node_ids=args["gpu_node_ids"],
                     count=gpu_node_count,
                     shape=shape_name,
                     **waits,
@@ -141,7 +145,7 @@ class OkeFabric(pulumi.ComponentResource):
                 usable_gpu_nodes(
                     f"{name}-gpu-nodes-usable",
                     args["kubeconfig"],
-                    [args["cluster_id"], gpu_nodes],
+                    [args["cluster_id"], args["gpu_node_ids"]],
                     shape_name,
                     gpu_node_count,
                     [drivers.dranet, drivers.dra_gpu_driver],

@@ -104,6 +104,7 @@ def fabric_args(
         args["dranet_child_cidr"] = cfg.dranet.child_cidr
     if "gpu_nodes" in cloud:
         args["gpu_nodes"] = cloud["gpu_nodes"]
+        args["gpu_node_ids"] = cloud["gpu_node_ids"]
         args["gpu_node_count"] = cfg.gpu_nodes.count
     if cfg.node_wait_timeout is not None:
         args["node_wait_timeout"] = cfg.node_wait_timeout

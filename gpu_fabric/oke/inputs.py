@@ -11,6 +11,7 @@ from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel, VersionText
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape
 from .claim_plan import Claim, plan_claim
@@ -62,6 +63,15 @@ def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
             plan_claim(request, catalog().oci_shapes[shape_name], shape_name)
         except ValueError as err:
             problems.append(InputProblem(f"claims[{i}]", claim, str(err)))
+    if "gpu_nodes" in args and "gpu_node_ids" not in args:
+        problems.append(
+            InputProblem(
+                "gpuNodeIds",
+                MISSING,
+                "required with gpuNodes: pass the cloud layer's gpuNodeIds output (the node "
+                "waits run again when an instance is replaced; its display name stays)",
+            )
+        )
     return problems + queue_problems(args)
 
 

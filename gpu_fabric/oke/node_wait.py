@@ -58,7 +58,10 @@ class GpuNodeWaitArgs:
     cluster_id: pulumi.Input[str]
     """Re-runs the wait when the cluster is replaced."""
     gpu_nodes: pulumi.Input[list[str]]
-    """The instances' display names: the wait depends on their creation, and names them."""
+    """The instances' display names: the wait names them."""
+    gpu_node_ids: pulumi.Input[list[str]]
+    """The instances' OCIDs: the wait depends on their creation, and runs again when one is
+    replaced (a display name survives a replacement; an OCID does not)."""
     count: int
     """GPU nodes to wait for."""
     shape: str
@@ -83,8 +86,8 @@ class GpuNodeWait(pulumi.ComponentResource):
             "COUNT": str(args.count),
             "TIMEOUT_SECONDS": str(args.timeout_seconds),
         }
-        # Again when the cluster or the set of instances changes.
-        triggers = [args.cluster_id, args.gpu_nodes]
+        # Again when the cluster or an instance is replaced (oci_core_instance's id is the OCID).
+        triggers = [args.cluster_id, args.gpu_node_ids]
         self.command = wait_command(
             f"{name}-wait", WAIT_SCRIPT, args.kubeconfig, environment, triggers, self
         )
