@@ -120,22 +120,24 @@ def test_an_external_installer_owner_leaves_out_the_device_injector_too():
     assert daemon_sets(plan) == {}
 
 
-def test_handing_the_installer_to_an_external_owner_keeps_its_daemon_sets(mega_plan):
-    # Issue 14, item 5: switching `installer.owner` to `external` deleted the installer and the
-    # NRI device injector, breaking every new TCPXO pod until the other owner's bundle applied the
-    # same names. They are `retainOnDelete` (Pulumi resource option): forgotten, not deleted.
+def test_handing_the_installer_to_an_external_owner_keeps_its_daemon_sets():
+    """Switching `installer.owner` to `external` straight from `stack` would delete the installer
+    and the NRI device injector, breaking every new TCPXO pod until the other owner's bundle
+    applies the same names. An `up` with `handover` first makes them `retainOnDelete` (Pulumi
+    resource option, read from the state): then `external` forgets them and deletes nothing."""
     from offline import diff
     from tests.conftest import run_stack
     from tests.test_diff import RULES, as_file
 
-    owned = mega_plan.of_type("kubernetes:apps/v1:DaemonSet")
+    handover = run_stack({"gpu-fabric:installer": {"owner": "handover"}}, stack=STACK)
+    owned = handover.of_type("kubernetes:apps/v1:DaemonSet")
     assert sorted(r.name for r in owned if r.retain_on_delete) == [
         f"{STACK}-nccl-tcpxo-installer",
         f"{STACK}-nri-device-injector",
     ]
     assert all(r.as_json()["retainOnDelete"] for r in owned)
     external = run_stack({"gpu-fabric:installer": {"owner": "external"}}, stack=STACK)
-    handed_over = diff.diff_plans(as_file(mega_plan), as_file(external), RULES)
+    handed_over = diff.diff_plans(as_file(handover), as_file(external), RULES)
     report = diff.render_stack(handed_over, RULES)
     assert report.startswith(
         f"## Stack `{STACK}`: 0 to replace, 0 to update, 0 to add, 0 to remove, 2 to forget "
@@ -147,6 +149,23 @@ def test_handing_the_installer_to_an_external_owner_keeps_its_daemon_sets(mega_p
             f"- `{name}` (`kubernetes:apps/v1:DaemonSet`): kept in the cluster, no longer managed"
             in report
         )
+
+
+def test_daemon_sets_the_stack_keeps_are_not_retained_so_a_replacement_can_delete_them(
+    mega_plan,
+):
+    """A fixed-name DaemonSet is replaced delete-first (pulumi-kubernetes); retained, it would not
+    be deleted and its replacement would fail with AlreadyExists. Straight to `external`, the
+    diff says they are removed."""
+    from offline import diff
+    from tests.conftest import run_stack
+    from tests.test_diff import RULES, as_file
+
+    owned = mega_plan.of_type("kubernetes:apps/v1:DaemonSet")
+    assert len(owned) == 2 and not any(r.retain_on_delete for r in owned)
+    external = run_stack({"gpu-fabric:installer": {"owner": "external"}}, stack=STACK)
+    report = diff.render_stack(diff.diff_plans(as_file(mega_plan), as_file(external), RULES), RULES)
+    assert "0 to add, 2 to remove" in report.splitlines()[0]
 
 
 # --- with_tcpxo ----------------------------------------------------------------------------------

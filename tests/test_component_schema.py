@@ -238,7 +238,12 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "servicesRangeName": "string!",
     },
     "GkeAuthorizedNetwork": {"cidrBlock": "string!", "displayName": "string"},
-    "GkeInstaller": {"image": "string!", "pauseImage": "string!", "awaitRollout": "boolean!"},
+    "GkeInstaller": {
+        "image": "string!",
+        "pauseImage": "string!",
+        "awaitRollout": "boolean!",
+        "retainOnDelete": "boolean",
+    },
     "GkeSmokeTest": {"testImage": "string!", "daemonImage": "string!"},
     "GkeStorageClass": {"name": "string!", "isDefault": "boolean!"},
     "OkeVcn": {

@@ -76,8 +76,14 @@ def test_a_reserved_pool_upgrades_without_a_surge_node(stack):
     }
 
 
-def test_a_pool_without_reservation_keeps_gke_default_unless_configured():
-    assert "upgradeSettings" not in _gpu_pool(run_stack()).inputs
+def test_every_gpu_pool_upgrades_one_node_at_a_time_in_place_unless_configured():
+    """GKE's default surge needs a node that a pool at its quota or reservation does not get."""
+    for stack in ("a3-prod", "a3-mega-prod"):  # no reservation
+        assert _gpu_pool(run_stack(stack=stack)).inputs["upgradeSettings"] == {
+            "strategy": "SURGE",
+            "maxSurge": 0,
+            "maxUnavailable": 1,
+        }
     configured = run_stack({"gpu-fabric:gpuPool.upgrade": {"maxSurge": 2, "maxUnavailable": 0}})
     assert _gpu_pool(configured).inputs["upgradeSettings"] == {
         "strategy": "SURGE",
@@ -244,3 +250,15 @@ def test_a3_ultra_default_driver_needs_a_gke_that_installs_r550():
         {"gpu-fabric:gpuPool.gpuDriverVersion": "DEFAULT"},
         stack="a4-prod",
     )
+
+
+def test_a_hosted_pool_without_upgrade_settings_upgrades_one_node_at_a_time():
+    from tests.test_layer_inputs import _build
+
+    plan = _build("GkeCloud")
+    (pool,) = [p for p in plan.of_type(NODE_POOL) if p.inputs["name"] != "system"]
+    assert pool.inputs["upgradeSettings"] == {
+        "strategy": "SURGE",
+        "maxSurge": 0,
+        "maxUnavailable": 1,
+    }

@@ -63,7 +63,7 @@ def test_an_unknown_owner_is_refused():
         {"gpu-fabric:installer": {"owner": "aicr"}},
         "gpu-fabric:installer.owner",
         "aicr",
-        "must be one of 'stack' or 'external'",
+        "must be one of 'stack', 'handover' or 'external'",
         "a4x-prod",
     )
 

@@ -112,9 +112,9 @@ class GkeGpuPool(TypedDict):
     reservation_project: NotRequired[str]
     """The owner project of a shared reservation."""
     max_surge: NotRequired[int]
-    """Surge upgrade: extra nodes during an upgrade (with max_unavailable; unset: GKE's default)."""
+    """Surge upgrade: extra nodes during an upgrade (unset: 0)."""
     max_unavailable: NotRequired[int]
-    """Surge upgrade: nodes unavailable at once (with max_surge; unset: GKE's default)."""
+    """Surge upgrade: nodes upgraded, unavailable, at once (unset: 1)."""
     # BEGIN GENERATED: pool options (`make docs`, from GpuPoolConfig: tools/pool_options.py)
     create_timeout: NotRequired[str]
     (

@@ -165,7 +165,11 @@ class InstallerOwner(str, Enum):
     """Who owns the NCCL plugin installer DaemonSet in kube-system."""
 
     STACK = "stack"
-    """This stack creates and updates it (what the README promises)."""
+    """This stack creates and updates it (what the README promises), and deletes it with the
+    stack or on a replacement."""
+    HANDOVER = "handover"
+    """As `stack`, but `retainOnDelete`: the step before `external`, so that once the DaemonSets
+    leave the stack Pulumi forgets them and leaves them in the cluster."""
     EXTERNAL = "external"
     """Something outside the stack does (e.g. NVIDIA AICR's bundle on A4X): not created here."""
 
@@ -308,10 +312,11 @@ class InstallerConfig(ConfigModel):
 
     owner: InstallerOwner = Field(
         InstallerOwner.STACK,
-        description="Who owns the NCCL plugin installer DaemonSet: `stack` (created here) or "
+        description="Who owns the NCCL plugin installer DaemonSet: `stack` (created here), "
+        "`handover` (created here and `retainOnDelete`: run `pulumi up` with it before "
+        "`external`, so the DaemonSets stay in the cluster when they leave the stack) or "
         "`external` (e.g. NVIDIA AI Cluster Runtime's bundle; not created, `make verify` still "
-        "checks it). The stack's installer DaemonSets are `retainOnDelete`: switching to "
-        "`external` leaves them in the cluster, no longer managed.",
+        "checks it). Straight from `stack` to `external`, `pulumi up` deletes them.",
     )
     await_rollout: bool = Field(
         False,
@@ -409,11 +414,11 @@ class GpuPoolConfig(ConfigModel):
         "default: any matching reservation.",
     )
     boot_disk: BootDiskConfig = Field(default_factory=BootDiskConfig)
-    upgrade: UpgradeConfig | None = Field(
-        None,
-        description="Surge upgrade settings; default with a reservation: maxSurge 0, "
-        "maxUnavailable 1 (a fully used reservation has no node to surge into); without one, "
-        "GKE's default (one extra node).",
+    upgrade: UpgradeConfig = Field(
+        default_factory=UpgradeConfig,
+        description="Surge upgrade settings; default maxSurge 0, maxUnavailable 1: one node at a "
+        "time, in place (a reservation or quota in full use has no node to surge into), as "
+        "cluster-toolkit's gke-node-pool.",
     )
     allow_unsupported_gke_version: bool = Field(
         False,
@@ -748,7 +753,7 @@ class GkeStackConfig(StackModel):
         """The stack installs the NVIDIA DRA driver's ComputeDomains (gke/nvlink.py): the machine
         has NVLink domains (A4X) and the stack owns the installers (an external owner, NVIDIA
         AICR's bundle, brings its own driver)."""
-        return self.machine.nvlink_domains and self.installer.owner is InstallerOwner.STACK
+        return self.machine.nvlink_domains and self.installer.owner is not InstallerOwner.EXTERNAL
 
     @property
     def warnings(self) -> list[str]:

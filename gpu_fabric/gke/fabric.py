@@ -43,6 +43,9 @@ class GkeInstaller(TypedDict):
     """The pause container's image."""
     await_rollout: bool
     """Let `pulumi up` wait for the rollout (needs the GPU nodes up)."""
+    retain_on_delete: NotRequired[bool]
+    """Leave the DaemonSets in the cluster when they leave the stack: set it in an `up` before
+    handing them to another owner (unset: false, so a replacement can delete them first)."""
 
 
 class GkeSmokeTest(TypedDict):
@@ -144,6 +147,7 @@ class GkeFabric(pulumi.ComponentResource):
         if "installer" in args:
             upstream = installer_file(machine)
             awaited = args["installer"]["await_rollout"]
+            retained = args["installer"].get("retain_on_delete", False)
             # An awaited DaemonSet created before its nodes counts 0 pods and is done at once:
             # awaited, it waits for the GPU node pools (the cloud layer's outputs).
             pools = args.get("gpu_node_pools") if awaited else None
@@ -155,6 +159,7 @@ class GkeFabric(pulumi.ComponentResource):
                     args["installer"]["pause_image"],
                     await_rollout=awaited,
                     wait_for=pools,
+                    retain_on_delete=retained,
                 ),
                 on_cluster,
             )
@@ -165,7 +170,10 @@ class GkeFabric(pulumi.ComponentResource):
                 injector = NriDeviceInjector(
                     f"{name}-nri-device-injector",
                     NriDeviceInjectorArgs(
-                        args["nri_device_injector_image"], awaited, wait_for=pools
+                        args["nri_device_injector_image"],
+                        awaited,
+                        wait_for=pools,
+                        retain_on_delete=retained,
                     ),
                     on_cluster,
                 )

@@ -20,7 +20,6 @@ from .config import (
     GkeStackConfig,
     GpuPoolConfig,
     InstallerOwner,
-    UpgradeConfig,
     placement_policy_name,
 )
 from .fabric import GkeFabric, GkeFabricArgs
@@ -87,16 +86,8 @@ def _gpu_pool(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
         out["reservation"] = pool.reservation.name
         if pool.reservation.project:
             out["reservation_project"] = pool.reservation.project
-    upgrade = pool.upgrade
-    if upgrade is None and pool.reservation:
-        # GKE's default surge upgrade creates one extra node, which a fully used specific
-        # reservation does not have: the upgrade stalls. Upgrade in place, one node at a time,
-        # as cluster-toolkit's gke-node-pool does by default (variables.tf `upgrade_settings`:
-        # max_surge 0, max_unavailable 1).
-        upgrade = UpgradeConfig()
-    if upgrade is not None:
-        out["max_surge"] = upgrade.max_surge
-        out["max_unavailable"] = upgrade.max_unavailable
+    out["max_surge"] = pool.upgrade.max_surge
+    out["max_unavailable"] = pool.upgrade.max_unavailable
     return out
 
 
@@ -159,11 +150,13 @@ def fabric_args(
     if cfg.node_wait_timeout is not None:
         args["node_wait_timeout"] = cfg.node_wait_timeout
     fabric = fabric_of(cfg.machine)
-    if cfg.installer.owner is InstallerOwner.STACK:
+    owner = cfg.installer.owner
+    if owner is not InstallerOwner.EXTERNAL:
         args["installer"] = {
             "image": fabric.installer_image(cfg),
             "pause_image": cfg.pause_image,
             "await_rollout": cfg.installer.await_rollout,
+            "retain_on_delete": owner is InstallerOwner.HANDOVER,
         }
     fabric.add_fabric_args(cfg, args)
     queue = training_queue_of(cfg)

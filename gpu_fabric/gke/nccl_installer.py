@@ -20,13 +20,20 @@ UPSTREAM = Path(__file__).with_name("upstream")
 NRI_DEVICE_INJECTOR = UPSTREAM / "nri-device-injector.yaml"
 # pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
 SKIP_AWAIT = "pulumi.com/skipAwait"
-# Handing an owned DaemonSet to another owner (`installer.owner: external`) must
-# not delete it, or every new GPU pod breaks until the other owner's bundle applies the same name.
-# With `retainOnDelete` (Pulumi resource option; docs "Resource options: retainOnDelete") a
-# resource that leaves the program is dropped from the state and left in the cluster. A
-# `pulumi destroy` leaves it too: the cluster going away removes it (or delete it with kubectl).
-RETAINED = pulumi.ResourceOptions(retain_on_delete=True)
-"""Options of every DaemonSet this package hands over to another owner (installer, injector)."""
+
+
+def retained(retain_on_delete: bool, parent: pulumi.Resource) -> pulumi.ResourceOptions:
+    """A DaemonSet's options: `retainOnDelete` only while it is being handed to another owner.
+
+    Handing an owned DaemonSet to another owner (`installer.owner: external`) must not delete it,
+    or every new GPU pod breaks until the other owner's bundle applies the same name. With
+    `retainOnDelete` (Pulumi docs, "Resource options: retainOnDelete") a resource that leaves the
+    program is dropped from the state and left in the cluster; Pulumi reads the option from the
+    state, so it must be set in an `up` before the DaemonSet leaves (`installer.owner:
+    handover`). It is not always on: a DaemonSet has a fixed name, so pulumi-kubernetes replaces
+    it delete-first, and a retained one is not deleted: the new one fails with AlreadyExists.
+    """
+    return pulumi.ResourceOptions(parent=parent, retain_on_delete=retain_on_delete)
 
 
 def installer_file(machine: Machine) -> Path:
@@ -63,6 +70,8 @@ class NcclInstallerArgs:
     wait_for: pulumi.Input[list[str]] | None = None
     """With await_rollout: outputs of the cloud layer the DaemonSet waits for (the GPU node
     pools' names), so its rollout is awaited once there are nodes to roll out on."""
+    retain_on_delete: bool = False
+    """Leave it in the cluster when it leaves the stack (`retained`)."""
 
 
 def awaited_spec(spec: dict, await_rollout: bool, wait_for: pulumi.Input[list[str]] | None):
@@ -99,7 +108,7 @@ class NcclInstaller(pulumi.ComponentResource):
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
+            opts=retained(args.retain_on_delete, self),
         )
         self.register_outputs({})
 
@@ -121,6 +130,9 @@ class NriDeviceInjectorArgs:
     """As the installer's: not awaited by default (it targets GPU nodes that may not exist yet)."""
     wait_for: pulumi.Input[list[str]] | None = None
     """With await_rollout: the GPU node pools' names, as the installer's `wait_for`."""
+    retain_on_delete: bool = False
+    """As the installer's: the external owner's bundle applies the same DaemonSet, and the TCPXO
+    daemon gets no GPUs while it is missing."""
 
 
 class NriDeviceInjector(pulumi.ComponentResource):
@@ -143,8 +155,6 @@ class NriDeviceInjector(pulumi.ComponentResource):
             name,
             metadata=metadata,
             spec=awaited_spec(manifest["spec"], args.await_rollout, args.wait_for),
-            # Retained like the installer: the external owner's bundle applies
-            # the same DaemonSet, and the TCPXO daemon gets no GPUs while it is missing.
-            opts=pulumi.ResourceOptions.merge(RETAINED, pulumi.ResourceOptions(parent=self)),
+            opts=retained(args.retain_on_delete, self),
         )
         self.register_outputs({})

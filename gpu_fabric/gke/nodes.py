@@ -17,7 +17,7 @@ import pulumi_gcp as gcp
 
 from ..catalog import catalog
 from .cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
-from .config import GpuPoolConfig
+from .config import GpuPoolConfig, UpgradeConfig
 
 if TYPE_CHECKING:
     # The hosted component's type, so declared beside it (`GkeCloud`, cloud.py).
@@ -173,15 +173,16 @@ class GpuNodePool(pulumi.ComponentResource):
                 ]
             },
             node_config=node_config,
-            upgrade_settings=(
-                {
-                    "strategy": "SURGE",
-                    "max_surge": pool["max_surge"],
-                    "max_unavailable": pool["max_unavailable"],
-                }
-                if "max_surge" in pool and "max_unavailable" in pool
-                else None
-            ),
+            # GKE's default surge upgrade creates one extra node, which a GPU pool at the full
+            # size of its reservation or quota does not get: the upgrade stalls. One node at a
+            # time, in place, as cluster-toolkit's gke-node-pool does by default (variables.tf
+            # `upgrade_settings`; main.tf `coalesce(max_surge, 0)`, `coalesce(max_unavailable,
+            # 1)`).
+            upgrade_settings={
+                "strategy": "SURGE",
+                "max_surge": pool.get("max_surge", UpgradeConfig().max_surge),
+                "max_unavailable": pool.get("max_unavailable", UpgradeConfig().max_unavailable),
+            },
             # The pool's name is fixed (workloads and the fabric select it by name), so Pulumi's
             # default create-before-replace would fail with 409 "already exists": delete first.
             opts=pulumi.ResourceOptions(

@@ -169,7 +169,7 @@ def with_tcpxo(
 
 
 def _add_fabric_args(cfg: GkeA3MegaConfig, args: GkeFabricArgs) -> None:
-    if cfg.installer.owner is InstallerOwner.STACK and FABRIC.facts.nri_device_injector:
+    if cfg.installer.owner is not InstallerOwner.EXTERNAL and FABRIC.facts.nri_device_injector:
         # The tcpxo-daemon gets its GPU devices from the NRI device injector (upstream README):
         # it comes with the installer, and an external owner applies both.
         args["nri_device_injector_image"] = cfg.nri_device_injector_image
