@@ -18,6 +18,7 @@ from ..config_base import (
     ADVISED_SYSTEM_NODES,
     Cidr,
     ConfigModel,
+    Layers,
     NodeCount,
     SourceRanges,
     StackModel,
@@ -452,4 +453,13 @@ class OkeDranetConfig(StackModel):
                 "failure: when it goes, CoreDNS and the other system pods have nowhere to move; "
                 f"set {ADVISED_SYSTEM_NODES} or more (warning, not fatal)"
             )
+        if self.layers is Layers.CLOUD and self.network.existing is None:
+            if not self.network.api_allowed_cidrs:
+                warnings.append(
+                    f"{key('network.apiAllowedCidrs')}: [] admits nothing from outside the VCN "
+                    "to the private API endpoint (port 6443): the fabric stack's `pulumi up` "
+                    "must run on a host inside the VCN (a runner in the workers subnet, or "
+                    "through an OCI Bastion port-forwarding session to the endpoint); or list "
+                    "your VPN's or FastConnect's range here (warning, not fatal)"
+                )
         return warnings
