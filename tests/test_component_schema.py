@@ -277,6 +277,8 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "sshPublicKey": "string",
         "joinTagNamespace": "string",
         "joinTagKey": "string",
+        "runCommandPlugin": "boolean",
+        "rdmaGpuMonitoringPlugin": "boolean",
     },
     "OkeClaim": {
         "name": "string!",

@@ -396,5 +396,7 @@ def test_a_cloud_stack_that_admits_no_range_to_its_api_warns_where_the_fabric_ru
     warned = [w for w in run_stack(stack="oke-dranet").warnings if "apiAllowedCidrs" in w]
     assert len(warned) == 1 and "must run on a host inside the VCN" in warned[0]
     assert "port 6443" in warned[0] and "OCI Bastion" in warned[0]
-    listed = run_stack({"gpu-fabric:network.apiAllowedCidrs": ["192.168.10.0/24"]}, stack="oke-dranet")
+    listed = run_stack(
+        {"gpu-fabric:network.apiAllowedCidrs": ["192.168.10.0/24"]}, stack="oke-dranet"
+    )
     assert not [w for w in listed.warnings if "apiAllowedCidrs" in w]

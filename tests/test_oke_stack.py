@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import ipaddress
 from pathlib import Path
 
@@ -210,15 +211,39 @@ def test_kubernetes_provider_uses_the_oke_kubeconfig_and_cluster_identifier(oke_
     assert "kubeconfig" in oke_plan.secret_outputs
 
 
+COMPARTMENT = "ocid1.compartment.oc1..aaaaaaaaexamplecompartment"
+GROUP = f"oke-dranet-{hashlib.sha256(COMPARTMENT.encode()).hexdigest()[:8]}-rdma-nodes"
+"""The join group of the committed stack's cluster name and compartment."""
+
+
+def test_one_cluster_name_in_two_compartments_gets_two_group_and_policy_names():
+    """OCI IAM names dynamic groups and policies once per tenancy."""
+    other = run_stack(
+        {"gpu-fabric:compartmentId": "ocid1.compartment.oc1..aaaaaaaaothercompartment"},
+        stack=STACK,
+    )
+    names = {
+        r.inputs["name"]
+        for r in [
+            *other.of_type("oci:Identity/dynamicGroup:DynamicGroup"),
+            *other.of_type("oci:Identity/policy:Policy"),
+        ]
+    }
+    assert len(names) == 2 and not names & {GROUP, f"{GROUP}-join"}
+    assert all(n.startswith("oke-dranet-") for n in names)
+
+
 def test_nodes_join_through_a_dynamic_group_allowed_only_this_cluster(oke_plan):
     (group,) = oke_plan.of_type("oci:Identity/dynamicGroup:DynamicGroup")
     assert group.inputs["compartmentId"].startswith("ocid1.tenancy.")
     assert group.inputs["matchingRule"] == (
         "ALL {instance.compartment.id = 'ocid1.compartment.oc1..aaaaaaaaexamplecompartment'}"
     )
+    assert group.inputs["name"] == GROUP
     (policy,) = oke_plan.of_type("oci:Identity/policy:Policy")
+    assert policy.inputs["name"] == f"{GROUP}-join"
     assert policy.inputs["statements"][0] == (
-        "Allow dynamic-group oke-dranet-rdma-nodes to {CLUSTER_JOIN} in compartment id "
+        f"Allow dynamic-group {GROUP} to {{CLUSTER_JOIN}} in compartment id "
         "ocid1.compartment.oc1..aaaaaaaaexamplecompartment where target.cluster.id = "
         "'ocid1.cluster.oc1.us-ashburn-1.mockokedranet'"
     )
@@ -228,7 +253,7 @@ def test_nodes_may_publish_health_metrics_and_attach_pod_vnics(oke_plan):
     # oci-hpc-oke's node grants (terraform/iam.tf), with VCN-native pod networking.
     (policy,) = oke_plan.of_type("oci:Identity/policy:Policy")
     scope = "compartment id ocid1.compartment.oc1..aaaaaaaaexamplecompartment"
-    group = "Allow dynamic-group oke-dranet-rdma-nodes to"
+    group = f"Allow dynamic-group {GROUP} to"
     metrics = "target.metrics.namespace"
     assert policy.inputs["statements"][1:] == [
         f"{group} use metrics in {scope} where {metrics}='gpu_infrastructure_health'",
@@ -282,10 +307,38 @@ def test_gpu_nodes_in_one_compute_cluster_with_the_rdma_agent_plugins(oke_plan):
         assert inputs["metadata"]["apiserver_host"] == "10.140.0.2"
 
 
-def test_gpu_nodes_ignore_later_metadata_changes(oke_plan):
-    # Cloud-init runs once; a metadata edit must not replace a bare-metal GPU host.
+def test_gpu_nodes_ignore_later_metadata_agent_config_and_oci_tags(oke_plan):
+    # Cloud-init runs once; a metadata edit must not replace a bare-metal GPU host, nor an agent
+    # config OCI cannot update in place; the tags OCI adds are not drift (terraform-oci-oke).
     for instance in oke_plan.of_type(INSTANCE):
-        assert instance.ignore_changes == ["metadata"]
+        assert instance.ignore_changes == ["metadata", "agentConfig", "definedTags"]
+
+
+def test_with_a_join_tag_only_the_tags_oci_adds_are_ignored():
+    """The join tag stays managed: the dynamic group's rule requires it on every node."""
+    plan = run_stack(
+        {"gpu-fabric:gpuNodes.joinTag": {"namespace": "gpu-fabric", "key": "cluster"}}, stack=STACK
+    )
+    for instance in plan.of_type(INSTANCE):
+        assert instance.ignore_changes == [
+            "metadata",
+            "agentConfig",
+            'definedTags["Oracle-Tags.CreatedBy"]',
+            'definedTags["Oracle-Tags.CreatedOn"]',
+        ]
+        assert instance.inputs["definedTags"] == {"gpu-fabric.cluster": "oke-dranet"}
+
+
+def test_the_optional_agent_plugins_are_off_unless_asked_for(oke_plan):
+    def plugins(plan):
+        (instance, *_) = plan.of_type(INSTANCE)
+        return [p["name"] for p in instance.inputs["agentConfig"]["pluginsConfigs"]]
+
+    rdma = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-Configuration"]
+    assert plugins(oke_plan) == rdma
+    both = {"runCommand": True, "rdmaGpuMonitoring": True}
+    asked = run_stack({"gpu-fabric:gpuNodes.agentPlugins": both}, stack=STACK)
+    assert plugins(asked) == [*rdma, "Compute Instance Run Command", "Compute RDMA GPU Monitoring"]
 
 
 def test_a_policy_at_the_root_compartment_names_the_tenancy():

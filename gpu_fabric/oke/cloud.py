@@ -19,7 +19,7 @@ from ..layers import child_options, declared_outputs, layer_token
 from .cluster import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .inputs import CLOUD_INPUTS
 from .network import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
-from .nodes import RdmaNodes, RdmaNodesArgs
+from .nodes import RDMA_GPU_MONITORING_PLUGIN, RUN_COMMAND_PLUGIN, RdmaNodes, RdmaNodesArgs
 
 
 class OkeVcn(TypedDict):
@@ -88,6 +88,19 @@ class OkeGpuNodes(TypedDict):
     """With join_tag_key: only instances with this defined tag may join (dynamic group rule)."""
     join_tag_key: NotRequired[str]
     """The defined tag's key."""
+    run_command_plugin: NotRequired[bool]
+    """Enable the Compute Instance Run Command plugin (unset: off)."""
+    rdma_gpu_monitoring_plugin: NotRequired[bool]
+    """Enable the Compute RDMA GPU Monitoring plugin (unset: off)."""
+
+
+def optional_plugins(nodes: OkeGpuNodes) -> list[str]:
+    """The optional agent plugins the nodes enable."""
+    wanted = {
+        RUN_COMMAND_PLUGIN: nodes.get("run_command_plugin", False),
+        RDMA_GPU_MONITORING_PLUGIN: nodes.get("rdma_gpu_monitoring_plugin", False),
+    }
+    return [plugin for plugin, on in wanted.items() if on]
 
 
 class OkeCloudArgs(TypedDict):
@@ -293,6 +306,7 @@ class OkeCloud(pulumi.ComponentResource):
                 max_pods_per_node=args["max_pods_per_node"],
                 ssh_public_key=nodes.get("ssh_public_key"),
                 join_tag=(tag[0], tag[1]) if tag[0] and tag[1] else None,
+                optional_plugins=optional_plugins(nodes),
                 cluster=cluster.cluster,
                 identity_provider=identity,
             ),

@@ -263,6 +263,19 @@ class JoinTagConfig(ConfigModel):
     key: TagPart = Field(description="The tag key in it (it must exist).")
 
 
+class AgentPluginsConfig(ConfigModel):
+    """Oracle Cloud Agent plugins beyond the two RDMA ones, which oci-hpc-oke also enables."""
+
+    run_command: bool = Field(
+        False,
+        description="Compute Instance Run Command: commands sent to the nodes through the OCI "
+        "API (off: it is a remote shell for whoever holds the IAM right).",
+    )
+    rdma_gpu_monitoring: bool = Field(
+        False, description="Compute RDMA GPU Monitoring: GPU and RDMA health metrics."
+    )
+
+
 class GpuNodesConfig(ConfigModel):
     """The self-managed RDMA GPU nodes, in one compute cluster."""
 
@@ -286,6 +299,11 @@ class GpuNodesConfig(ConfigModel):
         None,
         description="An existing defined tag set to the cluster name on the GPU nodes; the join "
         "dynamic group matches only them.",
+    )
+    agent_plugins: AgentPluginsConfig = Field(
+        default_factory=lambda: AgentPluginsConfig(),
+        description="Optional Oracle Cloud Agent plugins (the two RDMA plugins are always on); "
+        "read at creation: a change reaches new instances only.",
     )
 
 

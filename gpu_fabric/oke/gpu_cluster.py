@@ -47,6 +47,8 @@ def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
             "availability_domain": nodes.availability_domain,
             "image_id": nodes.image_id,
             "boot_volume_size_gbs": nodes.boot_volume_size_gbs,
+            "run_command_plugin": nodes.agent_plugins.run_command,
+            "rdma_gpu_monitoring_plugin": nodes.agent_plugins.rdma_gpu_monitoring,
         },
     }
     if oke.effective_pods_cidr is not None:

@@ -16,6 +16,7 @@ from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape
 from .claim_plan import Claim, plan_claim
 from .config import (
+    AgentPluginsConfig,
     ClaimName,
     ClaimShape,
     GpuNodesConfig,
@@ -119,6 +120,8 @@ CLOUD_INPUTS = LayerInputs(
             "ssh_public_key": same_as(GpuNodesConfig, "ssh_public_key"),
             "join_tag_namespace": TagPart,
             "join_tag_key": TagPart,
+            "run_command_plugin": same_as(AgentPluginsConfig, "run_command"),
+            "rdma_gpu_monitoring_plugin": same_as(AgentPluginsConfig, "rdma_gpu_monitoring"),
         },
     },
     _cloud_problems,

@@ -10,6 +10,7 @@ through a dynamic group with the `{CLUSTER_JOIN}` permission, on an ENHANCED clu
 from __future__ import annotations
 
 import base64
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,12 @@ from ..nvidia import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, GPU_RESOURCE
 
 NODE_FILES = Path(__file__).with_name("node")
 RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-Configuration"]
+# Optional plugins oci-hpc-oke also enables on its RDMA workers (terraform/oke-workers.tf).
+RUN_COMMAND_PLUGIN = "Compute Instance Run Command"
+RDMA_GPU_MONITORING_PLUGIN = "Compute RDMA GPU Monitoring"
+TAG_DEFAULTS = ["Oracle-Tags.CreatedBy", "Oracle-Tags.CreatedOn"]
+"""Defined tags OCI's default tag defaults add to every new resource of a tenancy (OCI docs,
+"Managing Tag Defaults"): set by OCI, not by this stack, so not drift to undo."""
 # Labels at join (the DRANET-on-OKE write-up): the GPUs come from the NVIDIA DRA driver, so both
 # device plugins stay
 # off: OKE's own on OKE GPU images, and the GPU Operator's. `nvidia.com/gpu.present` is what the
@@ -158,6 +165,8 @@ class RdmaNodesArgs:
     join_tag: tuple[str, str] | None = None
     """(namespace, key) of a defined tag set to the cluster name on every GPU node; the dynamic
     group then matches only instances that carry it."""
+    optional_plugins: list[str] = field(default_factory=list)
+    """Agent plugins enabled beside the two RDMA ones."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """Resources the instances wait for besides the join policy (none by default)."""
     identity_provider: pulumi.ProviderResource | None = None
@@ -166,6 +175,15 @@ class RdmaNodesArgs:
     cluster: pulumi.Resource | None = None
     """The OKE cluster: replacing it replaces the nodes (their metadata holds its endpoint and
     CA)."""
+
+
+def dynamic_group_name(cluster_name: str, compartment_id: str) -> str:
+    """The join dynamic group's name, unique in the tenancy: OCI IAM names dynamic groups and
+    policies once per tenancy (OCI docs, "Managing Dynamic Groups": "unique across all groups in
+    your tenancy"), and one cluster name may be used in two compartments, so the compartment's
+    OCID is hashed into it (the join policy's name starts with it)."""
+    digest = hashlib.sha256(compartment_id.encode()).hexdigest()[:8]
+    return f"{cluster_name}-{digest}-rdma-nodes"
 
 
 class RdmaNodes(pulumi.ComponentResource):
@@ -182,7 +200,7 @@ class RdmaNodes(pulumi.ComponentResource):
         group = oci.identity.DynamicGroup(
             f"{name}-group",
             compartment_id=args.tenancy_id,  # dynamic groups live in the tenancy
-            name=f"{args.name}-rdma-nodes",
+            name=dynamic_group_name(args.name, args.compartment_id),
             description=f"Instances of compartment {args.compartment_id} that may join {args.name}",
             matching_rule=_matching_rule(args),
             opts=identity,
@@ -191,7 +209,7 @@ class RdmaNodes(pulumi.ComponentResource):
         join = oci.identity.Policy(
             f"{name}-join",
             compartment_id=args.compartment_id,
-            name=f"{args.name}-rdma-nodes-join",
+            name=f"{dynamic_group_name(args.name, args.compartment_id)}-join",
             description=f"Self-managed RDMA nodes may join {args.name}, and only that cluster",
             statements=[
                 pulumi.Output.concat(
@@ -251,10 +269,17 @@ class RdmaNodes(pulumi.ComponentResource):
         # compute-cluster workers, modules/workers/computecluster.tf, ignore only
         # metadata["cluster_ca_cert"] and ["user_data"], so a new endpoint reaches their metadata,
         # but as an in-place update that a node joined at first boot never reads again.)
+        # Also ignored, as terraform-oci-oke's compute-cluster workers ignore them
+        # (modules/workers/computecluster.tf): `agentConfig`, which OCI does not update in place
+        # ("Not updateable" there; a change would replace a bare-metal host), and the defined
+        # tags OCI adds. The join tag stays managed: the dynamic group's rule requires it.
+        tags_set_by_oci = (
+            [f'definedTags["{tag}"]' for tag in TAG_DEFAULTS] if args.join_tag else ["definedTags"]
+        )
         joinable = pulumi.ResourceOptions(
             parent=self,
             depends_on=[join, *args.depends_on],
-            ignore_changes=["metadata"],
+            ignore_changes=["metadata", "agentConfig", *tags_set_by_oci],
             replace_with=[args.cluster] if args.cluster is not None else None,
             delete_before_replace=True,
         )
@@ -285,7 +310,7 @@ class RdmaNodes(pulumi.ComponentResource):
                     "is_monitoring_disabled": False,
                     "plugins_configs": [
                         {"name": plugin, "desired_state": "ENABLED"}
-                        for plugin in RDMA_AGENT_PLUGINS
+                        for plugin in [*RDMA_AGENT_PLUGINS, *args.optional_plugins]
                     ],
                 },
                 instance_options={"are_legacy_imds_endpoints_disabled": True},
