@@ -10,6 +10,7 @@ import pytest
 
 from gpu_fabric.catalog import catalog
 from gpu_fabric.oke.nodes import NODE_FILES, NODE_TAINTS
+from tests.conftest import DELETE
 
 LABELS = "nvidia.com/gpu.present=true"
 TAINTS = ",".join(NODE_TAINTS)
@@ -338,7 +339,7 @@ def test_outside_the_home_region_identity_goes_through_a_home_region_provider():
             "oci:region": "us-phoenix-1",
             "gpu-fabric:oke.homeRegion": "us-ashburn-1",
             "gpu-fabric:gpuNodes.availabilityDomain": "Uocm:PHX-AD-1",
-            # Images of the region (issue 15, class 5: an image OCID names its region).
+            # Images of the region (an image OCID names its region).
             "gpu-fabric:gpuNodes.imageId": "ocid1.image.oc1.phx.aaaaaaaaexamplegpuimage",
             "gpu-fabric:oke.systemPool.imageId": "ocid1.image.oc1.phx.aaaaaaaaexampleokenodeimage",
         },
@@ -360,12 +361,48 @@ def test_outside_the_home_region_identity_goes_through_a_home_region_provider():
             assert resource.provider_urn != home.urn, resource.name
 
 
-@pytest.mark.parametrize("home", [None, "us-ashburn-1"])
-def test_in_the_home_region_identity_uses_the_default_provider(home):
+def test_an_unset_home_region_is_looked_up_and_identity_goes_there():
+    """oci-hpc-oke's provider.tf: the region subscription with `is_home_region`. The mocks'
+    tenancy is homed in the stack's region; a real one may be homed anywhere."""
     from tests.conftest import run_stack
 
-    changes = {"gpu-fabric:oke.homeRegion": home} if home else {}
-    plan = run_stack(changes, stack="oke-dranet")
+    plan = run_stack({"gpu-fabric:oke.homeRegion": DELETE}, stack="oke-dranet")
+    (home,) = plan.of_type("pulumi:providers:oci")
+    assert home.name == "oke-dranet-home" and home.inputs["region"] == "us-ashburn-1"
+    for type_ in IDENTITY:
+        (resource,) = plan.of_type(type_)
+        assert resource.provider_urn == home.urn, type_
+
+
+def test_the_home_region_lookup_asks_for_the_tenancys_home_subscription(monkeypatch):
+    from gpu_fabric.oke import cloud, offline_mocks
+
+    asked: list[dict] = []
+    call = offline_mocks.CloudMocks.call
+
+    def recording(self, token, args):
+        if token.endswith("getRegionSubscriptions"):
+            asked.append(dict(args))
+        return call(self, token, args)
+
+    monkeypatch.setattr(offline_mocks.CloudMocks, "call", recording)
+    from tests.conftest import run_stack
+
+    run_stack({"gpu-fabric:oke.homeRegion": DELETE}, stack="oke-dranet", cached=False)
+    assert asked == [
+        {
+            "tenancyId": "ocid1.tenancy.oc1..aaaaaaaaexampletenancy",
+            "filters": [{"name": "is_home_region", "values": ["true"]}],
+        }
+    ]
+    with pytest.raises(ValueError, match="set gpu-fabric:oke.homeRegion"):
+        cloud._the_home_region([])
+
+
+def test_in_the_home_region_identity_uses_the_default_provider():
+    from tests.conftest import run_stack
+
+    plan = run_stack({"gpu-fabric:oke.homeRegion": "us-ashburn-1"}, stack="oke-dranet")
     assert not plan.of_type("pulumi:providers:oci")
     for type_ in IDENTITY:
         (resource,) = plan.of_type(type_)

@@ -10,7 +10,7 @@ What waits for what (everything else runs in parallel):
   its cloud-init) and the join policy (it cannot join before the policy lets it).
 """
 
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 import pulumi_oci as oci
@@ -109,8 +109,9 @@ class OkeCloudArgs(TypedDict):
     tenancy_id: str
     """The tenancy (the dynamic group lives there)."""
     home_region: NotRequired[str]
-    """The tenancy's home region, when the stack's region is not it: the dynamic group and join
-    policy are created through a provider for it."""
+    """The tenancy's home region, where the dynamic group and join policy are written (through a
+    provider for it unless it is `oci:region`); unset: looked up from the tenancy's region
+    subscriptions."""
     compartment_id: str
     """Compartment of every resource."""
     cluster_name: str
@@ -156,7 +157,31 @@ _AUTH_KEYS = {
 _SECRET_AUTH_KEYS = {"privateKey": "private_key", "privateKeyPassword": "private_key_password"}
 
 
-def home_region_provider(name: str, region: str, opts: pulumi.ResourceOptions) -> oci.Provider:
+def home_region_of(tenancy_id: str, opts: pulumi.ResourceOptions) -> pulumi.Output[str]:
+    """The tenancy's home region, looked up as oci-hpc-oke's terraform/provider.tf does (the
+    region subscription with `is_home_region`): a stack need not know it."""
+    subscriptions = oci.identity.get_region_subscriptions_output(
+        tenancy_id=tenancy_id,
+        filters=[{"name": "is_home_region", "values": ["true"]}],
+        opts=pulumi.InvokeOutputOptions(parent=opts.parent),
+    )
+    return subscriptions.region_subscriptions.apply(_the_home_region)
+
+
+def _the_home_region(subscriptions: list[Any]) -> str:
+    homes = [s.region_name for s in subscriptions if s.is_home_region]
+    if len(homes) != 1:
+        # Only an API that answers with no home region gets here: name the override.
+        raise ValueError(
+            f"the tenancy's region subscriptions name {len(homes)} home regions; set "
+            "gpu-fabric:oke.homeRegion to the tenancy's home region"
+        )
+    return homes[0]
+
+
+def home_region_provider(
+    name: str, region: pulumi.Input[str], opts: pulumi.ResourceOptions
+) -> oci.Provider:
     """A provider for the tenancy's home region, authenticated as the stack's default one.
 
     IAM resources are written in the home region only (terraform-oci-oke passes its IAM module
@@ -279,8 +304,9 @@ class OkeCloud(pulumi.ComponentResource):
             child,
         )
         self._cluster = cluster
-        home = args.get("home_region")
-        identity = home_region_provider(f"{name}-home", home, child) if home else None
+        home = args.get("home_region") or home_region_of(args["tenancy_id"], child)
+        here = pulumi.Config("oci").get("region")
+        identity = None if home == here else home_region_provider(f"{name}-home", home, child)
         tag = (nodes.get("join_tag_namespace"), nodes.get("join_tag_key"))
         rdma_nodes = RdmaNodes(
             f"{name}-gpu",

@@ -228,9 +228,10 @@ class OkeClusterConfig(ConfigModel):
     deletion_protection: bool = Field(True, description="Pulumi `protect` on the cluster.")
     home_region: str | None = Field(
         None,
-        description="The tenancy's home region, e.g. us-ashburn-1, when `oci:region` is not it: "
-        "the GPU nodes' dynamic group and join policy are created there, through a second `oci` "
-        "provider with the stack's `oci:` keys (IAM writes only succeed in the home region).",
+        description="The tenancy's home region, e.g. us-ashburn-1: the GPU nodes' dynamic group "
+        "and join policy are created there (IAM writes only succeed in the home region), through "
+        "a second `oci` provider with the stack's `oci:` keys unless it is `oci:region`; unset: "
+        "looked up from the tenancy's region subscriptions at preview.",
     )
     system_pool: SystemPoolConfig
 

@@ -53,7 +53,7 @@ def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
     }
     if oke.effective_pods_cidr is not None:
         args["pods_cidr"] = oke.effective_pods_cidr
-    if oke.home_region is not None and oke.home_region != cfg.oci_region:
+    if oke.home_region is not None:
         args["home_region"] = oke.home_region
     if nodes.ssh_public_key is not None:
         args["gpu_nodes"]["ssh_public_key"] = nodes.ssh_public_key

@@ -81,6 +81,13 @@ class CloudMocks:
                     }
                 ]
             }
+        if token == "oci:Identity/getRegionSubscriptions:getRegionSubscriptions":
+            # The mocks' tenancy is homed in the stack's region.
+            return {
+                "regionSubscriptions": [
+                    {"regionName": self.oci_region, "isHomeRegion": True, "state": "READY"}
+                ]
+            }
         if token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
             cluster_id = args["clusterId"]
             return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
