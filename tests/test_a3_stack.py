@@ -5,7 +5,7 @@ from __future__ import annotations
 from gpu_fabric import yaml_files
 from gpu_fabric.gke import tcpx
 from offline.engine import Plan, Registration
-from tests.conftest import project_of, run_stack
+from tests.conftest import assert_single_rule, project_of, run_stack
 
 NETWORK = "gcp:compute/network:Network"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
@@ -118,13 +118,39 @@ def test_nodes_run_as_a_dedicated_least_privilege_account(a3_plan):
     (account,) = a3_plan.of_type("gcp:serviceaccount/account:Account")
     email = f"{account.inputs['accountId']}@{project_of()}.iam.gserviceaccount.com"
     grants = a3_plan.of_type("gcp:projects/iAMMember:IAMMember")
-    assert [g.inputs["role"] for g in grants] == ["roles/container.defaultNodeServiceAccount"]
-    assert grants[0].inputs["member"] == f"serviceAccount:{email}"
-    for pool in a3_plan.of_type(NODE_POOL):
-        assert pool.inputs["nodeConfig"]["serviceAccount"] == email
-        assert a3_plan.depends_on(pool, grants[0])
+    # GKE's node role, and the image reads cluster-toolkit grants its node accounts.
+    assert sorted(g.inputs["role"] for g in grants) == [
+        "roles/artifactregistry.reader",
+        "roles/container.defaultNodeServiceAccount",
+    ]
+    assert {g.inputs["member"] for g in grants} == {f"serviceAccount:{email}"}
     (cluster,) = a3_plan.of_type(CLUSTER)
     assert cluster.inputs["nodeConfig"]["serviceAccount"] == email
+    # The cluster's short-lived default pool and every pool run as the account: after its grants.
+    for resource in [cluster, *a3_plan.of_type(NODE_POOL)]:
+        assert all(a3_plan.depends_on(resource, g) for g in grants), resource.name
+
+
+def test_the_node_account_roles_are_a_setting_and_are_checked():
+    plan = run_stack(
+        {"gpu-fabric:gke.nodeAccountRoles": ["roles/container.defaultNodeServiceAccount"]}
+    )
+    grants = plan.of_type("gcp:projects/iAMMember:IAMMember")
+    assert [g.inputs["role"] for g in grants] == ["roles/container.defaultNodeServiceAccount"]
+    assert_single_rule(
+        {"gpu-fabric:gke.nodeAccountRoles": ["artifactregistry.reader"]},
+        "gpu-fabric:gke.nodeAccountRoles[0]",
+        "artifactregistry.reader",
+        "not an IAM role name: a predefined role (roles/artifactregistry.reader)",
+        "a3-prod",
+    )
+    assert_single_rule(
+        {"gpu-fabric:gke.nodeAccountRoles": []},
+        "gpu-fabric:gke.nodeAccountRoles",
+        [],
+        "at least 1",
+        "a3-prod",
+    )
 
 
 def test_system_pool_is_small_cpu_and_not_auto_upgraded(a3_plan):

@@ -59,6 +59,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "systemMachineType": "string!",
             "systemNodeCount": "integer!",
             "maxPodsPerNode": "integer",
+            "nodeAccountRoles": "[string]",
         },
         "outputs": {
             "clusterName": "string!",

@@ -22,7 +22,7 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
     # 44 resources and the two layer components; the training queue's 14 (gpu_fabric/workloads:
     # Kueue, JobSet, Kubeflow Trainer, two CRD gates, the Kueue objects and the runtime); the
     # wait for usable GPU nodes and its command.
-    assert len(resources) == 62
+    assert len(resources) == 63
     for resource in resources:
         assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
     gates = [r for r in resources if r["type"] == "command:local:Command"]

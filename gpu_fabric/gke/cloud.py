@@ -11,6 +11,7 @@ import pulumi
 
 from ..layers import child_options, declared_outputs, layer_token
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
+from .config import NODE_ACCOUNT_ROLES
 from .inputs import CLOUD_INPUTS
 from .network import (
     ExistingPrimaryNetwork,
@@ -160,6 +161,9 @@ class GkeCloudArgs(TypedDict):
     """Nodes of the CPU system pool."""
     max_pods_per_node: NotRequired[int]
     """Pods per node (sizes the Pod range)."""
+    node_account_roles: NotRequired[list[str]]
+    """Project roles of the nodes' service account (unset: GKE's node role and Artifact
+    Registry reader)."""
 
 
 def _primary(name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions):
@@ -258,6 +262,7 @@ class GkeCloud(pulumi.ComponentResource):
                 system_machine_type=args["system_machine_type"],
                 system_node_count=args["system_node_count"],
                 max_pods_per_node=args.get("max_pods_per_node"),
+                node_account_roles=args.get("node_account_roles", NODE_ACCOUNT_ROLES),
             ),
             child,
         )

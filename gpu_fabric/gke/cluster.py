@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -9,14 +10,12 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import yaml
 
-from .config import node_account_id
+from .config import NODE_ACCOUNT_ROLES, node_account_id
 
 OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
-# Least privilege for node VMs: Google's role for GKE node service accounts (logging, monitoring,
-# metadata). Access is granted by IAM on the account, so the broad OAuth scope above is the
-# recommended pairing.
-NODE_SERVICE_ACCOUNT_ROLES = ["roles/container.defaultNodeServiceAccount"]
+# Access is granted by IAM on the nodes' account (`NODE_ACCOUNT_ROLES`), so the broad OAuth scope
+# above is the recommended pairing.
 
 SHIELDED_INSTANCE: gcp.container.ClusterNodeConfigShieldedInstanceConfigArgsDict = {
     "enable_secure_boot": True,
@@ -62,6 +61,8 @@ class ClusterArgs:
     """Per zone of the region."""
     max_pods_per_node: int | None = None
     """Default max pods per node of every pool (set at creation); None for GKE's default."""
+    node_account_roles: Sequence[str] = NODE_ACCOUNT_ROLES
+    """Project roles of the nodes' service account."""
 
 
 def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -140,7 +141,7 @@ class Cluster(pulumi.ComponentResource):
                 member=account.member,
                 opts=child,
             )
-            for role in NODE_SERVICE_ACCOUNT_ROLES
+            for role in args.node_account_roles
         ]
 
         self.cluster = gcp.container.Cluster(
@@ -192,8 +193,13 @@ class Cluster(pulumi.ComponentResource):
             # node_config only shapes the default pool, which is removed right after creation.
             # With deletion protection, Pulumi's `protect` too (as the OKE and ACK clusters): a
             # `pulumi destroy` or a replacement stops before it reaches GKE's own refusal.
+            # It waits for the account's grants: the short-lived default pool's nodes run as the
+            # account from their first boot, and a node without its role fails to report in.
             opts=pulumi.ResourceOptions(
-                parent=self, ignore_changes=["nodeConfig"], protect=args.deletion_protection
+                parent=self,
+                ignore_changes=["nodeConfig"],
+                protect=args.deletion_protection,
+                depends_on=self.node_account_grants,
             ),
         )
 

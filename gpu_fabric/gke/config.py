@@ -281,6 +281,28 @@ class SystemPoolConfig(ConfigModel):
     ] = Field(1, description="System nodes per zone of the cluster's region, at least 1.")
 
 
+NODE_ACCOUNT_ROLES = ("roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader")
+"""Least privilege for node VMs: Google's role for GKE node service accounts (logging,
+monitoring, metadata: GKE docs, "Use least privilege IAM service accounts"), and the image reads
+cluster-toolkit grants its node accounts (`roles/artifactregistry.reader`), for images in the
+project's own registries."""
+
+_ROLE = re.compile(r"^(roles|projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/roles)/[\w.]+$")
+
+
+def _role(value: str) -> str:
+    if not _ROLE.match(value):
+        raise ValueError(
+            "not an IAM role name: a predefined role (roles/artifactregistry.reader) or a "
+            "project's custom role (projects/PROJECT/roles/ROLE)"
+        )
+    return value
+
+
+NodeAccountRole = Annotated[str, AfterValidator(_role)]
+"""A predefined role (`roles/artifactregistry.reader`) or a project's custom role."""
+
+
 class GkeConfig(ConfigModel):
     """The GKE Standard cluster."""
 
@@ -298,6 +320,13 @@ class GkeConfig(ConfigModel):
         "empty (include where `pulumi up` runs); unset: any address (a warning).",
     )
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
+    node_account_roles: list[NodeAccountRole] = Field(
+        default_factory=lambda: list(NODE_ACCOUNT_ROLES),
+        min_length=1,
+        description="Project roles of the nodes' service account: GKE's node role and what the "
+        "nodes pull with (Artifact Registry reader, as cluster-toolkit grants); keep "
+        "roles/container.defaultNodeServiceAccount (logging, monitoring).",
+    )
     max_pods_per_node: int | None = Field(
         None,
         ge=8,

@@ -105,6 +105,7 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
         "private_nodes": gke.private_nodes,
         "system_machine_type": gke.system_pool.machine_type,
         "system_node_count": gke.system_pool.node_count,
+        "node_account_roles": gke.node_account_roles,
     }
     if primary.existing is not None:
         e = primary.existing

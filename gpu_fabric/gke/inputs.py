@@ -76,6 +76,7 @@ CLOUD_INPUTS = LayerInputs(
             "system_machine_type": same_as(SystemPoolConfig, "machine_type"),
             "system_node_count": same_as(SystemPoolConfig, "node_count"),
             "max_pods_per_node": same_as(GkeConfig, "max_pods_per_node"),
+            "node_account_roles": same_as(GkeConfig, "node_account_roles"),
         },
         "GkeGpuNetwork": {
             "network_name": ResourceName,
