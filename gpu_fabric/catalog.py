@@ -150,6 +150,8 @@ class Machine(_Data):
     nic_groups: list[NicGroup]
     local_ssd_count: int | None
     """The exact local SSD count GKE accepts for ephemeral storage; None where not verified."""
+    primary_mtu: int | None = None
+    """The primary VPC's MTU its blueprints set; None: GCP's default (1460)."""
     boot_disk_types: list[str]
     """Boot disk types the machine can attach; the first is the default."""
     placement: dict[str, Any]

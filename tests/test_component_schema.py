@@ -231,6 +231,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "podsCidr": "string!",
         "servicesCidr": "string!",
         "cloudNat": "boolean!",
+        "mtu": "integer",
     },
     "GkeExistingNetwork": {
         "network": "string!",

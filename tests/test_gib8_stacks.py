@@ -53,7 +53,7 @@ def test_gvnic_vpc_with_firewall_and_one_roce_vpc_with_eight_subnets(stack_plan)
 
 @pytest.mark.parametrize("stack", sorted(STACKS))
 def test_a_roce_vpc_mtu_below_8896_is_refused(stack):
-    # Issue 14, item 9: the RoCE VPC of A3 Ultra and A4 runs MTU 8896 (GKE's RDMA VPC docs).
+    # The RoCE VPC of A3 Ultra and A4 runs MTU 8896 (GKE's RDMA VPC docs).
     key = "gpu-fabric:network.nics.rdma.mtu"
     machine = STACKS[stack][0]
     says = f"the rdma NICs of {machine} work with MTU 8896 only"

@@ -61,6 +61,8 @@ class GkePrimaryNetwork(TypedDict):
     """Service secondary range (`<cluster>-services`)."""
     cloud_nat: bool
     """Cloud NAT, so private nodes can pull images from outside Google."""
+    mtu: NotRequired[int]
+    """The VPC's MTU, set at creation (unset: GCP's 1460)."""
 
 
 class GkeExistingNetwork(TypedDict):
@@ -184,6 +186,7 @@ def _primary(name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions):
             services_range_name=f"{cluster_name}-services",
             services_cidr=primary["services_cidr"],
             cloud_nat=primary["cloud_nat"],
+            mtu=primary.get("mtu"),
         ),
         opts,
     )

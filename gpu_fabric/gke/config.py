@@ -207,6 +207,13 @@ class PrimaryNetworkConfig(ConfigModel):
         True,
         description="A router and Cloud NAT, so private nodes reach registries outside Google.",
     )
+    mtu: Mtu | None = Field(
+        None,
+        description="MTU of the primary VPC; default the machine's (A3 High and A3 Mega: 8244, "
+        "as cluster-toolkit's blueprints), else GCP's 1460. Set at creation: a deployed VPC keeps "
+        "its MTU (GCP: never change it while VMs run; stop them, `gcloud compute networks update "
+        "--mtu`, start them).",
+    )
     existing: ExistingNetwork | None = Field(
         None,
         description="An existing network to use instead of creating one; then set no CIDRs here.",

@@ -122,6 +122,9 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
             "services_cidr": primary.services_cidr,
             "cloud_nat": primary.cloud_nat,
         }
+        mtu = primary.mtu if primary.mtu is not None else cfg.machine.primary_mtu
+        if mtu is not None:
+            args["primary_network"]["mtu"] = mtu
     if gke.master_authorized_networks is not None:
         args["master_authorized_networks"] = [
             {"cidr_block": n.cidr_block, "display_name": n.display_name}

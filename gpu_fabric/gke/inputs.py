@@ -84,7 +84,12 @@ CLOUD_INPUTS = LayerInputs(
             "firewall_source_ranges": SourceRanges,
         },
         "GkeSubnet": {"name": ResourceName, "cidr": Cidr},
-        "GkePrimaryNetwork": {"subnet_cidr": Cidr, "pods_cidr": Cidr, "services_cidr": Cidr},
+        "GkePrimaryNetwork": {
+            "subnet_cidr": Cidr,
+            "pods_cidr": Cidr,
+            "services_cidr": Cidr,
+            "mtu": Mtu,
+        },
         "GkeAuthorizedNetwork": {"cidr_block": same_as(AuthorizedNetwork, "cidr_block")},
         "GkeGpuPool": {
             "name": same_as(GpuPoolConfig, "name"),

@@ -111,6 +111,8 @@ class PrimaryNetworkArgs:
     """Service secondary range."""
     cloud_nat: bool = True
     """Cloud NAT, so private nodes can pull from registries outside Google."""
+    mtu: int | None = None
+    """The VPC's MTU (None: GCP's 1460), set at creation only."""
 
 
 @dataclass(frozen=True)
@@ -143,8 +145,17 @@ class PrimaryNetwork(pulumi.ComponentResource):
         super().__init__("gpu-fabric:gcp:PrimaryNetwork", name, None, opts)
         replaced_first = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
 
+        # GCP's "Change the MTU setting of a VPC network": never while VMs run (their MTUs would
+        # disagree): stop them, update, start them. A deployed VPC keeps its MTU, so a new
+        # default (or key) does not update it under running nodes.
         network = gcp.compute.Network(
-            f"{name}-net", name=args.name, auto_create_subnetworks=False, opts=replaced_first
+            f"{name}-net",
+            name=args.name,
+            auto_create_subnetworks=False,
+            mtu=args.mtu,
+            opts=pulumi.ResourceOptions.merge(
+                replaced_first, pulumi.ResourceOptions(ignore_changes=["mtu"])
+            ),
         )
         subnet = gcp.compute.Subnetwork(
             f"{name}-sub",
