@@ -68,6 +68,9 @@ class NodeNeeds:
     allowed_taints: Sequence[str] = (GPU_RESOURCE,)
     """Taint keys a node may keep: the GPU taint (only GPU pods land there). Any other (not-ready,
     uninitialized, a driver's not-ready taint, a cordon) keeps the fabric's pods off it."""
+    required_taints: Sequence[str] = ()
+    """Taint keys a node must have: the GPU taint where the stack's join registers it (a node
+    without it takes any pod, and CPU pods would crowd its GPUs' CPUs and memory)."""
 
 
 def _jsonpath_key(name: str) -> str:
@@ -126,6 +129,10 @@ def usable_lines(needs: NodeNeeds) -> str:
         for pod in needs.pods
     ]
     allowed = shlex.quote(f" {' '.join(needs.allowed_taints)} ")
+    required = "".join(
+        f'  case " $taints " in *" {key} "*) ;; *) lacks="$lacks no {key} taint;" ;; esac\n'
+        for key in needs.required_taints
+    )
     return f"""lacks_of() {{
   # What node $1 lacks to be usable, or nothing.
   lacks=""
@@ -137,7 +144,7 @@ def usable_lines(needs: NodeNeeds) -> str:
   for taint in $taints; do
     case "$allowed" in *" $taint "*) ;; *) lacks="$lacks taint $taint;" ;; esac
   done
-{chr(10).join(checks)}
+{required}{chr(10).join(checks)}
   printf '%s' "$lacks"
 }}
 while :; do

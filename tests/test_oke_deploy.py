@@ -140,6 +140,47 @@ def test_an_image_without_join_tooling_installs_the_node_package_then_bootstraps
     assert f"oke bootstrap {EXTRA}" in calls
 
 
+def test_a_failed_apt_update_still_installs_from_both_mirrors(node):
+    """oci-hpc-oke's cloud-init: `apt-get update || true` (another source may be down), and the
+    remote repository at two mirrors."""
+    node.stub("oke")
+    (node.bin / "oke").rename(node.root / "oke")
+    node.stub(
+        "apt-get",
+        f'[ "$2" = update ] && exit 100; [ "$2" = install ] && cp -p {node.root}/oke '
+        '"$(dirname "$0")/"; exit 0',
+    )
+    result, calls = node.join()
+    assert result.returncode == 0, result.stderr
+    assert "apt-get -y update" in calls and f"oke bootstrap {EXTRA}" in calls
+    sources = (node.root / "etc/apt/sources.list.d/oke-node-client.sources").read_text()
+    (uris,) = [line for line in sources.splitlines() if line.startswith("URIs: ")]
+    mirrors = uris.split()[1:]
+    assert len(mirrors) == 2 and all(
+        m.endswith("/prod/ubuntu-noble/kubernetes-1.36") for m in mirrors
+    )
+
+
+def test_the_images_local_repository_comes_first_then_the_remote_one(node):
+    node.stub("oke")
+    (node.bin / "oke").rename(node.root / "oke")
+    local = node.root / "opt/oke-node-client-packages/ubuntu-noble/kubernetes-1.36"
+    (local / "dists").mkdir(parents=True)
+    # The local install fails once (a stale local copy); the remote one succeeds.
+    tries = node.root / "tries"
+    node.stub(
+        "apt-get",
+        f'[ "$2" = install ] || exit 0; if [ -f {tries} ]; then cp -p {node.root}/oke '
+        f'"$(dirname "$0")/"; exit 0; fi; : > {tries}; exit 100',
+    )
+    result, calls = node.join()
+    assert result.returncode == 0, result.stderr
+    assert calls.count("apt-get -y install oci-oke-node-all-1.36.1") == 2
+    assert "trying the remote one" in result.stderr
+    sources = (node.root / "etc/apt/sources.list.d/oke-node-client.sources").read_text()
+    assert "URIs: https://" in sources
+
+
 def test_a_node_that_cannot_get_join_tooling_fails_with_a_message(node):
     result, calls = node.join()
     assert result.returncode == 1
@@ -482,7 +523,8 @@ def _slices(rails_on_a: int = 16, gpus_on_a: int = 8) -> str:
         "a": {"dra.net": rails_on_a, "gpu.nvidia.com": gpus_on_a},
         "b": {"dra.net": 18, "gpu.nvidia.com": 8},  # DRANET publishes the other NICs too
     }
-    return fake_kubectl(["a", "b"], taints={"a": ["nvidia.com/gpu"]}, devices=devices)
+    taints = {"a": ["nvidia.com/gpu"], "b": ["nvidia.com/gpu"]}
+    return fake_kubectl(["a", "b"], taints=taints, devices=devices)
 
 
 def test_a_node_whose_rails_are_not_published_fails_naming_it_and_the_driver(tmp_path):
@@ -500,6 +542,18 @@ def test_a_node_without_its_gpus_fails(tmp_path):
     assert "a: gpu.nvidia.com devices published: 0 of 8 (NVIDIA's DRA GPU kubelet plugin);" in (
         result.stderr
     )
+
+
+def test_a_node_joined_without_the_gpu_taint_fails_naming_it(tmp_path):
+    """Whatever path joined it (join.sh, or an image's oke-init.service reading the metadata)."""
+    from tests.wait_script import fake_kubectl
+
+    devices = {n: {"dra.net": 16, "gpu.nvidia.com": 8} for n in ("a", "b")}
+    kubectl = fake_kubectl(["a", "b"], taints={"a": ["nvidia.com/gpu"]}, devices=devices)
+    result = run_usable(tmp_path, kubectl)
+    assert result.returncode == 1
+    assert "not usable: b: no nvidia.com/gpu taint;" in result.stderr
+    assert " a:" not in result.stderr
 
 
 def test_nodes_that_publish_every_rail_and_gpu_pass(tmp_path):

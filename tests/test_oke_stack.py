@@ -701,3 +701,18 @@ def test_with_dra_claim_refuses_to_overwrite(change, message):
 
 def test_seed_files_are_read_whole():
     assert seed_file("rdma-dranet-tools.yaml").rstrip().endswith("done")
+
+
+def test_the_nodes_wait_a_moment_after_the_iam_writes(oke_plan):
+    """terraform-oci-oke modules/iam/await.tf: 30 s after the IAM writes, which OCI applies
+    eventually; the wait runs again when the group's rule or the policy changes."""
+    (pause,) = [
+        c for c in oke_plan.of_type("command:local:Command") if c.name.endswith("-iam-await")
+    ]
+    (group,) = oke_plan.of_type("oci:Identity/dynamicGroup:DynamicGroup")
+    (policy,) = oke_plan.of_type("oci:Identity/policy:Policy")
+    assert pause.inputs["create"] == "sleep 30"
+    assert oke_plan.depends_on(pause, group) and oke_plan.depends_on(pause, policy)
+    assert pause.inputs["triggers"] == [group.inputs["matchingRule"], policy.inputs["statements"]]
+    for instance in oke_plan.of_type(INSTANCE):
+        assert pause.urn in instance.dependencies

@@ -24,7 +24,7 @@ from ..node_wait import (
     wait_command,
     wait_script,
 )
-from ..nvidia import GPU_DRA_DRIVER, GPU_PRESENT_LABEL
+from ..nvidia import GPU_DRA_DRIVER, GPU_PRESENT_LABEL, GPU_RESOURCE
 from .claims import INSTANCE_TYPE_LABEL, RAIL_DRIVER
 from .nodes import NODE_LABELS
 
@@ -108,7 +108,10 @@ def usable_needs(shape: str) -> NodeNeeds:
         published=[
             Published(RAIL_DRIVER, oci_shape.rail_count, "DRANET's kubelet plugin"),
             Published(GPU_DRA_DRIVER, oci_shape.gpu_count, "NVIDIA's DRA GPU kubelet plugin"),
-        ]
+        ],
+        # Every join path registers it (join.sh; oke-init.service from the instance metadata's
+        # kubelet-extra-args): a node joined without it is refused here, not found later.
+        required_taints=[GPU_RESOURCE],
     )
 
 

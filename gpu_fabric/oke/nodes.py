@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pulumi
+import pulumi_command as command
 import pulumi_oci as oci
 import yaml
 
@@ -25,6 +26,8 @@ RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-
 # Optional plugins oci-hpc-oke also enables on its RDMA workers (terraform/oke-workers.tf).
 RUN_COMMAND_PLUGIN = "Compute Instance Run Command"
 RDMA_GPU_MONITORING_PLUGIN = "Compute RDMA GPU Monitoring"
+IAM_AWAIT_SECONDS = 30
+"""How long the nodes wait after the IAM writes (terraform-oci-oke modules/iam/await.tf)."""
 TAG_DEFAULTS = ["Oracle-Tags.CreatedBy", "Oracle-Tags.CreatedOn"]
 """Defined tags OCI's default tag defaults add to every new resource of a tenancy (OCI docs,
 "Managing Tag Defaults"): set by OCI, not by this stack, so not drift to undo."""
@@ -228,6 +231,16 @@ class RdmaNodes(pulumi.ComponentResource):
             ],
             opts=identity,
         )
+        # OCI IAM is eventually consistent: a node that boots right after the policy is written
+        # can be refused its join. terraform-oci-oke waits 30 s after its IAM writes
+        # (modules/iam/await.tf, `time_sleep`); the join itself retries `oke bootstrap` 20 times.
+        iam_written = command.local.Command(
+            f"{name}-iam-await",
+            create=f"sleep {IAM_AWAIT_SECONDS}",
+            interpreter=["/bin/sh", "-c"],
+            triggers=[group.matching_rule, join.statements],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[group, join]),
+        )
         # Compute clusters are the RDMA placement unit of bare-metal GPU shapes: every instance
         # of one cluster shares the RDMA network, in one availability domain.
         self.compute_cluster = oci.core.ComputeCluster(
@@ -278,7 +291,7 @@ class RdmaNodes(pulumi.ComponentResource):
         )
         joinable = pulumi.ResourceOptions(
             parent=self,
-            depends_on=[join, *args.depends_on],
+            depends_on=[join, iam_written, *args.depends_on],
             ignore_changes=["metadata", "agentConfig", *tags_set_by_oci],
             replace_with=[args.cluster] if args.cluster is not None else None,
             delete_before_replace=True,

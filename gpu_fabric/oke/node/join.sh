@@ -38,8 +38,22 @@ for _ in $(seq 1 60); do
 done
 
 # The node package, on images that have no join tooling: oci-hpc-oke's
-# files/oke-ubuntu-cloud-init.sh installs `oci-oke-node-all-<version>` from OKE's apt repository
-# (the image's local copy first, else the remote one) when the `oke` binary is missing.
+# files/oke-ubuntu-cloud-init.sh (at 61d210ac) installs `oci-oke-node-all-<version>` from OKE's
+# apt repository when the `oke` binary is missing: the image's local copy first, then the remote
+# one at two mirrors; `apt-get update` may fail on another source and the install still work.
+apt_source() {
+  printf 'Enabled: yes\nTypes: deb\nURIs: %s\nSuites: stable\nComponents: main\nSigned-By:\nTrusted: yes\n' \
+    "$1" >/etc/apt/sources.list.d/oke-node-client.sources
+}
+apt_install() {
+  while fuser /var/lib/dpkg/lock /var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock \
+    /var/cache/apt/archives/lock >/dev/null 2>&1; do
+    echo "waiting for the dpkg/apt lock" >&2
+    sleep 1
+  done
+  apt-get -y update || true
+  apt-get -y install "$1"
+}
 install_node_package() {
   if ! command -v apt-get >/dev/null 2>&1; then
     echo "no apt-get: cannot install oci-oke-node-all on this image; use an OKE or oci-hpc-oke GPU image" >&2
@@ -52,17 +66,15 @@ install_node_package() {
   repo_version=$(echo "$package_version" | cut -d. -f1,2)
   local path="ubuntu-${VERSION_CODENAME}/kubernetes-${repo_version}"
   local local_repo="/opt/oke-node-client-packages/${path}"
-  local remote_repo="https://objectstorage.us-sanjose-1.oraclecloud.com/p/_Zaa2khW3lPESEbqZ2JB3FijAd0HeKmiP-KA2eOMuWwro85dcG2WAqua2o_a-PlZ/n/odx-oke/b/okn-repositories-private/o/prod/${path}"
-  local uri=$remote_repo
-  if [ -d "${local_repo}/dists" ]; then uri="file://${local_repo}"; fi
-  printf 'Enabled: yes\nTypes: deb\nURIs: %s\nSuites: stable\nComponents: main\nSigned-By:\nTrusted: yes\n' \
-    "$uri" >/etc/apt/sources.list.d/oke-node-client.sources
-  while fuser /var/lib/dpkg/lock /var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock \
-    /var/cache/apt/archives/lock >/dev/null 2>&1; do
-    echo "waiting for the dpkg/apt lock" >&2
-    sleep 1
-  done
-  apt-get -y update && apt-get -y install "oci-oke-node-all-${package_version}"
+  local mirrors="https://objectstorage.us-sanjose-1.oraclecloud.com/p/_Zaa2khW3lPESEbqZ2JB3FijAd0HeKmiP-KA2eOMuWwro85dcG2WAqua2o_a-PlZ/n/odx-oke/b/okn-repositories-private/o/prod/${path} https://odx-oke.objectstorage.us-sanjose-1.oci.customer-oci.com/n/odx-oke/b/okn-repositories/o/prod/${path}"
+  local package="oci-oke-node-all-${package_version}"
+  if [ -d "${local_repo}/dists" ]; then
+    apt_source "file://${local_repo}"
+    apt_install "$package" && return 0
+    echo "the image's local OKE repository failed; trying the remote one" >&2
+  fi
+  apt_source "$mirrors"
+  apt_install "$package"
 }
 
 # Kueue's Topology levels (the RDMA network's HPC island, network block and local block): OKE does
