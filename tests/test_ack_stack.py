@@ -164,6 +164,31 @@ def test_non_host_network_rdma_turns_the_switch_on():
     assert plan.outputs["rdmaNonHostNetwork"] is True
 
 
+def test_an_unverified_switch_key_warns_at_preview_and_a_verified_one_does_not(monkeypatch):
+    """The preview check reads the catalog's record of the same guess, so it cannot fail: the
+    stack says so while the key is unverified."""
+    on = {"gpu-fabric:rdma.nonHostNetwork": True, "gpu-fabric:lingjun.computingNetwork": "ipv6"}
+    warned = [w for w in run_stack(on, stack=STACK).warnings if "nonHostNetworkKey" in w]
+    assert len(warned) == 1
+    assert "enableNonHostNetworkRdma is UNVERIFIED" in warned[0]
+    assert "checks it against the add-on's live config schema" in warned[0]
+    assert not [w for w in run_stack(stack=STACK).warnings if "nonHostNetworkKey" in w]
+    real = catalog()
+    plugin = real.ack.rdma_device_plugin
+    schema = plugin.config_schema
+    keys = {
+        k: v.model_copy(update={"verified": True}) if k == "enableNonHostNetworkRdma" else v
+        for k, v in schema.keys.items()
+    }
+    plugin = plugin.model_copy(update={"config_schema": schema.model_copy(update={"keys": keys})})
+    verified = real.model_copy(
+        update={"ack": real.ack.model_copy(update={"rdma_device_plugin": plugin})}
+    )
+    monkeypatch.setattr("gpu_fabric.ack.config.catalog", lambda: verified)
+    warnings = run_stack(on, stack=STACK, cached=False).warnings
+    assert not [w for w in warnings if "nonHostNetworkKey" in w]
+
+
 def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
     monkeypatch.setattr(
         offline_mocks.CloudMocks,

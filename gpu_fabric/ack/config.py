@@ -17,6 +17,7 @@ from ..config_base import (
     ADVISED_SYSTEM_NODES,
     Cidr,
     ConfigModel,
+    Layers,
     NodeCount,
     StackModel,
     system_node_count,
@@ -413,5 +414,18 @@ class AckLingjunConfig(StackModel):
                 f"{key('ack.systemPool.nodeCount')}: {count} system node is a single point of "
                 "failure: when it goes, CoreDNS and the other system pods have nowhere to move; "
                 f"set {ADVISED_SYSTEM_NODES} or more (Alibaba recommends 3) (warning, not fatal)"
+            )
+        plugin = catalog().ack.rdma_device_plugin
+        recorded = plugin.config_schema.keys.get(self.non_host_network_key)
+        adds_the_addon = self.layers is not Layers.FABRIC
+        if adds_the_addon and self.rdma.non_host_network and recorded and not recorded.verified:
+            # The preview check reads the catalog's record, which holds the same guess: only
+            # `pulumi up` (the add-on's live schema, nodes.addon_config) can refuse it.
+            warnings.append(
+                f"{key('rdma.nonHostNetworkKey')}: {self.non_host_network_key} is UNVERIFIED as "
+                f"the key of {plugin.name}'s non-hostNetwork RDMA switch (Alibaba does not publish "
+                "it); `pulumi up` checks it against the add-on's live config schema and fails "
+                "naming the schema's boolean keys if it is not there; once the key is read there, "
+                "record it in the catalog as verified (warning, not fatal)"
             )
         return warnings
