@@ -25,7 +25,31 @@ def test_two_runs_give_the_kubernetes_provider_the_same_kubeconfig():
     assert kubeconfig["users"][0]["user"]["client-certificate-data"]
 
 
-# --- issue 14, item 14: the Lingjun pool must get nodes -----------------------------------------
+def test_the_kubeconfigs_name_the_intranet_endpoint():
+    """The provider's credential names the internet endpoint (it asks with PrivateIpAddress
+    false); the API server is private and the fabric stack runs inside the VPC."""
+    plan = run_stack(stack=STACK)
+    (cluster,) = plan.of_type("alicloud:cs/managedKubernetes:ManagedKubernetes")
+    for inputs in _provider_inputs(plan).values():
+        kubeconfig = yaml.safe_load(inputs["kubeconfig"])
+        assert [c["cluster"]["server"] for c in kubeconfig["clusters"]] == [
+            "https://10.0.0.10:6443"
+        ]
+    assert yaml.safe_load(plan.outputs["kubeconfig"])["clusters"][0]["cluster"]["server"] == (
+        "https://10.0.0.10:6443"
+    )
+
+
+def test_without_an_intranet_endpoint_the_credential_is_kept_as_it_came():
+    from gpu_fabric.ack.cluster import _at_intranet_endpoint
+    from gpu_fabric.ack.offline_mocks import mock_ack_kubeconfig
+
+    kubeconfig = mock_ack_kubeconfig("c1")
+    assert _at_intranet_endpoint(kubeconfig, []) == kubeconfig
+    assert "https://47.92.0.10:6443" in kubeconfig
+
+
+# --- the Lingjun pool must get nodes ----------------------------------------------------------
 
 WAIT = "command:local:Command"
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_alicloud.cs as cs
 import pulumi_kubernetes as k8s
+import yaml
 
 # The kubeconfig is ACK's default (not temporary) user credential. A temporary one
 # (`temporary_duration_minutes`, 15 to 4320) is a fresh client certificate on every call, so
@@ -67,6 +69,30 @@ class AckClusterArgs:
     """The ordinary ECS node pool of the system components."""
 
 
+def _at_intranet_endpoint(kubeconfig: str, connections: Sequence[Any]) -> str:
+    """The credential's kubeconfig, its server the cluster's intranet endpoint.
+
+    The provider asks DescribeClusterUserKubeconfig with `PrivateIpAddress: false` and offers no
+    other (terraform-provider-alicloud service_alicloud_cs.go, DescribeClusterKubeConfigWithExpiration):
+    the internet endpoint's kubeconfig. The API server here is private only, and the fabric stack
+    runs inside the VPC: its kubeconfig names `connections.api_server_intranet`, the endpoint the
+    API's `PrivateIpAddress: true` answer names (same CA and client certificate).
+    """
+    # Dicts (the SDK's output types are dicts too), by the Python or the wire name.
+    intranet = next(
+        (c.get("api_server_intranet") or c.get("apiServerIntranet") for c in connections or []),
+        None,
+    )
+    if not intranet:
+        # No intranet endpoint reported (not seen; the API names one for every cluster): the
+        # credential as the provider returns it.
+        return kubeconfig
+    document = yaml.safe_load(kubeconfig)
+    for entry in document.get("clusters") or []:
+        entry["cluster"]["server"] = intranet
+    return yaml.safe_dump(document, sort_keys=False)
+
+
 class Cluster(pulumi.ComponentResource):
     """The cluster, an ECS node pool for system components, and a Kubernetes provider for it.
 
@@ -102,9 +128,12 @@ class Cluster(pulumi.ComponentResource):
             skip_set_certificate_authority=True,
             opts=pulumi.ResourceOptions(parent=self, protect=args.deletion_protection),
         )
+        credential = cs.get_cluster_credential_output(cluster_id=self.cluster.id)
         self.kubeconfig = pulumi.Output.secret(
             # No temporary_duration_minutes: see the comment at the top of this module.
-            cs.get_cluster_credential_output(cluster_id=self.cluster.id).kube_config
+            pulumi.Output.all(credential.kube_config, self.cluster.connections).apply(
+                lambda parts: _at_intranet_endpoint(parts[0], parts[1])
+            )
         )
         self.provider = k8s.Provider(
             f"{name}-k8s",

@@ -32,7 +32,8 @@ def mock_ack_kubeconfig(cluster_id: str, temporary: bool = False) -> str:
                 {
                     "name": "kubernetes",
                     "cluster": {
-                        "server": "https://10.0.0.10:6443",
+                        # The provider asks for the internet endpoint's kubeconfig.
+                        "server": "https://47.92.0.10:6443",
                         "certificate-authority-data": data,
                     },
                 }
