@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_alicloud.cs as cs
@@ -73,8 +73,8 @@ def _at_intranet_endpoint(kubeconfig: str, connections: Sequence[Any]) -> str:
     """The credential's kubeconfig, its server the cluster's intranet endpoint.
 
     The provider asks DescribeClusterUserKubeconfig with `PrivateIpAddress: false` and offers no
-    other (terraform-provider-alicloud service_alicloud_cs.go, DescribeClusterKubeConfigWithExpiration):
-    the internet endpoint's kubeconfig. The API server here is private only, and the fabric stack
+    other (terraform-provider-alicloud service_alicloud_cs.go,
+    `DescribeClusterKubeConfigWithExpiration`): the internet endpoint's kubeconfig. The API server here is private only, and the fabric stack
     runs inside the VPC: its kubeconfig names `connections.api_server_intranet`, the endpoint the
     API's `PrivateIpAddress: true` answer names (same CA and client certificate).
     """
