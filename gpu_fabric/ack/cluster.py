@@ -74,10 +74,10 @@ def _at_intranet_endpoint(kubeconfig: str, connections: Sequence[Any]) -> str:
 
     The provider asks DescribeClusterUserKubeconfig with `PrivateIpAddress: false` and offers no
     other (terraform-provider-alicloud service_alicloud_cs.go,
-    `DescribeClusterKubeConfigWithExpiration`): the internet endpoint's kubeconfig. The API server here is private only, and the fabric stack
-    runs inside the VPC: its kubeconfig names `connections.api_server_intranet`, the endpoint the
-    API's `PrivateIpAddress: true` answer names (same CA and client certificate).
-    """
+    `DescribeClusterKubeConfigWithExpiration`): the internet endpoint's kubeconfig. The API
+    server here is private only, and the fabric stack runs inside the VPC: its kubeconfig names
+    `connections.api_server_intranet`, the endpoint the API's `PrivateIpAddress: true` answer
+    names (same CA and client certificate)."""
     # Dicts (the SDK's output types are dicts too), by the Python or the wire name.
     intranet = next(
         (c.get("api_server_intranet") or c.get("apiServerIntranet") for c in connections or []),
