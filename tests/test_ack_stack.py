@@ -15,7 +15,7 @@ from gpu_fabric.catalog import AddonConfigKey, catalog
 from gpu_fabric.workload_security import SIZES, waivers, without_waivers
 from offline import engine
 from offline.engine import Plan, manifest
-from tests.conftest import kubernetes_provider, run_stack
+from tests.conftest import assert_single_rule, kubernetes_provider, problems, run_stack
 from tests.seed import ACK_SEED
 
 STACK = "ack-lingjun"
@@ -55,15 +55,31 @@ def pools(plan: Plan) -> dict[str, engine.Registration]:
 # --- network -----------------------------------------------------------------------------------
 
 
-def test_vpc_with_a_node_and_a_pod_vswitch_in_the_lingjun_zone(ack_plan):
-    (vpc,) = ack_plan.of_type(VPC)
-    assert vpc.inputs == {"vpcName": "ack-lingjun-vpc", "cidrBlock": "10.0.0.0/16"}
-    vswitches = {v.inputs["vswitchName"]: v.inputs for v in ack_plan.of_type(VSWITCH)}
-    assert {n: (v["zoneId"], v["cidrBlock"]) for n, v in vswitches.items()} == {
-        "ack-lingjun-node-0": ("cn-wulanchabu-c", "10.0.0.0/20"),
-        "ack-lingjun-pod-0": ("cn-wulanchabu-c", "10.0.64.0/18"),
+def test_the_cluster_goes_in_the_lingjun_clusters_vpc(ack_plan):
+    """Alibaba, "Create a LINGJUN node pool": the ACK cluster and the Lingjun cluster are in the
+    same region and VPC; the stack creates no VPC of its own."""
+    assert not ack_plan.of_type(VPC) and not ack_plan.of_type(VSWITCH)
+    (cluster,) = ack_plan.of_type(CLUSTER)
+    assert cluster.inputs["vswitchIds"] == ["vsw-0jlexample0nodes"]
+    assert cluster.inputs["podVswitchIds"] == ["vsw-0jlexample0pods"]
+    assert ack_plan.outputs["vpcId"] == "vpc-0jlexample0lingjun"
+
+
+def test_a_vpc_the_stack_would_create_is_refused_naming_the_fix():
+    created = {
+        "vpcCidr": "10.0.0.0/16",
+        "nodeVswitches": [{"zoneId": "cn-wulanchabu-c", "cidr": "10.0.0.0/20"}],
+        "podVswitches": [{"zoneId": "cn-wulanchabu-c", "cidr": "10.0.64.0/18"}],
     }
-    assert {v["vpcId"] for v in vswitches.values()} == {"vpc-mockacklingjunnetworkvpc"}
+    assert_single_rule(
+        {"gpu-fabric:network": created},
+        "gpu-fabric:network",
+        created,
+        "ACK requires the ACK cluster in that same VPC",
+        STACK,
+    )
+    (problem,) = problems({"gpu-fabric:network": {}}, stack=STACK)
+    assert problem.key == "gpu-fabric:network" and "Set network.existing" in problem.message
 
 
 def test_an_existing_vpc_creates_no_network_and_feeds_its_ids_to_the_cluster():
@@ -87,8 +103,8 @@ def test_pro_cluster_as_lingjun_pools_need_it(ack_plan):
     assert inputs["version"] == "1.33.3-aliyun.1"
     assert inputs["ipStack"] == "ipv4"
     assert [a["name"] for a in inputs["addons"]][0] == "terway-eniip"
-    assert inputs["vswitchIds"] == ["vsw-mockacklingjunnetworknode0"]
-    assert inputs["podVswitchIds"] == ["vsw-mockacklingjunnetworkpod0"]
+    assert inputs["vswitchIds"] == ["vsw-0jlexample0nodes"]
+    assert inputs["podVswitchIds"] == ["vsw-0jlexample0pods"]
     assert inputs["serviceCidr"] == "192.168.0.0/16"
     assert inputs["proxyMode"] == "ipvs"
     assert inputs["skipSetCertificateAuthority"] is True

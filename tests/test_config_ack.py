@@ -104,23 +104,27 @@ RULES = {
     ),
     "no pod vSwitch in the Lingjun zone": (
         {
-            "gpu-fabric:network.podVswitches": [
-                {"zoneId": "cn-wulanchabu-b", "cidr": "10.0.64.0/18"}
+            "gpu-fabric:network.existing.podVswitches": [
+                {"id": "vsw-0jltest", "zoneId": "cn-wulanchabu-b", "cidr": "10.0.64.0/18"}
             ]
         },
-        "gpu-fabric:network.podVswitches",
+        "gpu-fabric:network.existing.podVswitches",
         ["cn-wulanchabu-b"],
         "no pod vSwitch is in the Lingjun zone cn-wulanchabu-c",
     ),
     "no pod vSwitch at all": (
-        {"gpu-fabric:network.podVswitches": []},
-        "gpu-fabric:network.podVswitches",
+        {"gpu-fabric:network.existing.podVswitches": []},
+        "gpu-fabric:network.existing.podVswitches",
         [],
         "needs at least one vSwitch",
     ),
     "a vSwitch zone of another region": (
-        {"gpu-fabric:network.nodeVswitches": [{"zoneId": "cn-beijing-a", "cidr": "10.0.0.0/20"}]},
-        "gpu-fabric:network.nodeVswitches[0].zoneId",
+        {
+            "gpu-fabric:network.existing.nodeVswitches": [
+                {"id": "vsw-0jltest", "zoneId": "cn-beijing-a", "cidr": "10.0.0.0/20"}
+            ]
+        },
+        "gpu-fabric:network.existing.nodeVswitches[0].zoneId",
         "cn-beijing-a",
         "not a zone of cn-wulanchabu",
     ),
@@ -132,29 +136,33 @@ RULES = {
     ),
     "a vSwitch outside the VPC": (
         {
-            "gpu-fabric:network.nodeVswitches": [
-                {"zoneId": "cn-wulanchabu-c", "cidr": "10.1.0.0/20"}
+            "gpu-fabric:network.existing.nodeVswitches": [
+                {"id": "vsw-0jltest", "zoneId": "cn-wulanchabu-c", "cidr": "10.1.0.0/20"}
             ]
         },
-        "gpu-fabric:network.nodeVswitches[0].cidr",
+        "gpu-fabric:network.existing.nodeVswitches[0].cidr",
         "10.1.0.0/20",
         "is not inside the VPC 10.0.0.0/16",
     ),
     "overlapping vSwitches": (
-        {"gpu-fabric:network.podVswitches": [{"zoneId": "cn-wulanchabu-c", "cidr": "10.0.0.0/18"}]},
-        "gpu-fabric:network.podVswitches[0].cidr",
+        {
+            "gpu-fabric:network.existing.podVswitches": [
+                {"id": "vsw-0jltest", "zoneId": "cn-wulanchabu-c", "cidr": "10.0.0.0/18"}
+            ]
+        },
+        "gpu-fabric:network.existing.podVswitches[0].cidr",
         "10.0.0.0/18",
-        "overlaps gpu-fabric:network.nodeVswitches[0].cidr (10.0.0.0/20)",
+        "overlaps gpu-fabric:network.existing.nodeVswitches[0].cidr (10.0.0.0/20)",
     ),
     "service range inside the VPC": (
         {"gpu-fabric:ack.serviceCidr": "10.0.128.0/20"},
         "gpu-fabric:ack.serviceCidr",
         "10.0.128.0/20",
-        "overlaps the VPC 10.0.0.0/16 (gpu-fabric:network.vpcCidr)",
+        "overlaps the VPC 10.0.0.0/16 (gpu-fabric:network.existing.vpcCidr)",
     ),
     "a VPC range that is not a CIDR": (
-        {"gpu-fabric:network.vpcCidr": "10.0.0.1/16"},
-        "gpu-fabric:network.vpcCidr",
+        {"gpu-fabric:network.existing.vpcCidr": "10.0.0.1/16"},
+        "gpu-fabric:network.existing.vpcCidr",
         "10.0.0.1/16",
         "not a CIDR range",
     ),

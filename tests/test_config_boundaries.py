@@ -67,9 +67,9 @@ LINGJUN_ZONE = "cn-wulanchabu-c"
 
 def _node_vswitches(extra: str) -> dict:
     return {
-        "gpu-fabric:network.nodeVswitches": [
-            {"zoneId": LINGJUN_ZONE, "cidr": "10.0.0.0/20"},
-            {"zoneId": LINGJUN_ZONE, "cidr": extra},
+        "gpu-fabric:network.existing.nodeVswitches": [
+            {"id": "vsw-0jltest", "zoneId": LINGJUN_ZONE, "cidr": "10.0.0.0/20"},
+            {"id": "vsw-0jltest", "zoneId": LINGJUN_ZONE, "cidr": extra},
         ]
     }
 
@@ -77,13 +77,13 @@ def _node_vswitches(extra: str) -> dict:
 @pytest.mark.parametrize("cidr", ["10.0.16.0/29", "10.0.16.0/28"])
 def test_an_ack_vswitch_of_a_slash_29_or_wider_is_accepted(cidr):
     cfg = parse_stack(_node_vswitches(cidr), ACK)
-    assert cfg.network.node_vswitches[1].cidr == cidr
+    assert cfg.node_vswitches[1].cidr == cidr
 
 
 def test_an_ack_vswitch_narrower_than_a_slash_29_is_refused():
     assert_single_rule(
         _node_vswitches("10.0.16.0/30"),
-        "gpu-fabric:network.nodeVswitches[1].cidr",
+        "gpu-fabric:network.existing.nodeVswitches[1].cidr",
         "10.0.16.0/30",
         "a vSwitch range is a /16 to /29",
         ACK,
@@ -91,19 +91,23 @@ def test_an_ack_vswitch_narrower_than_a_slash_29_is_refused():
 
 
 def test_an_ack_vswitch_of_a_slash_16_is_accepted_and_a_slash_15_refused():
-    vpc = {"gpu-fabric:network.vpcCidr": "10.0.0.0/8"}
+    vpc = {"gpu-fabric:network.existing.vpcCidr": "10.0.0.0/8"}
     wide = {
-        "gpu-fabric:network.podVswitches": [{"zoneId": LINGJUN_ZONE, "cidr": "10.1.0.0/16"}],
+        "gpu-fabric:network.existing.podVswitches": [
+            {"id": "vsw-0jltest", "zoneId": LINGJUN_ZONE, "cidr": "10.1.0.0/16"}
+        ],
         **vpc,
     }
-    assert parse_stack(wide, ACK).network.pod_vswitches[0].cidr == "10.1.0.0/16"
+    assert parse_stack(wide, ACK).pod_vswitches[0].cidr == "10.1.0.0/16"
     too_wide = {
-        "gpu-fabric:network.podVswitches": [{"zoneId": LINGJUN_ZONE, "cidr": "10.2.0.0/15"}],
+        "gpu-fabric:network.existing.podVswitches": [
+            {"id": "vsw-0jltest", "zoneId": LINGJUN_ZONE, "cidr": "10.2.0.0/15"}
+        ],
         **vpc,
     }
     assert_single_rule(
         too_wide,
-        "gpu-fabric:network.podVswitches[0].cidr",
+        "gpu-fabric:network.existing.podVswitches[0].cidr",
         "10.2.0.0/15",
         "a vSwitch range is a /16 to /29",
         ACK,

@@ -337,13 +337,13 @@ def test_an_ack_public_endpoint_is_refused_it_has_no_allow_list():
 def test_an_ack_vswitch_outside_the_allowed_sizes_is_refused():
     (problem,) = problems(
         {
-            "gpu-fabric:network.podVswitches": [
-                {"zoneId": "cn-wulanchabu-c", "cidr": "10.0.64.0/30"}
+            "gpu-fabric:network.existing.podVswitches": [
+                {"id": "vsw-0jltest", "zoneId": "cn-wulanchabu-c", "cidr": "10.0.64.0/30"}
             ]
         },
         stack="ack-lingjun",
     )
-    assert problem.key == "gpu-fabric:network.podVswitches[0].cidr"
+    assert problem.key == "gpu-fabric:network.existing.podVswitches[0].cidr"
     assert "a vSwitch range is a /16 to /29" in problem.message
 
 

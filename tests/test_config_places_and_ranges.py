@@ -296,13 +296,15 @@ def test_the_catalogs_gpu_shape_is_accepted():
 
 ZONE_KEYS = {
     "gpu-fabric:lingjun.zoneId": lambda z: {"gpu-fabric:lingjun.zoneId": z},
-    "gpu-fabric:network.nodeVswitches[0].zoneId": lambda z: {
-        "gpu-fabric:network.nodeVswitches": [{"zoneId": z, "cidr": "10.0.0.0/20"}]
+    "gpu-fabric:network.existing.nodeVswitches[0].zoneId": lambda z: {
+        "gpu-fabric:network.existing.nodeVswitches": [
+            {"id": "vsw-0jltest", "zoneId": z, "cidr": "10.0.0.0/20"}
+        ]
     },
-    "gpu-fabric:network.podVswitches[0].zoneId": lambda z: {
-        "gpu-fabric:network.podVswitches": [
-            {"zoneId": "cn-wulanchabu-c", "cidr": "10.0.64.0/18"},
-            {"zoneId": z, "cidr": "10.0.128.0/18"},
+    "gpu-fabric:network.existing.podVswitches[0].zoneId": lambda z: {
+        "gpu-fabric:network.existing.podVswitches": [
+            {"id": "vsw-0jltest", "zoneId": "cn-wulanchabu-c", "cidr": "10.0.64.0/18"},
+            {"id": "vsw-0jltest", "zoneId": z, "cidr": "10.0.128.0/18"},
         ]
     },
 }
@@ -312,8 +314,8 @@ ZONE_KEYS = {
 @pytest.mark.parametrize("zone", ["CN-WULANCHABU-C", "cn-wulanchabu-C", "cn-wulanchabu-c ", " x"])
 def test_a_zone_id_with_capitals_or_spaces_is_refused_with_its_fix(key, zone):
     changes = ZONE_KEYS[key](zone)
-    if key.startswith("gpu-fabric:network.podVswitches"):
-        key = "gpu-fabric:network.podVswitches[1].zoneId"
+    if key.startswith("gpu-fabric:network.existing.podVswitches"):
+        key = "gpu-fabric:network.existing.podVswitches[1].zoneId"
     assert_single_rule(
         changes, key, zone, "zone ids are lower case, without spaces around them (Alibaba", ACK
     )
@@ -333,9 +335,11 @@ def test_zones_of_a_region_that_ends_in_a_number_take_the_bare_letter():
         return {
             "alicloud:region": "ap-southeast-1",
             "gpu-fabric:lingjun.zoneId": "ap-southeast-1a",
-            "gpu-fabric:network.nodeVswitches": [{"zoneId": node_zone, "cidr": "10.0.0.0/20"}],
-            "gpu-fabric:network.podVswitches": [
-                {"zoneId": "ap-southeast-1a", "cidr": "10.0.64.0/18"}
+            "gpu-fabric:network.existing.nodeVswitches": [
+                {"id": "vsw-0jltest", "zoneId": node_zone, "cidr": "10.0.0.0/20"}
+            ],
+            "gpu-fabric:network.existing.podVswitches": [
+                {"id": "vsw-0jltest", "zoneId": "ap-southeast-1a", "cidr": "10.0.64.0/18"}
             ],
         }
 
@@ -343,7 +347,7 @@ def test_zones_of_a_region_that_ends_in_a_number_take_the_bare_letter():
     assert cfg.node_vswitches[0].zone_id == "ap-southeast-1b"
     assert_single_rule(
         stack("ap-southeast-1-b"),
-        "gpu-fabric:network.nodeVswitches[0].zoneId",
+        "gpu-fabric:network.existing.nodeVswitches[0].zoneId",
         "ap-southeast-1-b",
         "not a zone of ap-southeast-1; use one of its zones (e.g. ap-southeast-1c)",
         ACK,
@@ -356,10 +360,11 @@ def test_zones_of_a_region_that_ends_in_a_number_take_the_bare_letter():
 def ack_vpc(vpc: str, node: str, pod: str) -> dict:
     zone = "cn-wulanchabu-c"
     return {
-        "gpu-fabric:network": {
+        "gpu-fabric:network.existing": {
+            "vpcId": "vpc-0jltest",
             "vpcCidr": vpc,
-            "nodeVswitches": [{"zoneId": zone, "cidr": node}],
-            "podVswitches": [{"zoneId": zone, "cidr": pod}],
+            "nodeVswitches": [{"id": "vsw-0jltest", "zoneId": zone, "cidr": node}],
+            "podVswitches": [{"id": "vsw-0jltest", "zoneId": zone, "cidr": pod}],
         }
     }
 
@@ -375,7 +380,7 @@ def ack_vpc(vpc: str, node: str, pod: str) -> dict:
 def test_a_vpc_in_alibabas_service_range_is_refused(vpc, node, pod):
     assert_single_rule(
         ack_vpc(vpc, node, pod),
-        "gpu-fabric:network.vpcCidr",
+        "gpu-fabric:network.existing.vpcCidr",
         vpc,
         "overlaps 100.64.0.0/10, the shared address space (RFC 6598) Alibaba Cloud keeps for its "
         "own services, which no VPC may use",
@@ -394,30 +399,14 @@ def test_a_vpc_beside_alibabas_service_range_is_accepted(vpc, node, pod):
     assert parse_stack(ack_vpc(vpc, node, pod), ACK).vpc_cidr == vpc
 
 
-def test_an_existing_vpc_in_alibabas_service_range_is_refused():
-    existing = {
-        "vpcId": "vpc-0jlexisting",
-        "vpcCidr": "100.64.0.0/16",
-        "nodeVswitches": [{"id": "vsw-0jln", "zoneId": "cn-wulanchabu-c", "cidr": "100.64.0.0/20"}],
-        "podVswitches": [{"id": "vsw-0jlp", "zoneId": "cn-wulanchabu-c", "cidr": "100.64.64.0/18"}],
-    }
-    assert_single_rule(
-        {"gpu-fabric:network": {"existing": existing}},
-        "gpu-fabric:network.existing.vpcCidr",
-        "100.64.0.0/16",
-        "overlaps 100.64.0.0/10",
-        ACK,
-    )
-
-
 # --- ACK: node vSwitches hold every system node beside Alibaba's 4 addresses --------------------
 
 
 def nodes_in(count: int, *cidrs: str) -> dict:
     return {
         "gpu-fabric:ack.systemPool.nodeCount": count,
-        "gpu-fabric:network.nodeVswitches": [
-            {"zoneId": "cn-wulanchabu-c", "cidr": cidr} for cidr in cidrs
+        "gpu-fabric:network.existing.nodeVswitches": [
+            {"id": "vsw-0jltest", "zoneId": "cn-wulanchabu-c", "cidr": cidr} for cidr in cidrs
         ],
     }
 
@@ -429,7 +418,7 @@ def nodes_in(count: int, *cidrs: str) -> dict:
 def test_a_node_vswitch_too_small_for_its_nodes_is_refused(count, cidr, room, larger):
     assert_single_rule(
         nodes_in(count, cidr),
-        "gpu-fabric:network.nodeVswitches[0].cidr",
+        "gpu-fabric:network.existing.nodeVswitches[0].cidr",
         cidr,
         f"the node vSwitches hold {room} node addresses (Alibaba keeps 4 of each vSwitch: the "
         f"first and the last three), and gpu-fabric:ack.systemPool.nodeCount asks for {count} "
@@ -450,7 +439,7 @@ def test_several_node_vswitches_hold_the_nodes_together():
     assert parse_stack(nodes_in(8, *two), ACK).ack.system_pool.node_count == 8
     assert_single_rule(
         nodes_in(9, *two),
-        "gpu-fabric:network.nodeVswitches",
+        "gpu-fabric:network.existing.nodeVswitches",
         list(two),
         "the node vSwitches hold 8 node addresses",
         ACK,

@@ -130,10 +130,10 @@ GOOD: dict[str, dict[str, Any]] = {
     "AckCloud": {
         "cluster_name": "ack-gpu",
         "kubernetes_version": "1.33.3-aliyun.1",
-        "vpc": {
-            "vpc_cidr": "10.0.0.0/16",
-            "node_vswitches": [{"zone_id": "cn-wulanchabu-c", "cidr": "10.0.0.0/20"}],
-            "pod_vswitches": [{"zone_id": "cn-wulanchabu-c", "cidr": "10.0.64.0/18"}],
+        "existing_vpc": {
+            "vpc_id": "vpc-0jlexisting",
+            "node_vswitch_ids": ["vsw-0jlnode"],
+            "pod_vswitch_ids": ["vsw-0jlpod"],
         },
         "service_cidr": "192.168.0.0/16",
         "ip_stack": "ipv4",
@@ -393,11 +393,11 @@ def test_numbers_from_other_languages_are_whole_or_refused():
         (
             "AckCloud",
             (
-                ("existing_vpc",),
+                ("vpc",),
                 {
-                    "vpc_id": "vpc-0jlexisting",
-                    "node_vswitch_ids": ["vsw-0jlnode"],
-                    "pod_vswitch_ids": ["vsw-0jlpod"],
+                    "vpc_cidr": "10.0.0.0/16",
+                    "node_vswitches": [{"zone_id": "cn-wulanchabu-c", "cidr": "10.0.0.0/20"}],
+                    "pod_vswitches": [{"zone_id": "cn-wulanchabu-c", "cidr": "10.0.64.0/18"}],
                 },
             ),
             "vpc",
@@ -465,3 +465,21 @@ def test_a_usable_nodes_timeout_that_is_not_a_duration_is_refused(layer, path, p
     _, reasons = _refused(lambda: _build(layer, (path, "soon")))
     assert list(reasons) == [property_path]
     assert "a duration" in reasons[property_path]
+
+
+def test_a_hosted_ack_cloud_that_would_create_its_vpc_is_refused():
+    """The Lingjun cluster exists already, in its VPC, where ACK requires the ACK cluster too."""
+    created = {
+        "vpc_cidr": "10.0.0.0/16",
+        "node_vswitches": [{"zone_id": "cn-wulanchabu-c", "cidr": "10.0.0.0/20"}],
+        "pod_vswitches": [{"zone_id": "cn-wulanchabu-c", "cidr": "10.0.64.0/18"}],
+    }
+    args = copy.deepcopy(GOOD["AckCloud"])
+    del args["existing_vpc"]
+    args["vpc"] = created
+    _, reasons = _refused(
+        lambda: engine.run("layer-inputs", {}, program=lambda: LAYERS["AckCloud"]("ackcloud", args))
+    )
+    assert list(reasons) == ["vpc"]
+    assert "ACK requires the ACK cluster in that same VPC" in reasons["vpc"]
+    assert "(existingVpc)" in reasons["vpc"]

@@ -12,6 +12,7 @@ from gpu_fabric.problems import ConfigError
 from gpu_fabric.stack_config import parse_pulumi_config
 from offline import engine
 from tests.conftest import encode, parse_stack, planned, problems
+from tests.test_ack_stack import EXISTING_VPC as ACK_EXISTING_VPC
 
 FIXTURES = Path(__file__).parent / "fixtures" / "stacks"
 CLOUD_TYPES = ("oci:", "alicloud:", "gcp:")
@@ -20,8 +21,11 @@ CLOUD_TYPES = ("oci:", "alicloud:", "gcp:")
 @pytest.mark.parametrize("stack", ["oke-dranet", "ack-lingjun"])
 def test_the_committed_one_stack_file_of_fc7b61d_is_refused_with_the_fix(stack):
     values = yaml.safe_load((FIXTURES / f"Pulumi.{stack}.fc7b61d.yaml").read_text())["config"]
-    if stack == "ack-lingjun":  # required since (issue 14, item 14): refused first on its own
+    if stack == "ack-lingjun":
+        # Required since, each refused first on its own: the Lingjun node count, and the Lingjun
+        # cluster's VPC (a created one holds no Lingjun cluster).
         values["gpu-fabric:lingjun"]["nodeCount"] = 2
+        values["gpu-fabric:network"] = {"existing": ACK_EXISTING_VPC}
     with pytest.raises(ConfigError) as err:
         parse_pulumi_config(encode(values), stack, stacks_dir=None)
     (problem,) = err.value.problems

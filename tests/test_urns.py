@@ -4,7 +4,9 @@
 release of each (fc7b61d for the seven stacks that existed then). A resource whose URN changed must
 carry an alias to its old URN, so `pulumi up` moves its state instead of deleting and recreating
 it; a resource that is new is either a layer component (a grouping with no cloud state) or a URN
-added to the fixture in the commit that adds it.
+added to the fixture in the commit that adds it. A URN leaves the fixture only when the committed
+stack file stops creating the resource (ack-lingjun's VPC and vSwitches: ACK requires the Lingjun
+cluster's own VPC, `network.existing`, so a created one could never have worked).
 """
 
 from __future__ import annotations

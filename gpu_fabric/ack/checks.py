@@ -13,7 +13,7 @@ import re
 
 from ..catalog import catalog
 from ..config_base import Layers
-from ..problems import Problem, private_endpoint_fix
+from ..problems import MISSING, Problem, private_endpoint_fix
 from ..problems import key as _key
 from ..versions import ACK_VERSION, ADDON_VERSION, MINOR_VERSION
 from ..workloads.checks import queue_problems
@@ -206,10 +206,22 @@ def _vswitches(cfg: AckLingjunConfig):
 VSWITCH_PREFIXES = (16, 29)
 
 
+LINGJUN_VPC_FIX = (
+    "a Lingjun node pool binds a Lingjun cluster that exists already, in its own VPC, and ACK "
+    'requires the ACK cluster in that same VPC (Alibaba, "Create a LINGJUN node pool": "in '
+    'the same region and VPC"); a VPC this stack creates holds no Lingjun cluster. Set '
+    "network.existing to the Lingjun cluster's VPC (vpcId, vpcCidr) and its vSwitches "
+    "(nodeVswitches, and podVswitches with one in the Lingjun zone)"
+)
+
+
 def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
     problems: list[Problem] = []
     network, existing = cfg.network, cfg.network.existing
-    where = "network.existing" if existing else "network"
+    if existing is None:
+        written = network.model_dump(by_alias=True, exclude_unset=True)
+        return [Problem(_key("network"), written or MISSING, LINGJUN_VPC_FIX)]
+    where = "network.existing"
     if existing is not None:
         for field in sorted(network.model_fields_set - {"existing"}):
             problems.append(
@@ -229,7 +241,8 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
                 Problem(
                     _key(f"{where}.{part}"),
                     [],
-                    "needs at least one vSwitch (zone and range); add one in the Lingjun zone "
+                    "needs at least one vSwitch (its id, zone and range); add one in the Lingjun "
+                    "zone "
                     f"{cfg.lingjun.zone_id}",
                 )
             )

@@ -194,8 +194,9 @@ class ExistingVswitch(ConfigModel):
 class ExistingVpc(ConfigModel):
     vpc_id: VpcId = Field(description="The VPC id, `vpc-...`: the Lingjun cluster's VPC.")
     vpc_cidr: Cidr = Field(description="The VPC's range (for the plan-time checks).")
-    node_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Node vSwitches.")
-    pod_vswitches: list[ExistingVswitch] = Field(min_length=1, description="Terway pod vSwitches.")
+    # At least one of each: checks.py names the Lingjun zone in its message.
+    node_vswitches: list[ExistingVswitch] = Field(description="Node vSwitches.")
+    pod_vswitches: list[ExistingVswitch] = Field(description="Terway pod vSwitches.")
     deploy_path: str | None = Field(
         None,
         description="How the host that runs `pulumi up` reaches the intranet API endpoint (a VPN "
@@ -221,8 +222,8 @@ class AckNetworkConfig(ConfigModel):
     )
     existing: ExistingVpc | None = Field(
         None,
-        description="An existing VPC (the Lingjun cluster's) and its vSwitches; then set nothing "
-        "else here.",
+        description="The Lingjun cluster's VPC and its vSwitches, required: ACK requires the ACK "
+        "and Lingjun clusters in one VPC; then set nothing else here.",
     )
 
 

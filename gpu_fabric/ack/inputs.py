@@ -10,6 +10,7 @@ from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems
+from .checks import LINGJUN_VPC_FIX
 from .config import (
     AckClusterConfig,
     AddonVersion,
@@ -24,7 +25,10 @@ from .config import (
 
 
 def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
-    return created_or_existing(args, "vpc", "existing_vpc", "a VPC")
+    problems = created_or_existing(args, "vpc", "existing_vpc", "a VPC")
+    if "vpc" in args and not problems:
+        problems.append(InputProblem("vpc", args["vpc"], f"{LINGJUN_VPC_FIX} (existingVpc)"))
+    return problems
 
 
 CLOUD_INPUTS = LayerInputs(
