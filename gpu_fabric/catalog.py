@@ -156,6 +156,8 @@ class Machine(_Data):
     """Boot disk types the machine can attach; the first is the default."""
     placement: dict[str, Any]
     """`gcp.compute.ResourcePolicy` arguments of its compact placement policy."""
+    placement_with_reservation: bool = True
+    """A pool that consumes a reservation gets the placement policy by default too."""
     reservation_bound: bool = False
     """Capacity comes only from reservations (the reservation-bound provisioning model)."""
     gke: GkeVersionRules

@@ -9,7 +9,7 @@ from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import gib, nccl_installer
 from gpu_fabric.workload_security import without_waivers
 from offline.engine import Plan, manifest
-from tests.conftest import assert_single_rule, parse_stack, planned, project_of
+from tests.conftest import DELETE, assert_single_rule, parse_stack, planned, project_of, run_stack
 from tests.test_manifests import UPSTREAM, validate
 from tests.test_queues import QUEUE_KINDS
 
@@ -61,6 +61,19 @@ def test_a_roce_vpc_mtu_below_8896_is_refused(stack):
     assert parse_stack({key: 8896}, stack).nic_groups[1].mtu == 8896
 
 
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_a_reserved_pool_gets_no_placement_policy_unless_asked(stack):
+    """The AI Hypercomputer placement docs: capacity from a reservation is densely colocated;
+    cluster-toolkit's A3 Ultra and A4 examples set no placement policy on reserved pools."""
+    reserved = run_stack(stack=stack)
+    assert "placementPolicy" not in gpu_pool(reserved).inputs
+    assert not reserved.of_type("gcp:compute/resourcePolicy:ResourcePolicy")
+    unreserved = run_stack({"gpu-fabric:gpuPool.reservation": DELETE}, stack=stack)
+    asked = run_stack({"gpu-fabric:gpuPool.compactPlacement": True}, stack=stack)
+    for plan in (unreserved, asked):
+        assert gpu_pool(plan).inputs["placementPolicy"]["type"] == "COMPACT"
+
+
 def test_node_pool_has_the_catalog_machine(stack_plan):
     stack, plan = stack_plan
     machine, accelerator, pool_name = STACKS[stack]
@@ -75,7 +88,6 @@ def test_node_pool_has_the_catalog_machine(stack_plan):
         {"network": f"{stack}-gvnic", "subnetwork": f"{stack}-gvnic"},
         *[{"network": f"{stack}-rdma", "subnetwork": f"{stack}-rdma-sub-{i}"} for i in range(8)],
     ]
-    assert inputs["placementPolicy"]["type"] == "COMPACT"
     assert inputs["nodeLocations"] == ["us-central1-b"]
     assert inputs["name"] == pool_name
 

@@ -6,7 +6,8 @@ carry an alias to its old URN, so `pulumi up` moves its state instead of deletin
 it; a resource that is new is either a layer component (a grouping with no cloud state) or a URN
 added to the fixture in the commit that adds it. A URN leaves the fixture only when the committed
 stack file stops creating the resource (ack-lingjun's VPC and vSwitches: ACK requires the Lingjun
-cluster's own VPC, `network.existing`, so a created one could never have worked).
+cluster's own VPC, `network.existing`, so a created one could never have worked; the placement
+policies of the reserved A3 Ultra and A4 pools, which now follow cluster-toolkit's examples).
 """
 
 from __future__ import annotations

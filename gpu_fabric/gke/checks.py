@@ -394,7 +394,7 @@ def _placement_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     "About instances that use the reservation-bound model")."""
     problems = []
     pool = cfg.pool
-    if "workload_policy" in machine.placement and not pool.compact_placement:
+    if "workload_policy" in machine.placement and pool.compact_placement is False:
         problems.append(
             Problem(
                 _key("gpuPool.compactPlacement"),
@@ -479,7 +479,7 @@ def _authorized_network_checks(cfg: GkeStackConfig) -> list[Problem]:
 def placement_size_problems(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     """A pool under a compact placement that holds a bounded number of nodes (A4X `1x72`: 18)."""
     pool, limit = cfg.pool, machine.max_nodes_per_placement
-    if not pool.compact_placement or limit is None or pool.node_count <= limit:
+    if not cfg.compact_placement_of(pool) or limit is None or pool.node_count <= limit:
         return []
     topology = machine.placement.get("workload_policy", {}).get("accelerator_topology", "")
     return [
@@ -653,7 +653,7 @@ def derived_name_problems(cfg: GkeStackConfig) -> list[Problem]:
     owner: dict[str, int] = {}
     named = [pool.name for pool in cfg.pools]
     for i, pool in enumerate(cfg.pools):
-        if not pool.compact_placement or pool.name in named[:i]:  # a duplicate name: reported
+        if not cfg.compact_placement_of(pool) or pool.name in named[:i]:  # a duplicate name: reported
             continue
         name = placement_policy_name(cfg.gke.name, pool.name)
         if name in owner:

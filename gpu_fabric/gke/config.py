@@ -439,10 +439,13 @@ class GpuPoolConfig(ConfigModel):
         description="The catalog's local SSD count (16 on A3) as ephemeral storage; default "
         "`true` where the catalog has a count, refused where it has none.",
     )
-    compact_placement: bool = Field(
-        True,
+    compact_placement: bool | None = Field(
+        None,
         description="Compact placement through the catalog's policy (A3 `COLLOCATED`; A4X "
-        "workload policy 1x72, at most 18 nodes).",
+        "workload policy 1x72, at most 18 nodes). Default: on, but off for a pool that consumes "
+        "a reservation on A3 Ultra and A4 (reserved capacity is densely colocated already, and "
+        "cluster-toolkit's examples set no placement policy on reserved pools); a change "
+        "replaces the pool.",
     )
     reservation: ReservationConfig | None = Field(
         None,
@@ -707,6 +710,11 @@ class GkeStackConfig(StackModel):
     def local_ssd_count_of(self, pool: GpuPoolConfig) -> int:
         count = self.machine.local_ssd_count
         return count if count and pool.local_ssd is not False else 0
+
+    def compact_placement_of(self, pool: GpuPoolConfig) -> bool:
+        if pool.compact_placement is not None:
+            return pool.compact_placement
+        return self.machine.placement_with_reservation or pool.reservation is None
 
     def boot_disk_type_of(self, pool: GpuPoolConfig) -> str:
         return pool.boot_disk.type or self.machine.boot_disk_types[0]

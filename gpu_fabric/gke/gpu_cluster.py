@@ -80,7 +80,7 @@ def _gpu_pool(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
     out["boot_disk_size_gb"] = pool.boot_disk.size_gb
     if pool.driver_install is DriverInstall.BUNDLE:
         out["labels"] = NO_GKE_DEVICE_PLUGIN_LABEL
-    if pool.compact_placement:
+    if cfg.compact_placement_of(pool):
         out["compact_placement_name"] = placement_policy_name(cfg.gke.name, pool.name)
     if pool.reservation:
         out["reservation"] = pool.reservation.name
