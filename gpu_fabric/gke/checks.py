@@ -653,7 +653,9 @@ def derived_name_problems(cfg: GkeStackConfig) -> list[Problem]:
     owner: dict[str, int] = {}
     named = [pool.name for pool in cfg.pools]
     for i, pool in enumerate(cfg.pools):
-        if not cfg.compact_placement_of(pool) or pool.name in named[:i]:  # a duplicate name: reported
+        if (
+            not cfg.compact_placement_of(pool) or pool.name in named[:i]
+        ):  # a duplicate name: reported
             continue
         name = placement_policy_name(cfg.gke.name, pool.name)
         if name in owner:

@@ -18,6 +18,7 @@ import pulumi_gcp as gcp
 from ..catalog import catalog
 from .cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
 from .config import GpuPoolConfig, UpgradeConfig
+from .reservations import checked_reservation
 
 if TYPE_CHECKING:
     # The hosted component's type, so declared beside it (`GkeCloud`, cloud.py).
@@ -153,7 +154,8 @@ class GpuNodePool(pulumi.ComponentResource):
             node_config["reservation_affinity"] = {
                 "consume_reservation_type": "SPECIFIC_RESERVATION",
                 "key": "compute.googleapis.com/reservation-name",
-                "values": [reservation_value(pool)],
+                # Read and checked against the pool first (reservations.py).
+                "values": [checked_reservation(pool, machine, reservation_value(pool), self)],
             }
 
         node_pool = gcp.container.NodePool(

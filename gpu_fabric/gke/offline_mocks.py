@@ -44,4 +44,22 @@ class CloudMocks:
 
     def call(self, token: str, args: Mapping[str, Any]) -> dict | None:
         """The result of a function (`gcp:...:get...`), None for the engine's default (`{}`)."""
+        if token == "gcp:compute/getReservation:getReservation":
+            return reservation(args["name"], args["zone"])
         return None
+
+
+def reservation(name: str, zone: str, count: int = 1000, in_use: int = 0, **properties) -> dict:
+    """A specific reservation in `zone` (the wire shape of `gcp.compute.get_reservation`): the
+    mocks' project holds one of every name a stack consumes, large enough for its pool, its
+    instance properties (`machineType`, `guestAccelerators`) only those given, as a reservation
+    made from an instance template has none."""
+    specific: dict[str, Any] = {"count": count, "inUseCount": in_use}
+    if properties:
+        specific["instanceProperties"] = [properties]
+    return {
+        "name": name,
+        "zone": zone,
+        "specificReservationRequired": True,
+        "specificReservations": [specific],
+    }
