@@ -60,6 +60,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "systemNodeCount": "integer!",
             "maxPodsPerNode": "integer",
             "nodeAccountRoles": "[string]",
+            "releaseChannel": "string",
         },
         "outputs": {
             "clusterName": "string!",

@@ -10,7 +10,7 @@ from typing import NotRequired, TypedDict
 import pulumi
 
 from ..layers import child_options, declared_outputs, layer_token
-from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs
+from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs, in_a_channel
 from .config import NODE_ACCOUNT_ROLES
 from .inputs import CLOUD_INPUTS
 from .network import (
@@ -143,6 +143,8 @@ class GkeCloudArgs(TypedDict):
     """Region of the cluster and the networks."""
     version: str
     """GKE version (control plane and GPU pools)."""
+    release_channel: NotRequired[str]
+    """GKE release channel (unset: UNSPECIFIED, the version pinned, auto-upgrade off)."""
     gpu_networks: list[GkeGpuNetwork]
     """The GPU VPCs, in NIC order."""
     gpu_pools: list[GkeGpuPool]
@@ -266,6 +268,7 @@ class GkeCloud(pulumi.ComponentResource):
                 system_node_count=args["system_node_count"],
                 max_pods_per_node=args.get("max_pods_per_node"),
                 node_account_roles=args.get("node_account_roles", NODE_ACCOUNT_ROLES),
+                release_channel=args.get("release_channel", "UNSPECIFIED"),
             ),
             child,
         )
@@ -302,5 +305,6 @@ class GkeCloud(pulumi.ComponentResource):
             service_account=self._cluster.node_service_account,
             node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
             depends_on=list(self._cluster.node_account_grants),
+            auto_upgrade=in_a_channel(args.get("release_channel", "UNSPECIFIED")),
         )
         return GpuNodePool(name, GpuNodePoolArgs(pool, cluster), opts)

@@ -23,6 +23,53 @@ SHIELDED_INSTANCE: gcp.container.ClusterNodeConfigShieldedInstanceConfigArgsDict
 }
 
 
+POOL_VERSION_MOVED_BY_GKE = ["version"]
+"""A pool's `version` is what its nodes run (the provider reads it back): once GKE upgrades them
+(at the minor's end of support, even with auto-upgrade off; in a channel, any time), the next
+`pulumi up` would try to roll the pool back to the stack's version and fail. It is set at
+creation and then ignored, as cluster-toolkit's gke-node-pool sets none at all: upgrade pools with
+`gcloud container node-pools upgrade` (GKE's surge settings apply)."""
+
+MAINTENANCE_WINDOW_START = "09:00"
+"""cluster-toolkit gke-cluster's `maintenance_start_time` default (GMT)."""
+EXCLUSION_START = "2025-12-01T00:00:00Z"
+"""cluster-toolkit's GPU blueprints' exclusion start (examples/gke-a3-ultragpu at 10470803)."""
+
+
+def in_a_channel(release_channel: str) -> bool:
+    return release_channel != "UNSPECIFIED"
+
+
+def moved_by_gke(release_channel: str) -> list[str]:
+    """The cluster's inputs GKE moves: in a channel it upgrades the control plane past
+    `minMasterVersion`, which is then a creation floor (cluster-toolkit's gke-cluster ignores
+    it the same way). Without one, a changed `gke.version` upgrades the control plane."""
+    return ["minMasterVersion"] if in_a_channel(release_channel) else []
+
+
+def maintenance_policy(
+    release_channel: str,
+) -> gcp.container.ClusterMaintenancePolicyArgsDict | None:
+    """In a channel, cluster-toolkit's GPU blueprints' policy: a daily window, and an exclusion of
+    minor and node upgrades until the minor's end of support (patches of the control plane
+    still come)."""
+    if not in_a_channel(release_channel):
+        return None
+    return {
+        "daily_maintenance_window": {"start_time": MAINTENANCE_WINDOW_START},
+        "maintenance_exclusions": [
+            {
+                "exclusion_name": "no-minor-or-node-upgrades",
+                "start_time": EXCLUSION_START,
+                "exclusion_options": {
+                    "scope": "NO_MINOR_OR_NODE_UPGRADES",
+                    "end_time_behavior": "UNTIL_END_OF_SUPPORT",
+                },
+            }
+        ],
+    }
+
+
 @dataclass(frozen=True)
 class AuthorizedNetworkArgs:
     cidr_block: str
@@ -63,6 +110,8 @@ class ClusterArgs:
     """Default max pods per node of every pool (set at creation); None for GKE's default."""
     node_account_roles: Sequence[str] = NODE_ACCOUNT_ROLES
     """Project roles of the nodes' service account."""
+    release_channel: str = "UNSPECIFIED"
+    """GKE's release channel; UNSPECIFIED: none (the version pinned, no auto-upgrade)."""
 
 
 def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -159,9 +208,10 @@ class Cluster(pulumi.ComponentResource):
             enable_multi_networking=True,
             min_master_version=args.version,
             # A pinned version without auto-upgrade (the GKE GPUDirect-TCPX guide:
-            # --no-enable-autoupgrade) needs the
-            # cluster outside any release channel.
-            release_channel={"channel": "UNSPECIFIED"},
+            # --no-enable-autoupgrade) needs the cluster outside any release channel; in one,
+            # GKE upgrades it except what the exclusion holds back (`maintenance_policy`).
+            release_channel={"channel": args.release_channel},
+            maintenance_policy=maintenance_policy(args.release_channel),
             remove_default_node_pool=True,
             initial_node_count=1,
             # The short-lived default pool still runs as the dedicated account, not as the
@@ -197,7 +247,7 @@ class Cluster(pulumi.ComponentResource):
             # account from their first boot, and a node without its role fails to report in.
             opts=pulumi.ResourceOptions(
                 parent=self,
-                ignore_changes=["nodeConfig"],
+                ignore_changes=["nodeConfig", *moved_by_gke(args.release_channel)],
                 protect=args.deletion_protection,
                 depends_on=self.node_account_grants,
             ),
@@ -210,7 +260,7 @@ class Cluster(pulumi.ComponentResource):
             location=args.location,
             version=args.version,
             node_count=args.system_node_count,
-            management={"auto_upgrade": False, "auto_repair": True},
+            management={"auto_upgrade": in_a_channel(args.release_channel), "auto_repair": True},
             node_config={
                 "machine_type": args.system_machine_type,
                 "image_type": "COS_CONTAINERD",
@@ -221,7 +271,10 @@ class Cluster(pulumi.ComponentResource):
             },
             # Fixed name `system`: a replacement is deleted first (else 409 "already exists").
             opts=pulumi.ResourceOptions(
-                parent=self, depends_on=self.node_account_grants, delete_before_replace=True
+                parent=self,
+                depends_on=self.node_account_grants,
+                delete_before_replace=True,
+                ignore_changes=POOL_VERSION_MOVED_BY_GKE,
             ),
         )
 

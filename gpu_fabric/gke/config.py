@@ -161,6 +161,16 @@ class DriverInstall(str, Enum):
     """A bundle installs it: GKE's install is disabled and its device plugin opted out."""
 
 
+class ReleaseChannel(str, Enum):
+    """GKE release channels (GKE docs, "About release channels"); UNSPECIFIED: none."""
+
+    UNSPECIFIED = "UNSPECIFIED"
+    RAPID = "RAPID"
+    REGULAR = "REGULAR"
+    STABLE = "STABLE"
+    EXTENDED = "EXTENDED"
+
+
 class InstallerOwner(str, Enum):
     """Who owns the NCCL plugin installer DaemonSet in kube-system."""
 
@@ -325,6 +335,14 @@ class GkeConfig(ConfigModel):
         None,
         description="`{cidrBlock, displayName}` ranges allowed to reach the control plane, not "
         "empty (include where `pulumi up` runs); unset: any address (a warning).",
+    )
+    release_channel: ReleaseChannel = Field(
+        ReleaseChannel.UNSPECIFIED,
+        description="`UNSPECIFIED`: no channel, `gke.version` pinned, node auto-upgrade off (the "
+        "GPUDirect guides). A channel (`REGULAR`, as cluster-toolkit's GPU blueprints): GKE "
+        "keeps the versions current within it, with a maintenance exclusion of minor and node "
+        "upgrades until the minor's end of support; `gke.version` is then the creation "
+        "version only, and node auto-upgrade is on (GKE requires it in a channel).",
     )
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
     node_account_roles: list[NodeAccountRole] = Field(

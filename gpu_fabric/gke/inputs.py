@@ -77,6 +77,7 @@ CLOUD_INPUTS = LayerInputs(
             "system_node_count": same_as(SystemPoolConfig, "node_count"),
             "max_pods_per_node": same_as(GkeConfig, "max_pods_per_node"),
             "node_account_roles": same_as(GkeConfig, "node_account_roles"),
+            "release_channel": same_as(GkeConfig, "release_channel"),
         },
         "GkeGpuNetwork": {
             "network_name": ResourceName,

@@ -16,7 +16,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from ..catalog import catalog
-from .cluster import OAUTH_SCOPES, SHIELDED_INSTANCE
+from .cluster import OAUTH_SCOPES, POOL_VERSION_MOVED_BY_GKE, SHIELDED_INSTANCE
 from .config import GpuPoolConfig, UpgradeConfig
 from .reservations import checked_reservation
 
@@ -78,6 +78,8 @@ class PoolCluster:
     """Additional node networks in NIC order. Immutable: a change recreates the pool."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """Resources nodes need at boot (the node account's role grants)."""
+    auto_upgrade: bool = False
+    """Node auto-upgrade: on in a release channel (GKE requires it there)."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ class GpuNodePool(pulumi.ComponentResource):
             node_locations=[pool["zone"]],
             version=cluster.version,
             node_count=pool["node_count"],
-            management={"auto_upgrade": False, "auto_repair": True},
+            management={"auto_upgrade": cluster.auto_upgrade, "auto_repair": True},
             placement_policy=placement,
             network_config={
                 "additional_node_network_configs": [
@@ -191,6 +193,7 @@ class GpuNodePool(pulumi.ComponentResource):
                 parent=self,
                 depends_on=cluster.depends_on,
                 delete_before_replace=True,
+                ignore_changes=POOL_VERSION_MOVED_BY_GKE,
                 custom_timeouts=pulumi.CustomTimeouts(
                     create=pool_option(pool, "create_timeout"),
                     update=pool_option(pool, "update_timeout"),
