@@ -108,8 +108,35 @@ CHART_VERSION = VersionGrammar(
 MINOR_VERSION = VersionGrammar("N.N", "write MAJOR.MINOR, e.g. 1.33", "a MAJOR.MINOR version")
 """Kubernetes minors (the catalog's floors and support windows)."""
 
+
+def gke_version_or_minor(text: str) -> Version:
+    """A full GKE version, or a minor (`1.33`) that GKE resolves to its newest patch."""
+    try:
+        return GKE_VERSION.parse(text)
+    except ValueError as pinned:
+        try:
+            return MINOR_VERSION.parse(text)
+        except ValueError:
+            zeros = " (numbers are written without leading zeros)" if "zeros" in str(pinned) else ""
+            raise ValueError(
+                f"not a GKE minor or a full GKE version{zeros}; write a minor, e.g. 1.33 (GKE's "
+                f"newest patch of it, read at preview), or pin one: {GKE_VERSION.fix}"
+            ) from None
+
+
+def is_minor(version: Version) -> bool:
+    """A minor only (`1.33`), not a full version."""
+    return len(version.parts) == 2
+
+
+def _check_gke_version_or_minor(text: str) -> str:
+    gke_version_or_minor(text)
+    return text
+
+
 # Config field types: text that must parse in the grammar (the text is what the cloud takes).
 GkeVersionText = Annotated[str, AfterValidator(GKE_VERSION.check)]
+GkeVersionOrMinorText = Annotated[str, AfterValidator(_check_gke_version_or_minor)]
 AckVersionText = Annotated[str, AfterValidator(ACK_VERSION.check)]
 OkeVersionText = Annotated[str, AfterValidator(OKE_VERSION.check)]
 AddonVersionText = Annotated[str, AfterValidator(ADDON_VERSION.check)]

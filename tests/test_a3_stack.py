@@ -95,7 +95,8 @@ def test_cluster_is_multi_networking_dataplane_v2_and_pinned(a3_plan):
         "clusterSecondaryRangeName": "a3-prod-pods",
         "servicesSecondaryRangeName": "a3-prod-services",
     }
-    assert i["minMasterVersion"] == "1.33.5-gke.1862000"
+    # `gke.version: "1.33"`: GKE's newest 1.33 patch (the mocks'), read at preview.
+    assert i["minMasterVersion"] == "1.33.100-gke.1000000"
     assert i["releaseChannel"] == {"channel": "UNSPECIFIED"}
     assert i["removeDefaultNodePool"] is True
     assert i["deletionProtection"] is True
@@ -166,7 +167,7 @@ def test_a3_node_pool(a3_plan):
     assert i["name"] == "a3-highgpu"
     assert i["nodeLocations"] == ["us-central1-c"]
     assert i["nodeCount"] == 2
-    assert i["version"] == "1.33.5-gke.1862000"
+    assert i["version"] == "1.33.100-gke.1000000"
     assert i["management"] == {"autoUpgrade": False, "autoRepair": True}
     node = i["nodeConfig"]
     assert node["machineType"] == "a3-highgpu-8g"

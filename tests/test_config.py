@@ -280,10 +280,11 @@ def test_versions_at_or_above_floor_are_accepted(version):
     assert parse_stack({"gpu-fabric:gke.version": version}).gke.version == version
 
 
-@pytest.mark.parametrize("version", ["1.33", "latest", "1.33.5", "v1.33.5-gke.1"])
-def test_version_that_is_not_a_full_gke_version(version):
+@pytest.mark.parametrize("version", ["latest", "1.33.5", "v1.33.5-gke.1", "1.33."])
+def test_version_that_is_neither_a_minor_nor_a_full_gke_version(version):
     problem = only_problem({"gpu-fabric:gke.version": version})
     assert problem.key == "gpu-fabric:gke.version"
+    assert "not a GKE minor or a full GKE version; write a minor, e.g. 1.33" in problem.message
     assert "MAJOR.MINOR.PATCH-gke.BUILD" in problem.message
 
 

@@ -86,7 +86,7 @@ RULES = {
     "a flat key written without --path": (
         {"gpu-fabric:gke.version": None},  # replaced below: conftest nests dotted paths
         "gpu-fabric:gke.version",
-        "1.33.5-gke.1862000",
+        "1.33",
         "pulumi config set --path 'gke.version' VALUE",
     ),
     "yes as a count": (

@@ -22,13 +22,14 @@ def reserving(monkeypatch, **changes):
     """The mocks answer every reservation read with `reservation(name, zone, **changes)`, the
     zone one of `changes` may replace."""
     asked: list[dict] = []
+    answer = offline_mocks.CloudMocks.call
 
     def call(self, token, args):
         if token == "gcp:compute/getReservation:getReservation":
             asked.append(dict(args))
             fields = {"zone": args["zone"], **changes}
             return reservation(args["name"], **fields)
-        return None
+        return answer(self, token, args)
 
     monkeypatch.setattr(offline_mocks.CloudMocks, "call", call)
     return asked
@@ -73,10 +74,12 @@ def test_a_reservation_that_does_not_fit_fails_the_preview_with_the_fix(monkeypa
 
 
 def test_a_reservation_without_specific_consumption_is_refused(monkeypatch):
+    answer = offline_mocks.CloudMocks.call
+
     def call(self, token, args):
         if token == "gcp:compute/getReservation:getReservation":
             return {**reservation(args["name"], args["zone"]), "specificReservationRequired": False}
-        return None
+        return answer(self, token, args)
 
     monkeypatch.setattr(offline_mocks.CloudMocks, "call", call)
     with pytest.raises(Exception, match="--require-specific-reservation"):

@@ -18,7 +18,7 @@ from ..catalog import Machine, NicGroup, catalog, minor_tuple
 from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
 from ..problems import MISSING, Problem
 from ..problems import key as _key
-from ..versions import GKE_VERSION
+from ..versions import GKE_VERSION, gke_version_or_minor, is_minor
 from ..workloads.checks import queue_problems
 from .config import (
     DriverInstall,
@@ -118,7 +118,7 @@ def unknown_machine_type(machine_type: str) -> str:
 
 def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     key = _key("gke.version")
-    version = GKE_VERSION.parse(cfg.gke.version)
+    version = gke_version_or_minor(cfg.gke.version)
     rules = machine.gke
     if minor_tuple(version.minor) < minor_tuple(rules.min_minor):
         return [
@@ -131,7 +131,8 @@ def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             )
         ]
     floor = rules.floor_for(version.minor)
-    if floor and version < floor:
+    # A minor's patch is checked once GKE resolves it, at preview (cloud.py, `resolved_version`).
+    if floor and not is_minor(version) and version < floor:
         return [
             Problem(
                 key,
@@ -329,6 +330,7 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     if (
         driver_from is not None
         and cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT
+        and not is_minor(gke_version_or_minor(cfg.gke.version))
         and GKE_VERSION.parse(cfg.gke.version) < GKE_VERSION.parse(driver_from)
     ):
         # The catalog's source: GKE's A4/A3 Ultra doc ("Requirements": R550 on A3 Ultra).

@@ -12,6 +12,7 @@ import pulumi
 from ..layers import child_options, declared_outputs, layer_token
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs, in_a_channel
 from .config import NODE_ACCOUNT_ROLES
+from .engine_versions import resolved_version
 from .inputs import CLOUD_INPUTS
 from .network import (
     ExistingPrimaryNetwork,
@@ -142,7 +143,8 @@ class GkeCloudArgs(TypedDict):
     region: str
     """Region of the cluster and the networks."""
     version: str
-    """GKE version (control plane and GPU pools)."""
+    """GKE version at creation (control plane and pools): a minor (`1.33`, GKE's newest patch of
+    it now) or a full version (`1.33.5-gke.1862000`)."""
     release_channel: NotRequired[str]
     """GKE release channel (unset: UNSPECIFIED, the version pinned, auto-upgrade off)."""
     gpu_networks: list[GkeGpuNetwork]
@@ -243,13 +245,17 @@ class GkeCloud(pulumi.ComponentResource):
         nics = [(vpc.network_name, subnet) for vpc in vpcs for subnet in vpc.subnet_names]
         primary = _primary(name, args, child)
         authorized = args.get("master_authorized_networks")
+        channel = args.get("release_channel", "UNSPECIFIED")
+        # A minor is GKE's newest patch of it, read now; a full version is taken as written.
+        self._version = resolved_version(args["version"], region, channel, args["gpu_pools"], self)
         self._cluster = Cluster(
             name,
             ClusterArgs(
                 name=args["cluster_name"],
                 project=args["project"],
                 location=region,
-                version=args["version"],
+                version=self._version,
+                version_moves=args["version"] != self._version,
                 network=primary.network,
                 subnetwork=primary.subnetwork,
                 pods_range_name=primary.pods_range_name,
@@ -301,7 +307,7 @@ class GkeCloud(pulumi.ComponentResource):
         cluster = PoolCluster(
             cluster_id=self._cluster.cluster.id,
             region=args["region"],
-            version=args["version"],
+            version=self._version,
             service_account=self._cluster.node_service_account,
             node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
             depends_on=list(self._cluster.node_account_grants),

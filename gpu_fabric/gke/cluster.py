@@ -40,11 +40,13 @@ def in_a_channel(release_channel: str) -> bool:
     return release_channel != "UNSPECIFIED"
 
 
-def moved_by_gke(release_channel: str) -> list[str]:
-    """The cluster's inputs GKE moves: in a channel it upgrades the control plane past
-    `minMasterVersion`, which is then a creation floor (cluster-toolkit's gke-cluster ignores
-    it the same way). Without one, a changed `gke.version` upgrades the control plane."""
-    return ["minMasterVersion"] if in_a_channel(release_channel) else []
+def moved_by_gke(release_channel: str, version_moves: bool = False) -> list[str]:
+    """The cluster's inputs that move without the stack: in a channel GKE upgrades the control
+    plane past `minMasterVersion`, and a minor's newest patch changes with GKE's releases, so it
+    is then a creation floor (cluster-toolkit's gke-cluster ignores it the same way). A pinned
+    full version without a channel stays managed: changing `gke.version` upgrades the control
+    plane."""
+    return ["minMasterVersion"] if in_a_channel(release_channel) or version_moves else []
 
 
 def maintenance_policy(
@@ -86,8 +88,8 @@ class ClusterArgs:
     """GCP project ID (for the workload pool and IAM)."""
     location: str
     """Region of the control plane."""
-    version: str
-    """Pinned GKE version of the control plane and the system pool."""
+    version: pulumi.Input[str]
+    """GKE version of the control plane and the system pool at creation."""
     network: pulumi.Input[str]
     """The primary VPC (name or self link)."""
     subnetwork: pulumi.Input[str]
@@ -112,6 +114,9 @@ class ClusterArgs:
     """Project roles of the nodes' service account."""
     release_channel: str = "UNSPECIFIED"
     """GKE's release channel; UNSPECIFIED: none (the version pinned, no auto-upgrade)."""
+    version_moves: bool = False
+    """The version is a minor's newest patch, read on each run: it moves with GKE's releases,
+    so after creation it is not applied again."""
 
 
 def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -247,7 +252,10 @@ class Cluster(pulumi.ComponentResource):
             # account from their first boot, and a node without its role fails to report in.
             opts=pulumi.ResourceOptions(
                 parent=self,
-                ignore_changes=["nodeConfig", *moved_by_gke(args.release_channel)],
+                ignore_changes=[
+                    "nodeConfig",
+                    *moved_by_gke(args.release_channel, args.version_moves),
+                ],
                 protect=args.deletion_protection,
                 depends_on=self.node_account_grants,
             ),

@@ -29,7 +29,12 @@ from ..config_base import (
     system_node_count,
 )
 from ..images import ImageRef
-from ..versions import GKE_VERSION, ChartVersionText, GkeVersionText
+from ..versions import (
+    ChartVersionText,
+    GkeVersionOrMinorText,
+    gke_version_or_minor,
+    is_minor,
+)
 
 GCP_PROJECT_KEY = "gcp:project"
 
@@ -324,10 +329,14 @@ class GkeConfig(ConfigModel):
     """The GKE Standard cluster."""
 
     name: ClusterName = Field(description="Cluster name (1-40 characters).")
-    version: GkeVersionText = Field(
-        description="Full GKE version, e.g. 1.33.5-gke.1862000 (auto-upgrade is off); at or above "
-        "the machine's floors (its minimum minor, the fabric's patch floor of the minor) and "
-        "below its limits; under cluster-toolkit's later security patch only a warning."
+    version: GkeVersionOrMinorText = Field(
+        description="A GKE minor, e.g. 1.33, which GKE resolves to its newest patch (of the "
+        "release channel, if any) at preview through `gcp.container.get_engine_versions`, or a "
+        "full version to pin, e.g. 1.33.5-gke.1862000 (GKE stops offering a patch after some "
+        "months: a new pool then fails). At or above the machine's floors (its minimum minor, "
+        "the fabric's patch floor of the minor, checked on the resolved patch) and below its "
+        "limits; under cluster-toolkit's later security patch only a warning. Set at creation: "
+        "GKE moves it later (upgrades), and the pools keep what GKE set."
     )
     deletion_protection: bool = Field(True, description="GKE deletion protection of the cluster.")
     private_nodes: bool = Field(True, description="Nodes without external IP addresses.")
@@ -821,9 +830,9 @@ class GkeStackConfig(StackModel):
     def warnings(self) -> list[str]:
         """Advice that is not fatal: the stack deploys, but you may want to change it."""
         warnings = []
-        version = GKE_VERSION.parse(self.gke.version)
+        version = gke_version_or_minor(self.gke.version)
         advised = self.machine.gke.advisory_floor_for(version.minor)
-        if advised and version < advised:
+        if advised and not is_minor(version) and version < advised:
             warnings.append(
                 f"{NAMESPACE}:gke.version: {version} is below {advised}, the security patch "
                 f"cluster-toolkit requires for {self.pool.machine_type} on {version.minor} "

@@ -70,8 +70,8 @@ class PoolCluster:
     """The cluster's ID; the pool waits for the cluster and nothing inside it."""
     region: str
     """The cluster's location, and the region of the placement policy."""
-    version: str
-    """Pinned GKE node version (the control plane's)."""
+    version: pulumi.Input[str]
+    """GKE node version at creation (the control plane's)."""
     service_account: pulumi.Input[str]
     """The nodes' service account."""
     node_networks: list[NodeNetwork]

@@ -44,9 +44,28 @@ class CloudMocks:
 
     def call(self, token: str, args: Mapping[str, Any]) -> dict | None:
         """The result of a function (`gcp:...:get...`), None for the engine's default (`{}`)."""
+        if token == "gcp:container/getEngineVersions:getEngineVersions":
+            return engine_versions(args["versionPrefix"])
         if token == "gcp:compute/getReservation:getReservation":
             return reservation(args["name"], args["zone"])
         return None
+
+
+MOCK_PATCH = "100-gke.1000000"
+"""The patch the mocks' GKE offers for every minor (no real GKE patch is that high)."""
+
+
+def engine_versions(prefix: str, patch: str = MOCK_PATCH) -> dict:
+    """GKE's versions of a prefix (`1.33.`), as `gcp.container.get_engine_versions` answers."""
+    newest = f"{prefix}{patch}"
+    channels = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
+    return {
+        "versionPrefix": prefix,
+        "latestMasterVersion": newest,
+        "latestNodeVersion": newest,
+        "validMasterVersions": [newest],
+        "releaseChannelLatestVersion": dict.fromkeys(channels, newest),
+    }
 
 
 def reservation(name: str, zone: str, count: int = 1000, in_use: int = 0, **properties) -> dict:
