@@ -247,15 +247,15 @@ class GkeCloud(pulumi.ComponentResource):
         authorized = args.get("master_authorized_networks")
         channel = args.get("release_channel", "UNSPECIFIED")
         # A minor is GKE's newest patch of it, read now; a full version is taken as written.
-        self._version = resolved_version(args["version"], region, channel, args["gpu_pools"], self)
+        self._gke_version = resolved_version(args["version"], region, channel, args["gpu_pools"], self)
         self._cluster = Cluster(
             name,
             ClusterArgs(
                 name=args["cluster_name"],
                 project=args["project"],
                 location=region,
-                version=self._version,
-                version_moves=args["version"] != self._version,
+                version=self._gke_version,
+                version_moves=args["version"] != self._gke_version,
                 network=primary.network,
                 subnetwork=primary.subnetwork,
                 pods_range_name=primary.pods_range_name,
@@ -307,7 +307,7 @@ class GkeCloud(pulumi.ComponentResource):
         cluster = PoolCluster(
             cluster_id=self._cluster.cluster.id,
             region=args["region"],
-            version=self._version,
+            version=self._gke_version,
             service_account=self._cluster.node_service_account,
             node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
             depends_on=list(self._cluster.node_account_grants),
