@@ -247,7 +247,9 @@ class GkeCloud(pulumi.ComponentResource):
         authorized = args.get("master_authorized_networks")
         channel = args.get("release_channel", "UNSPECIFIED")
         # A minor is GKE's newest patch of it, read now; a full version is taken as written.
-        self._gke_version = resolved_version(args["version"], region, channel, args["gpu_pools"], self)
+        self._gke_version = resolved_version(
+            args["version"], region, channel, args["gpu_pools"], self
+        )
         self._cluster = Cluster(
             name,
             ClusterArgs(
