@@ -30,14 +30,23 @@ class Layers(str, Enum):
     """The in-cluster objects only, on the cluster of `gpu-fabric:cloudStack`."""
 
 
-_STACK_REFERENCE = re.compile(r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?$")
+_NAME_PART = r"(?!\.\.?(/|$))[A-Za-z0-9_.-]{1,100}"
+"""A part of a stack reference: Pulumi's name characters, at most 100 of them (Pulumi Cloud's
+limit on stack and project names), never `.` or `..`."""
+_STACK_REFERENCE = re.compile(rf"^{_NAME_PART}(/{_NAME_PART}/{_NAME_PART})?$")
+
+
+def is_stack_reference(value: str) -> bool:
+    """`value` names a stack as `gpu-fabric:cloudStack` takes it."""
+    return isinstance(value, str) and bool(_STACK_REFERENCE.match(value))
 
 
 def _stack_reference(value: str) -> str:
-    if not _STACK_REFERENCE.match(value):
+    if not is_stack_reference(value):
         raise ValueError(
             "must name a stack as <organization>/<project>/<stack> (or just <stack> in the "
-            "same project and organization), as `pulumi stack ls` shows it"
+            "same project and organization), as `pulumi stack ls` shows it: letters, digits, "
+            "`-`, `_` and `.`, at most 100 of them per part"
         )
     return value
 

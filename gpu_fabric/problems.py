@@ -39,7 +39,14 @@ class Problem:
         if self.value is NO_VALUE:
             return f"{self.key}: {self.message}"
         shown = "(not set)" if self.value is MISSING else json.dumps(self.value, default=str)
+        if len(shown) > MAX_SHOWN:
+            shown = f"{shown[:MAX_SHOWN]}... ({len(shown)} characters)"
         return f"{self.key}: {shown}: {self.message}"
+
+
+MAX_SHOWN = 200
+"""A value longer than this, as JSON, is shown cut with its length: a huge value (a pasted file,
+a runaway string) must not bury the message."""
 
 
 class ConfigError(Exception):

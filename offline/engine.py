@@ -20,6 +20,7 @@ import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 
+from gpu_fabric.config_base import is_stack_reference
 from gpu_fabric.problems import ConfigError, Problem
 from gpu_fabric.pulumi_internals import sdk, without_source_positions
 from gpu_fabric.registry import SPECS
@@ -357,9 +358,11 @@ def _referenced_outputs(
     reference = values.get(f"{PROJECT}:cloudStack")
     if not reference or values.get(f"{PROJECT}:layers") != "fabric":
         return {}
+    if not is_stack_reference(reference):
+        return {}  # the program refuses it, naming the key (config_base: `cloud_stack`)
     if cloud_outputs is None:
         cloud = reference.rsplit("/", 1)[-1]
-        if not (STACKS_DIR / f"Pulumi.{cloud}.yaml").exists():
+        if not (STACKS_DIR / f"Pulumi.{cloud}.yaml").is_file():
             raise ConfigError(
                 "",
                 [

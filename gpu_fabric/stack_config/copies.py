@@ -11,6 +11,7 @@ from ..problems import ConfigError, Problem
 from ..problems import key as stack_key
 from ..registry import spec_of
 from ..stack_file import file_config_and_secrets
+from .references import referenced_stack
 
 PLATFORM_KEY = f"{NAMESPACE}:platform"
 
@@ -91,11 +92,6 @@ def _other_stack(path: Path, mtime_ns: int, project: str, same_cloud: frozenset[
         return parse_pulumi_config(values, other, project, None, secret_keys)
     except (ConfigError, ValueError, OSError):
         return None
-
-
-def referenced_stack(reference: str) -> str:
-    """The stack name of a `gpu-fabric:cloudStack` reference (`org/project/stack` or `stack`)."""
-    return reference.rsplit("/", 1)[-1]
 
 
 def _same_deployment(cfg, stack: str, theirs, other: str) -> bool:

@@ -22,6 +22,7 @@ from .masking import without_secrets
 from .models import CROSS_FIELD_RULES, MODELS, PROVIDER_KEYS, StackConfig, adapter
 from .namespaces import OTHER_NAMESPACES, credential_problems, key_problems
 from .pydantic_errors import problem_from_pydantic
+from .references import cloud_stack_problems
 from .written import written_problems
 
 
@@ -146,7 +147,9 @@ def parse_pulumi_config(
     except ConfigError as err:
         raise ConfigError(stack, problems + err.problems) from None
     if stacks_dir is not None:
-        problems += copied_stack_problems(stack, cfg, stacks_dir, project)
+        # A wrong reference is reported as what it is, not as a copy of the stack it names.
+        wrong_reference = cloud_stack_problems(stack, cfg, stacks_dir, project)
+        problems += wrong_reference or copied_stack_problems(stack, cfg, stacks_dir, project)
     if problems:
         raise ConfigError(stack, problems)
     return cfg

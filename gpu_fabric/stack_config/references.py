@@ -1,0 +1,86 @@
+"""A fabric stack's `gpu-fabric:cloudStack`, checked against the stack file it names.
+
+Where the named stack has a file beside this one, it must be the cloud layer of this stack's
+platform: a reference to this stack itself, to a fabric stack, to a stack that runs both layers
+(both would own the same in-cluster objects: the second `pulumi up` fails with AlreadyExists) or
+to another platform's stack is a problem that says what the named stack is. A stack of another
+organization or project has no file here; the program's StackReference reads it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config_base import NAMESPACE, Layers
+from ..problems import ConfigError, Problem
+from ..problems import key as stack_key
+from ..registry import spec_of
+from ..stack_file import file_config_and_secrets
+
+KEY = stack_key("cloudStack")
+
+
+def referenced_stack(reference: str) -> str:
+    """The stack name of a `gpu-fabric:cloudStack` reference (`org/project/stack` or `stack`)."""
+    return reference.rsplit("/", 1)[-1]
+
+
+def cloud_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> list[Problem]:
+    """What is wrong with the stack `cfg.cloud_stack` names, as far as its file here tells."""
+    reference = cfg.cloud_stack
+    if reference is None or cfg.layers is not Layers.FABRIC:
+        return []
+    named = referenced_stack(reference)
+    parts = reference.split("/")
+    if named == stack and (len(parts) == 1 or parts[1] == project):
+        return [
+            Problem(
+                KEY,
+                reference,
+                "names this stack itself; name the stack that runs this cluster's cloud layer "
+                "(gpu-fabric:layers: cloud)",
+            )
+        ]
+    path = stacks_dir / f"Pulumi.{named}.yaml"
+    if "/" in reference or not path.is_file():
+        return []
+    try:
+        values, _ = file_config_and_secrets(path)
+    except (ConfigError, ValueError, OSError):
+        return []  # a broken stack file is that stack's problem, reported when it runs
+    theirs = values.get(f"{NAMESPACE}:platform")
+    layers = values.get(f"{NAMESPACE}:layers", Layers.ALL.value)
+    mine = getattr(cfg.platform, "value", cfg.platform)
+    if theirs != mine:
+        other_cloud = theirs not in spec_of(mine).platforms
+        what = "a platform of another cloud" if other_cloud else "another platform"
+        return [
+            Problem(
+                KEY,
+                reference,
+                f"names stack {named}, which runs {theirs} ({what}) and this stack {mine}; name "
+                f"the cloud stack of this stack's {mine} cluster",
+            )
+        ]
+    if layers == Layers.FABRIC.value:
+        return [
+            Problem(
+                KEY,
+                reference,
+                f"names stack {named}, a fabric stack itself (gpu-fabric:layers: fabric); name "
+                f"the cloud stack it reads too ({values.get(f'{NAMESPACE}:cloudStack', '?')})",
+            )
+        ]
+    if layers != Layers.CLOUD.value:
+        return [
+            Problem(
+                KEY,
+                reference,
+                f"names stack {named}, which runs both layers (gpu-fabric:layers: {layers}): both "
+                "stacks would own the same in-cluster objects, and the second `pulumi up` fails "
+                f"with AlreadyExists; set gpu-fabric:layers: cloud in {path.name} first (its "
+                "`pulumi up` deletes the in-cluster objects, which this stack then creates), or "
+                "remove this stack",
+            )
+        ]
+    return []
