@@ -59,6 +59,17 @@ class ConfigError(Exception):
         super().__init__("\n".join(lines))
 
 
+def deploy_path_without_effect(deploy_path: str, layers: Any) -> Problem:
+    """`network.existing.deployPath` in a stack that does not run both layers: it only lets
+    `layers: all` apply in-cluster objects from where `pulumi up` runs."""
+    return Problem(
+        key("network.existing.deployPath"),
+        deploy_path,
+        f"has no effect with gpu-fabric:layers: {layers.value} (it lets a stack that runs both "
+        "layers reach the private API endpoint from where `pulumi up` runs); remove it",
+    )
+
+
 def private_endpoint_fix(network: str, public_option: str) -> str:
     """What to do when one stack would apply in-cluster objects to an API endpoint that the host
     running `pulumi up` cannot reach (README, "Split deployment")."""

@@ -256,3 +256,19 @@ def test_the_top_component_registers_the_stack_outputs(monkeypatch):
     plan = engine.run("a3-prod")
     (outputs,) = registered.values()
     assert sorted(outputs) == sorted(plan.outputs) and "clusterEndpoint" in outputs
+
+
+@pytest.mark.parametrize("stack", ["oke-dranet", "ack-lingjun"])
+def test_a_deploy_path_in_a_stack_that_does_not_run_both_layers_is_refused(stack):
+    """It only lets `layers: all` apply in-cluster objects from where `pulumi up` runs."""
+    from tests.conftest import OKE_EXISTING_VCN, assert_single_rule
+    from tests.test_ack_stack import EXISTING_VPC
+
+    existing = OKE_EXISTING_VCN if stack == "oke-dranet" else EXISTING_VPC
+    assert_single_rule(
+        {"gpu-fabric:network": {"existing": {**existing, "deployPath": "a VPN"}}},
+        "gpu-fabric:network.existing.deployPath",
+        "a VPN",
+        "has no effect with gpu-fabric:layers: cloud",
+        stack,
+    )

@@ -13,7 +13,7 @@ import re
 
 from ..catalog import catalog
 from ..config_base import Layers
-from ..problems import MISSING, Problem, private_endpoint_fix
+from ..problems import MISSING, Problem, deploy_path_without_effect, private_endpoint_fix
 from ..problems import key as _key
 from ..versions import ACK_VERSION, ADDON_VERSION, MINOR_VERSION
 from ..workloads.checks import queue_problems
@@ -360,4 +360,6 @@ def _reachability(cfg: AckLingjunConfig) -> list[Problem]:
     if cfg.layers is Layers.ALL and not (existing is not None and existing.deploy_path):
         fix = private_endpoint_fix("VPC", "(none on ACK: a public endpoint has no allow-list)")
         problems.append(Problem(_key("layers"), cfg.layers.value, fix))
+    if cfg.layers is not Layers.ALL and existing is not None and existing.deploy_path:
+        problems.append(deploy_path_without_effect(existing.deploy_path, cfg.layers))
     return problems

@@ -13,7 +13,7 @@ import re
 
 from ..catalog import catalog, closest_known
 from ..config_base import Layers
-from ..problems import NO_VALUE, Problem, private_endpoint_fix
+from ..problems import NO_VALUE, Problem, deploy_path_without_effect, private_endpoint_fix
 from ..problems import key as _key
 from ..versions import OKE_VERSION
 from ..workloads.checks import queue_problems
@@ -588,6 +588,8 @@ def _reachability(cfg: OkeDranetConfig) -> list[Problem]:
             )
         )
     if cfg.layers is not Layers.ALL:
+        if existing is not None and existing.deploy_path:
+            problems.append(deploy_path_without_effect(existing.deploy_path, cfg.layers))
         return problems
     public = cfg.oke.public_endpoint and bool(net.api_allowed_cidrs)
     if existing is not None and (public or existing.deploy_path):
