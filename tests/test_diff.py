@@ -631,7 +631,12 @@ def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
     (base / "oke-dranet.json").write_text(
         json.dumps(as_file(engine.run("oke-dranet", encode(one))))
     )
-    split = {**one, "gpu-fabric:layers": "cloud"}
+    # Split, the cloud stack needs no deploy path (refused there: it has no effect).
+    split = {
+        **one,
+        "gpu-fabric:layers": "cloud",
+        "gpu-fabric:network": {"existing": OKE_EXISTING_VCN},
+    }
     cloud = engine.run("oke-dranet", encode(split))
     layers = {"gpu-fabric:layers": "fabric", "gpu-fabric:cloudStack": "oke-dranet"}
     fabric = engine.run("oke-dranet-fabric", encode({**split, **layers}), None, cloud.outputs)
