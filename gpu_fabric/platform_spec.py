@@ -66,6 +66,9 @@ class PlatformSpec:
     plan_view: str
     """Module with `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS`
     (readable names of types, for `make graph`) and `ACRONYMS` (words it writes in capitals)."""
+    credential_path_keys: tuple[str, ...] = ()
+    """Those of `credential_keys` that take a file's path instead of the credential: a path is
+    not a secret."""
 
     @property
     def package(self) -> str:

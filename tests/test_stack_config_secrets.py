@@ -151,3 +151,28 @@ def test_a_cross_field_problem_under_a_secret_key_does_not_show_its_values():
     (problem,) = err.value.problems
     assert problem.key == "gpu-fabric:lingjun.groupId" and problem.value == SECRET_PLACEHOLDER
     assert cluster not in str(err.value)
+
+
+# --- credentials in plain text -----------------------------------------------------------------
+
+
+def test_a_credential_in_plain_text_is_refused_without_echoing_it():
+    from gpu_fabric.stack_config.namespaces import credential_problems
+
+    key_json = '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----"}'
+    (problem,) = credential_problems({"gcp:credentials": key_json}, set())
+    assert problem.key == "gcp:credentials" and problem.value == "[not shown]"
+    assert "pulumi config set --secret gcp:credentials" in problem.message
+    (token,) = credential_problems({"gcp:accessToken": "ya29.a0Af"}, set())
+    assert token.key == "gcp:accessToken"
+    assert credential_problems({"gcp:credentials": key_json}, {"gcp:credentials"}) == []
+
+
+@pytest.mark.parametrize("path", ["/home/me/key.json", "C:\\\\keys\\\\sa.json", "key.json"])
+def test_a_credential_file_path_is_not_a_credential(path):
+    """pulumi-gcp `credentials`: either the path to or the contents of a key file."""
+    from gpu_fabric.stack_config.namespaces import credential_problems
+
+    assert credential_problems({"gcp:credentials": path}, set()) == []
+    # A key other than a path key is a credential whatever it looks like.
+    assert len(credential_problems({"gcp:accessToken": path}, set())) == 1

@@ -27,6 +27,9 @@ PLATFORM = PlatformSpec(
     sdk="pulumi_gcp",
     sdk_requirement="pulumi-gcp>=10.2.0,<11",
     credential_keys=("gcp:credentials", "gcp:accessToken"),
+    # The Google provider takes the key file's path or its JSON contents (pulumi-gcp
+    # `credentials`: "Either the path to or the contents of a service account key file").
+    credential_path_keys=("gcp:credentials",),
     mocks=".gke.offline_mocks",
     plan_view=".gke.plan_view",
 )

@@ -112,6 +112,14 @@ def _provider_key_problems(key, value, namespace, name, model) -> list[Problem]:
 
 CREDENTIAL_KEYS = frozenset(key for spec in SPECS for key in spec.credential_keys)
 """Provider keys that hold a credential: in a stack file only as Pulumi secrets."""
+CREDENTIAL_PATH_KEYS = frozenset(key for spec in SPECS for key in spec.credential_path_keys)
+"""Credential keys that may name the credential's file instead: a path is not a secret."""
+
+
+def _is_path(value: Any) -> bool:
+    """A file path, not key material: one line, not a JSON document nor a PEM block."""
+    text = str(value).strip()
+    return bool(text) and "\n" not in text and not text.startswith(("{", "-----"))
 
 
 def credential_problems(values: dict[str, Any], secret_keys: set[str]) -> list[Problem]:
@@ -125,5 +133,7 @@ def credential_problems(values: dict[str, Any], secret_keys: set[str]) -> list[P
             f"`pulumi config set --secret {key} ...` (or use the provider's environment variables)",
         )
         for key in sorted(values)
-        if key in CREDENTIAL_KEYS and key not in secret_keys
+        if key in CREDENTIAL_KEYS
+        and key not in secret_keys
+        and not (key in CREDENTIAL_PATH_KEYS and _is_path(values[key]))
     ]
