@@ -204,6 +204,9 @@ class FabricFacts(_Data):
     installer (whoever owns the installer applies it too)."""
     runtime: str
     """Name of the Kubeflow Trainer ClusterTrainingRuntime wired for it (the training queue's)."""
+    quiet_martians: dict[str, str] = {}
+    """Node architecture -> host name of its RDMA NICs (`gpu{i}rdma0`) whose martian-packet
+    logging the installer turns off first (cluster-toolkit's `disable-log-martian`)."""
 
 
 class Images(_Data):

@@ -106,6 +106,8 @@ def test_network_objects_gvnic_1_and_rdma_0_to_7(stack_plan):
 
 
 def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
+    """And cluster-toolkit's first init container, which turns martian logging off on the 8
+    RDMA NICs (its A3 Ultra and A4 installer templates)."""
     _, plan = stack_plan
     (daemon_set,) = [manifest(r) for r in plan.of_type("kubernetes:apps/v1:DaemonSet")]
     upstream = yaml.safe_load((UPSTREAM / "nccl-rdma-installer.yaml").read_text())
@@ -113,7 +115,23 @@ def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
     pod["initContainers"][0]["image"] = catalog().images.gib.installer_amd64
     pod["containers"][0]["image"] = catalog().images.pause
     upstream["metadata"]["annotations"] = {nccl_installer.SKIP_AWAIT: "true"}
-    assert without_waivers(daemon_set) == upstream
+    got = without_waivers(daemon_set)
+    quiet, *installers = got["spec"]["template"]["spec"]["initContainers"]
+    assert quiet == {
+        "name": "disable-log-martian",
+        "image": catalog().images.gib.installer_amd64,
+        "command": [
+            "/bin/sh",
+            "-c",
+            "set -e\n"
+            + "".join(
+                f"echo 0 > /proc/sys/net/ipv4/conf/gpu{i}rdma0/log_martians\n" for i in range(8)
+            ),
+        ],
+        "securityContext": {"privileged": True},
+    }
+    got["spec"]["template"]["spec"]["initContainers"] = installers
+    assert got == upstream
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == [
         "nvidia-h200-141gb",
@@ -299,3 +317,15 @@ def test_make_verify_expects_gvnic_1_rdma_0_to_7_and_the_rdma_installer(stack):
     assert [n.name for n in expected.networks] == NETWORK_NAMES
     assert expected.networks[-1].subnet == f"{stack}-rdma-sub-7"
     assert expected.installer_name == "nccl-rdma-installer"
+
+
+def test_only_the_amd64_rdma_installer_quiets_martians():
+    """cluster-toolkit adds it to its A3 Ultra and A4 templates; its A4X one has none."""
+    machines = catalog().machines
+    assert nccl_installer.quiet_martians_of(machines["a4-highgpu-8g"])[-1] == "gpu7rdma0"
+    assert nccl_installer.quiet_martians_of(machines["a4x-highgpu-4g"]) == []
+    assert nccl_installer.quiet_martians_of(machines["a3-megagpu-8g"]) == []
+    a4x = run_stack(stack="a4x-prod")
+    (daemon_set,) = [d for d in a4x.of_type("kubernetes:apps/v1:DaemonSet") if "rdma" in d.name]
+    names = [c["name"] for c in daemon_set.inputs["spec"]["template"]["spec"]["initContainers"]]
+    assert "disable-log-martian" not in names

@@ -26,6 +26,7 @@ from .nccl_installer import (
     NriDeviceInjector,
     NriDeviceInjectorArgs,
     installer_file,
+    quiet_martians_of,
 )
 from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
 from .nvlink import NvlinkDomains, NvlinkDomainsArgs
@@ -160,6 +161,7 @@ class GkeFabric(pulumi.ComponentResource):
                     await_rollout=awaited,
                     wait_for=pools,
                     retain_on_delete=retained,
+                    quiet_martians=quiet_martians_of(machine),
                 ),
                 on_cluster,
             )

@@ -3,6 +3,8 @@ installer needs beside it, reproduced from upstream manifests."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +43,16 @@ def installer_file(machine: Machine) -> Path:
     return UPSTREAM / catalog().fabrics[machine.fabric].installers[machine.arch]
 
 
+def quiet_martians_of(machine: Machine) -> list[str]:
+    """The host names of the machine's RDMA NICs whose martian logging goes off (catalog
+    `fabrics.<fabric>.quiet_martians`, one per NIC of its RDMA group), or none."""
+    pattern = catalog().fabrics[machine.fabric].quiet_martians.get(machine.arch)
+    rdma = next((g for g in machine.nic_groups if g.device_mode == "RDMA"), None)
+    if not pattern or rdma is None:
+        return []
+    return [pattern.format(i=i) for i in range(rdma.count)]
+
+
 def installer_manifest(upstream: Path, installer_image: str, pause_image: str) -> dict:
     """An upstream installer DaemonSet, verbatim but for its two images (from the catalog) and
     the checkov waivers its privileged design needs (`waive_upstream`, annotations only).
@@ -72,6 +84,35 @@ class NcclInstallerArgs:
     pools' names), so its rollout is awaited once there are nodes to roll out on."""
     retain_on_delete: bool = False
     """Leave it in the cluster when it leaves the stack (`retained`)."""
+    quiet_martians: Sequence[str] = ()
+    """Host NICs whose martian-packet logging an init container turns off first."""
+
+
+QUIET_MARTIANS = "disable-log-martian"
+"""cluster-toolkit's name of the init container (its A3 Ultra and A4 installer templates)."""
+
+
+def with_quiet_martians(manifest: dict, nics: Sequence[str], image: str) -> dict:
+    """`manifest` with cluster-toolkit's first init container: `log_martians` off on each of
+    `nics` (the RDMA NICs' host names), as its `sysctl -w net.ipv4.conf.<nic>.log_martians=0`
+    does, written to /proc/sys from the installer's own image (one pinned image, a shell); the
+    pod is hostNetwork, so these are the node's NICs. A NIC that is not there fails the pod, as
+    cluster-toolkit's does."""
+    if not nics:
+        return manifest
+    manifest = copy.deepcopy(manifest)
+    pod = manifest["spec"]["template"]["spec"]
+    script = "set -e\n" + "".join(
+        f"echo 0 > /proc/sys/net/ipv4/conf/{nic}/log_martians\n" for nic in nics
+    )
+    quiet = {
+        "name": QUIET_MARTIANS,
+        "image": image,
+        "command": ["/bin/sh", "-c", script],
+        "securityContext": {"privileged": True},
+    }
+    pod["initContainers"] = [quiet, *pod["initContainers"]]
+    return manifest
 
 
 def awaited_spec(spec: dict, await_rollout: bool, wait_for: pulumi.Input[list[str]] | None):
@@ -97,7 +138,11 @@ class NcclInstaller(pulumi.ComponentResource):
         self, name: str, args: NcclInstallerArgs, opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__("gpu-fabric:gke:NcclInstaller", name, None, opts)
-        manifest = installer_manifest(args.upstream, args.installer_image, args.pause_image)
+        manifest = with_quiet_martians(
+            installer_manifest(args.upstream, args.installer_image, args.pause_image),
+            args.quiet_martians,
+            args.installer_image,
+        )
         metadata = manifest["metadata"]
         if not args.await_rollout:
             # The DaemonSet targets GPU nodes that may not exist yet (a pool of 0 nodes, capacity
