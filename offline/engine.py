@@ -305,8 +305,11 @@ class _CloudMocks(pulumi_mocks.Mocks):
         self,
         config: dict[str, Any],
         stack_outputs: dict[str, dict[str, Any]] | None = None,
+        preview: bool = False,
     ):
         self.clouds = {spec.cloud: spec.mocks_module().CloudMocks(config) for spec in SPECS}
+        self.preview = preview
+        """Answer as a preview: a new resource's computed outputs unknown."""
         """The mocks of each cloud, by the Pulumi package of its types (`gcp`)."""
         self.stack_outputs = stack_outputs or {}
         """Outputs of the stacks a StackReference names, by reference (their offline plans')."""
@@ -320,6 +323,10 @@ class _CloudMocks(pulumi_mocks.Mocks):
         if typ == "pulumi:pulumi:StackReference":
             outputs = self.stack_outputs[inputs["name"]]
             return inputs["name"], {"name": inputs["name"], "outputs": outputs}
+        if self.preview:
+            # What the program gave is known; the id and everything computed is not (the SDK
+            # resolves an output missing from a preview's answer as unknown).
+            return "", dict(inputs)
         cloud = self.clouds.get(typ.split(":", 1)[0])
         created = cloud.new_resource(typ, args.name, inputs, state) if cloud else None
         return created if created is not None else (f"{name}-id", state)
@@ -384,8 +391,13 @@ def run(
     secret_keys: list[str] | None = None,
     cloud_outputs: dict[str, Any] | None = None,
     program: Callable[[], Any] | None = None,
+    preview: bool = False,
 ) -> Plan:
     """Run `__main__.py` for `stack` under mocks. `config` replaces the stack file's values.
+
+    `preview`: as `pulumi preview` runs it, every output a provider computes (ids, endpoints,
+    kubeconfigs) unknown, only what the program gave known; functions (`get_*`) still answer, as
+    the engine reads them at preview too.
 
     A fabric stack's StackReference reads `cloud_outputs`, or the outputs of the referenced stack's
     own offline plan (planned first, from its stack file). `program` runs instead of
@@ -402,7 +414,7 @@ def run(
     plan = LAST_RUN = Plan(
         stack=stack, cloud_stack=next((r.rsplit("/", 1)[-1] for r in stack_outputs), "")
     )
-    mocks = _CloudMocks(values, stack_outputs)
+    mocks = _CloudMocks(values, stack_outputs, preview)
     # A fresh root stack per run, so runs in one process stay apart (None resets it, which the
     # SDK's annotation, a Resource, leaves out).
     set_root_resource(None)
@@ -410,7 +422,7 @@ def run(
         mocks,
         project=PROJECT,
         stack=stack,
-        preview=False,
+        preview=preview,
         monitor=_RecordingMonitor(mocks, plan),
         logger=_engine_logger(plan),
     )
