@@ -29,7 +29,7 @@ def known_differences(preview: Any, full: Any, path: str = "") -> list[str]:
     if isinstance(preview, list) and isinstance(full, list) and len(preview) == len(full):
         return [
             d
-            for i, (p, f) in enumerate(zip(preview, full))
+            for i, (p, f) in enumerate(zip(preview, full, strict=True))
             for d in known_differences(p, f, f"{path}[{i}]")
         ]
     return [] if preview == full else [path or "."]
