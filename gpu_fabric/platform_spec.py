@@ -62,7 +62,9 @@ class PlatformSpec:
     """Provider keys that hold a credential: in a stack file only as Pulumi secrets."""
     mocks: str
     """Module with `CloudMocks(config)`: the cloud provider's resource outputs and function
-    results in the offline plan (relative to this package, as `stack` is)."""
+    results in the offline plan (relative to this package, as `stack` is), and
+    `UNREAD_PLACEHOLDERS`: what a provider key planned offline takes when the stack file leaves it
+    to an ESC environment."""
     plan_view: str
     """Module with `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS`
     (readable names of types, for `make graph`) and `ACRONYMS` (words it writes in capitals)."""

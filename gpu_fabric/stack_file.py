@@ -160,6 +160,21 @@ def read_stack_file(path: Path) -> dict[str, Any]:
     return config
 
 
+def stack_environments(path: Path) -> list[str]:
+    """The Pulumi ESC environments a stack file imports (`environment:`, a list of names, or
+    `imports:` under it): the CLI merges their `pulumiConfig` into the stack's config."""
+    try:
+        document = _parsed(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []  # read_stack_file reports a broken file
+    environment = document.get("environment") if isinstance(document, dict) else None
+    if isinstance(environment, dict):
+        environment = environment.get("imports")
+    if not isinstance(environment, list):
+        return []
+    return [str(name) for name in environment if isinstance(name, str | dict)]
+
+
 def stack_config(stack: str) -> dict[str, str]:
     """The stack file's `config:` as Pulumi hands it to a program: objects as JSON text."""
     return stack_config_and_secrets(stack)[0]

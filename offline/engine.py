@@ -23,13 +23,14 @@ from pulumi.runtime import mocks as pulumi_mocks
 from gpu_fabric.config_base import is_stack_reference
 from gpu_fabric.problems import ConfigError, Problem
 from gpu_fabric.pulumi_internals import sdk, without_source_positions
-from gpu_fabric.registry import SPECS
+from gpu_fabric.registry import SPECS, spec_of
 from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them from here)
     SECRET_PLACEHOLDER,
     STACKS_DIR,
     read_stack_file,
     stack_config,
     stack_config_and_secrets,
+    stack_environments,
 )
 
 # The SDK's runtime internals the in-process engine drives (gpu_fabric/pulumi_internals.py).
@@ -352,6 +353,35 @@ def _settle() -> None:
         SETTINGS.outputs.clear()
 
 
+def _with_environment_placeholders(
+    stack: str, values: dict[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """A stack file that imports Pulumi ESC environments, planned offline: their config cannot be
+    read here, so each provider key the platform needs and the file leaves to them gets the
+    mocks' placeholder, and a warning names it unchecked (the real CLI reads the environment and
+    checks it)."""
+    environments = stack_environments(STACKS_DIR / f"Pulumi.{stack}.yaml")
+    platform = values.get(f"{PROJECT}:platform")
+    if not environments or not isinstance(platform, str):
+        return values, []
+    try:
+        spec = spec_of(platform)
+    except StopIteration:
+        return values, []  # the program names the unknown platform
+    placeholders = spec.mocks_module().UNREAD_PLACEHOLDERS
+    missing = [key for key in spec.provider_keys if key not in values and key in placeholders]
+    if not missing:
+        return values, []
+    names = ", ".join(map(str, environments))
+    warnings = [
+        f"{key}: not in the stack file, and the ESC environment(s) it imports ({names}) are not "
+        f"read offline: planned with the placeholder {placeholders[key]!r}, unchecked; `pulumi "
+        "preview` reads the environment and checks it"
+        for key in missing
+    ]
+    return {**values, **{key: placeholders[key] for key in missing}}, warnings
+
+
 def stack_names() -> list[str]:
     """Every stack with a file in stacks/."""
     return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
@@ -405,8 +435,10 @@ def run(
 
     Raises whatever the program raises (a ConfigError for bad config), after the engine settles.
     """
+    unread: list[str] = []
     if config is None:
         values, secret_keys = stack_config_and_secrets(stack)
+        values, unread = _with_environment_placeholders(stack, values)
     else:
         values = config
     stack_outputs = _referenced_outputs(values, cloud_outputs)
@@ -414,6 +446,7 @@ def run(
     plan = LAST_RUN = Plan(
         stack=stack, cloud_stack=next((r.rsplit("/", 1)[-1] for r in stack_outputs), "")
     )
+    plan.warnings += unread
     mocks = _CloudMocks(values, stack_outputs, preview)
     # A fresh root stack per run, so runs in one process stay apart (None resets it, which the
     # SDK's annotation, a Resource, leaves out).

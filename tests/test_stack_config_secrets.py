@@ -12,6 +12,7 @@ from gpu_fabric.problems import ConfigError
 from gpu_fabric.stack_config import parse_pulumi_config
 from offline import engine
 from tests.conftest import (
+    DELETE,
     encode,
     stack_values,
     with_changes,
@@ -176,3 +177,32 @@ def test_a_credential_file_path_is_not_a_credential(path):
     assert credential_problems({"gcp:credentials": path}, set()) == []
     # A key other than a path key is a credential whatever it looks like.
     assert len(credential_problems({"gcp:accessToken": path}, set())) == 1
+
+
+# --- a stack file that imports a Pulumi ESC environment -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "environment", [["acme/gpu-prod"], {"imports": ["acme/gpu-prod"]}], ids=["list", "imports"]
+)
+def test_provider_keys_left_to_an_esc_environment_plan_offline_with_a_warning(
+    tmp_path, monkeypatch, environment
+):
+    """The CLI merges the environment's config; offline it is not read, so the key is planned
+    with a placeholder and named unchecked, not refused as not set."""
+    import yaml
+
+    values = with_changes(stack_values(GKE), {"gcp:project": DELETE})
+    path = write_stack_file(tmp_path, GKE, values)
+    document = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump({"environment": environment, **document}, sort_keys=False))
+    monkeypatch.setattr(stack_file, "STACKS_DIR", tmp_path)
+    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    plan = engine.run(GKE)
+    (warning,) = [w for w in plan.warnings if w.startswith("gcp:project:")]
+    assert "ESC environment(s) it imports (acme/gpu-prod)" in warning
+    assert "'esc-unread-project', unchecked" in warning
+    # Without the import, the missing key is the problem it is.
+    write_stack_file(tmp_path, GKE, values)
+    with pytest.raises(ConfigError, match="gcp:project"):
+        engine.run(GKE)

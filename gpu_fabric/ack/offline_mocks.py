@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from ..catalog import catalog
+from .config import REGION_KEY
 
 _ACK_TEMPORARY_CREDENTIALS = itertools.count(1)
 
@@ -65,6 +66,11 @@ def mock_rdma_addon_schema(switch_key: str) -> str:
             },
         }
     )
+
+
+UNREAD_PLACEHOLDERS = {REGION_KEY: "cn-wulanchabu"}
+"""Offline stand-ins for provider keys a stack file leaves to an ESC environment it imports
+(the region of Alibaba's Lingjun RDMA guide)."""
 
 
 class CloudMocks:

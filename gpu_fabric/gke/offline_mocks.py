@@ -9,6 +9,9 @@ from typing import Any
 
 from .config import GCP_PROJECT_KEY
 
+UNREAD_PLACEHOLDERS = {GCP_PROJECT_KEY: "esc-unread-project"}
+"""Offline stand-ins for provider keys a stack file leaves to an ESC environment it imports."""
+
 
 class CloudMocks:
     """Outputs of the `gcp:*` resources and results of its functions."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from .config import REGION_KEY
+from .config import REGION_KEY, TENANCY_KEY
 
 MOCK_OKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nmock-oke-ca\n").decode()
 
@@ -45,6 +45,13 @@ def mock_oke_kubeconfig(cluster_id: str, endpoint: str) -> str:
             "current-context": "context",
         }
     )
+
+
+UNREAD_PLACEHOLDERS = {
+    TENANCY_KEY: "ocid1.tenancy.oc1..aaaaaaaaescunreadtenancy",
+    REGION_KEY: "us-ashburn-1",
+}
+"""Offline stand-ins for provider keys a stack file leaves to an ESC environment it imports."""
 
 
 class CloudMocks:
