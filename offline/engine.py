@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import logging
 import runpy
 from collections.abc import Callable
@@ -21,7 +22,7 @@ import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 
 from gpu_fabric.config_base import is_stack_reference
-from gpu_fabric.problems import ConfigError, Problem
+from gpu_fabric.problems import MISSING, ConfigError, Problem
 from gpu_fabric.pulumi_internals import sdk, without_source_positions
 from gpu_fabric.registry import SPECS, spec_of
 from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them from here)
@@ -382,6 +383,84 @@ def _with_environment_placeholders(
     return {**values, **{key: placeholders[key] for key in missing}}, warnings
 
 
+def _with_secret_stand_ins(
+    stack: str, values: dict[str, str], secret_keys: list[str]
+) -> tuple[dict[str, str], list[str]]:
+    """A stack file's encrypted (`secure:`) values, planned offline: the real CLI decrypts them
+    and the program checks them then; here they read as SECRET_PLACEHOLDER, which a range, a name
+    or a choice check refuses. Each such value gives way to its field's default (a provider key:
+    the mocks' placeholder), with a warning naming it unchecked. A required field without a
+    default cannot be planned offline: the problem says so."""
+    from gpu_fabric.stack_config import parse_pulumi_config
+
+    warnings: list[str] = []
+    stood_in: set[str] = set()
+    for _ in range(len(values) + 1):
+        try:
+            parse_pulumi_config(values, stack, PROJECT, stacks_dir=None, secret_keys=secret_keys)
+            return values, warnings
+        except ConfigError as err:
+            # Masked as secret or not, a field without a default is then reported as not set.
+            required = [
+                p
+                for p in err.problems
+                if p.key in stood_in and (p.value is MISSING or p.message.startswith("required"))
+            ]
+            if required:
+                raise ConfigError(
+                    stack,
+                    [
+                        Problem(
+                            p.key,
+                            SECRET_PLACEHOLDER,
+                            "is encrypted (secure:) and required, with no default to plan with "
+                            "offline: check it with `pulumi preview`, which decrypts it, or "
+                            "keep it in plain text",
+                        )
+                        for p in required
+                    ],
+                ) from None
+            undecrypted = [p.key for p in err.problems if p.value == SECRET_PLACEHOLDER]
+            if not undecrypted:
+                return values, warnings  # the program reports what is wrong
+            stood_in.update(undecrypted)
+            changed = {**values}
+            for key in undecrypted:
+                changed = _without(changed, key)
+                warnings.append(
+                    f"{key}: encrypted (secure:), so the offline plan cannot read it: planned "
+                    "with its default, unchecked; `pulumi preview` decrypts and checks it"
+                )
+            if changed == values:
+                return values, warnings
+            values = changed
+    return values, warnings
+
+
+def _without(values: dict[str, str], key: str) -> dict[str, str]:
+    """`values` without the stack key `key` (`gpu-fabric:network.primary.subnetCidr`,
+    `gcp:project`): a provider key takes its cloud's offline placeholder, a nested one its
+    field's default."""
+    for spec in SPECS:
+        placeholders = spec.mocks_module().UNREAD_PLACEHOLDERS
+        if key in placeholders:
+            return {**values, key: placeholders[key]}
+    namespace, _, path = key.partition(":")
+    top, _, rest = path.partition(".")
+    text = values.get(f"{namespace}:{top}")
+    if not rest or not isinstance(text, str):
+        return {k: v for k, v in values.items() if k != key}
+    document = json.loads(text)
+    parts = [p for p in re.split(r"\.|\[(\d+)\]", rest) if p]
+    node = document
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node.get(part, {})
+    if not isinstance(node, dict):
+        return values  # an item of a list has no default: the program reports it
+    node.pop(parts[-1], None)
+    return {**values, f"{namespace}:{top}": json.dumps(document)}
+
+
 def stack_names() -> list[str]:
     """Every stack with a file in stacks/."""
     return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
@@ -439,6 +518,8 @@ def run(
     if config is None:
         values, secret_keys = stack_config_and_secrets(stack)
         values, unread = _with_environment_placeholders(stack, values)
+        values, undecrypted = _with_secret_stand_ins(stack, values, secret_keys)
+        unread += undecrypted
     else:
         values = config
     stack_outputs = _referenced_outputs(values, cloud_outputs)

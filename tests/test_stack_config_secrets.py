@@ -206,3 +206,35 @@ def test_provider_keys_left_to_an_esc_environment_plan_offline_with_a_warning(
     write_stack_file(tmp_path, GKE, values)
     with pytest.raises(ConfigError, match="gcp:project"):
         engine.run(GKE)
+
+
+# --- encrypted values a check refuses offline ---------------------------------------------------
+
+
+def test_an_encrypted_range_plans_offline_with_its_default_and_a_warning(tmp_path, monkeypatch):
+    """The CLI decrypts it and the program checks it then; offline it cannot be read."""
+    changes = {"gpu-fabric:network.primary.subnetCidr": SECURE, "gcp:project": SECURE}
+    write_stack_file(tmp_path, GKE, with_changes(stack_values(GKE), changes))
+    monkeypatch.setattr(stack_file, "STACKS_DIR", tmp_path)
+    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    plan = engine.run(GKE)
+    warned = sorted(
+        w.split(":", 2)[0] + ":" + w.split(":", 2)[1] for w in plan.warnings if "secure:" in w
+    )
+    assert warned == ["gcp:project", "gpu-fabric:network.primary.subnetCidr"]
+    (subnet,) = [
+        s for s in plan.of_type("gcp:compute/subnetwork:Subnetwork") if "primary" in s.name
+    ]
+    assert subnet.inputs["ipCidrRange"] == "10.0.0.0/20"  # the field's default
+
+
+def test_an_encrypted_required_value_is_named_as_what_it_is(tmp_path, monkeypatch):
+    changes = {"gpu-fabric:gke.name": SECURE}
+    write_stack_file(tmp_path, GKE, with_changes(stack_values(GKE), changes))
+    monkeypatch.setattr(stack_file, "STACKS_DIR", tmp_path)
+    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    with pytest.raises(ConfigError) as err:
+        engine.run(GKE)
+    (problem,) = err.value.problems
+    assert problem.key == "gpu-fabric:gke.name"
+    assert "encrypted (secure:) and required" in problem.message
