@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import logging
+import re
 import runpy
 from collections.abc import Callable
 from dataclasses import dataclass, field
