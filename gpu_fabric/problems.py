@@ -36,12 +36,19 @@ class Problem:
     """What is wrong and the fix."""
 
     def __str__(self) -> str:
+        key = _visible(self.key)
         if self.value is NO_VALUE:
-            return f"{self.key}: {self.message}"
+            return f"{key}: {self.message}"
         shown = "(not set)" if self.value is MISSING else json.dumps(self.value, default=str)
         if len(shown) > MAX_SHOWN:
             shown = f"{shown[:MAX_SHOWN]}... ({len(shown)} characters)"
-        return f"{self.key}: {shown}: {self.message}"
+        return f"{key}: {shown}: {self.message}"
+
+
+def _visible(text: str) -> str:
+    """`text` with each character that prints as nothing or moves the cursor escaped (`\u200b`),
+    as the value beside it is (JSON): a key with a zero-width space looks like the right key."""
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
 MAX_SHOWN = 200

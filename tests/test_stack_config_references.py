@@ -87,3 +87,9 @@ def test_every_reference_leads_to_a_plan_or_a_clear_problem():
         values = with_changes(stack_values(FABRIC), {KEY: reference})
         with pytest.raises(ConfigError):
             engine.run(FABRIC, encode(values))
+
+
+def test_a_key_with_an_invisible_character_shows_it_escaped():
+    shown = str(Problem("gpu-fabric:gke\u200b", {"name": "x"}, "unknown key"))
+    assert shown.startswith("gpu-fabric:gke\\u200b: ")
+    assert "\u200b" not in shown
