@@ -394,6 +394,8 @@ def _with_secret_stand_ins(
     from gpu_fabric.stack_config import parse_pulumi_config
 
     warnings: list[str] = []
+    if not secret_keys:
+        return values, warnings  # nothing encrypted: nothing to stand in for
     stood_in: set[str] = set()
     for _ in range(len(values) + 1):
         try:
