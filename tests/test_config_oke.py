@@ -400,3 +400,20 @@ def test_a_cloud_stack_that_admits_no_range_to_its_api_warns_where_the_fabric_ru
         {"gpu-fabric:network.apiAllowedCidrs": ["192.168.10.0/24"]}, stack="oke-dranet"
     )
     assert not [w for w in listed.warnings if "apiAllowedCidrs" in w]
+
+
+def test_an_existing_pod_subnet_has_no_effect_with_flannel():
+    from tests.conftest import OKE_EXISTING_VCN, problems
+
+    found = problems(
+        {
+            "gpu-fabric:network": {"existing": OKE_EXISTING_VCN},
+            "gpu-fabric:oke.cni": "FLANNEL_OVERLAY",
+        },
+        stack="oke-dranet",
+    )
+    assert [p.key for p in found] == [
+        "gpu-fabric:network.existing.podsSubnetId",
+        "gpu-fabric:network.existing.podsSubnetCidr",
+    ]
+    assert all("has no effect with FLANNEL_OVERLAY" in p.message for p in found)

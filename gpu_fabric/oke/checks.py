@@ -319,6 +319,17 @@ def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
                     "or use oke.cni: FLANNEL_OVERLAY",
                 )
             )
+        if cfg.oke.cni is Cni.FLANNEL:
+            for field in ("pods_subnet_id", "pods_subnet_cidr"):
+                if field in existing.model_fields_set:
+                    problems.append(
+                        Problem(
+                            _key(f"network.existing.{type(existing).model_fields[field].alias}"),
+                            getattr(existing, field),
+                            "has no effect with FLANNEL_OVERLAY (pods take addresses from "
+                            "oke.podsCidr, not a subnet); remove it",
+                        )
+                    )
     elif cfg.oke.cni is Cni.FLANNEL and "pods_subnet_cidr" in network.model_fields_set:
         problems.append(
             Problem(
