@@ -377,7 +377,7 @@ def test_a_version_under_the_security_floor_warns():
 
 
 def test_an_external_owner_with_object_names_aicr_misses_warns():
-    # Issue 14, item 6: NVIDIA AICR finds A3 Mega GPU NICs only in Network objects whose names
+    # NVIDIA AICR finds A3 Mega GPU NICs only in Network objects whose names
     # contain `gpu-nic`; the default vpc1..vpc8 are invisible to its validation.
     key = "gpu-fabric:network.nics.gpu.objectNames"
     external = {"gpu-fabric:installer": {"owner": "external"}}

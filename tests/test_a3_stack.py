@@ -321,7 +321,7 @@ def test_smoke_test_is_off_by_default_and_waits_for_the_fabric():
             assert plan.depends_on(pod, obj)
     services = plan.of_type("kubernetes:core/v1:Service")
     assert len(services) == 2
-    # In a namespace of their own (issue 15), which they wait for; replaced old ones first (a new
+    # In a namespace of their own, which they wait for; replaced old ones first (a new
     # pod needs the GPUs the old one holds).
     (namespace,) = [
         n
@@ -347,7 +347,7 @@ def test_smoke_test_is_off_by_default_and_waits_for_the_fabric():
 
 
 def test_smoke_test_pods_wait_long_enough_for_gpu_scheduling_and_the_driver(monkeypatch):
-    # Issue 14, item 9: pulumi-kubernetes waits 10 minutes for a Pod by default, too short for a
+    # pulumi-kubernetes waits 10 minutes for a Pod by default, too short for a
     # GPU pod that waits for its node's driver and the installer's plugin.
     import pulumi_kubernetes as k8s
 

@@ -320,7 +320,7 @@ def test_benchmark_job_is_the_seeds_with_a_lingjun_selector(benchmark_plan):
     assert seed_spec["tolerations"] == [{"operator": "Exists"}]
     assert ours["spec"]["parallelism"] == seed["spec"]["parallelism"]
     # The additions: the Lingjun label's node selector keeps it on Lingjun nodes, and the
-    # secure defaults (issue 15) keep the service account token out of the pod.
+    # secure defaults keep the service account token out of the pod.
     assert set(ours_spec) - set(seed_spec) == {"nodeSelector", "automountServiceAccountToken"}
     assert ours_spec["nodeSelector"] == {"alibabacloud.com/lingjun-worker": "true"}
     assert without_waivers(ours)["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}

@@ -39,7 +39,7 @@ def test_committed_stack_is_valid():
     [
         "i120021051733814190732",  # eflo-controller / eflo.NodeGroupAttachment examples
         "ng-ec3c96ff0aa1",  # CS CreateClusterNodePool eflo_node_group.group_id example
-        "120021051733814190732",  # digits only (issue 14; UNVERIFIED)
+        "120021051733814190732",  # digits only (UNVERIFIED)
     ],
 )
 def test_lingjun_group_ids_in_each_form_the_apis_write_are_accepted(group_id):

@@ -506,7 +506,7 @@ def test_a_failed_plan_removes_the_stacks_previous_plan(tmp_path, monkeypatch, c
     assert "Removed the previous plan of a3-prod" in capsys.readouterr().err
 
 
-# --- ranges, names, placement: issue 7's classes 5, 6, 7, 9, 10 and 11 ------------------------
+# --- ranges, names, placement ---------------------------------------------------------------
 
 HALVES = ["0.0.0.0/1", "128.0.0.0/1"]
 GKE_RULES = {

@@ -511,7 +511,7 @@ def test_a_component_added_or_removed_is_not_counted_as_a_resource():
 
 def test_a_removed_resource_with_retain_on_delete_is_forgotten_not_deleted():
     # Pulumi docs, resource option `retainOnDelete`: the resource leaving the program is dropped
-    # from the state and left where it is (issue 14, item 5).
+    # from the state and left where it is.
     kept = {**_resource("kubernetes:apps/v1:DaemonSet", "kept"), "retainOnDelete": True}
     gone = _resource("kubernetes:apps/v1:DaemonSet", "gone")
     result = diff.diff_plans(_plan(kept, gone), _plan(), RULES)

@@ -576,7 +576,7 @@ def test_nccl_jobs_equal_the_seeds_but_for_names(nccl_plans):
         ("nccl-dranet-a-aligned.yaml", "nccl-aligned-4gpu-8rails-a"),
     ):
         want = next(o for o in seed_objects(title) if o["kind"] == "MPIJob")
-        # The seed's job with the secure defaults of every pod this package writes (issue 15):
+        # The seed's job with the secure defaults of every pod this package writes:
         # the workers (sshd) keep the runtime's default capabilities, the launcher drops all.
         want = secure_workload(want, {"mpi-launcher": "small"}, ["mpi-worker"])
         got = copy.deepcopy(jobs[ours])
