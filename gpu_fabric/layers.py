@@ -8,7 +8,7 @@ in two stacks (README, "Split deployment").
 from __future__ import annotations
 
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import pulumi
@@ -118,6 +118,15 @@ def whole_numbers(value: Any) -> Any:
     if isinstance(value, list):
         return [whole_numbers(item) for item in value]
     return value
+
+
+def result_field(value: Any, name: str) -> Any:
+    """A field of what the SDK hands an `apply`, by its Python name: a function's result is an
+    object (`GetReservationResult`), its nested output types and a resource's outputs under the
+    mocks are mappings; None where it has no such field."""
+    if isinstance(value, Mapping):
+        return value.get(name)
+    return getattr(value, name, None)
 
 
 def after(value: pulumi.Input[Any], *waits: pulumi.Input[Any]) -> pulumi.Output[Any]:

@@ -11,6 +11,8 @@ import pulumi_alicloud.cs as cs
 import pulumi_kubernetes as k8s
 import yaml
 
+from ..layers import result_field
+
 # The kubeconfig is ACK's default (not temporary) user credential. A temporary one
 # (`temporary_duration_minutes`, 15 to 4320) is a fresh client certificate on every call, so
 # every preview showed a provider change and a destroy more than 3 days after the last `up` failed
@@ -78,11 +80,7 @@ def _at_intranet_endpoint(kubeconfig: str, connections: Sequence[Any]) -> str:
     server here is private only, and the fabric stack runs inside the VPC: its kubeconfig names
     `connections.api_server_intranet`, the endpoint the API's `PrivateIpAddress: true` answer
     names (same CA and client certificate)."""
-    # Dicts (the SDK's output types are dicts too), by the Python or the wire name.
-    intranet = next(
-        (c.get("api_server_intranet") or c.get("apiServerIntranet") for c in connections or []),
-        None,
-    )
+    intranet = next((result_field(c, "api_server_intranet") for c in connections or []), None)
     if not intranet:
         # No intranet endpoint reported (not seen; the API names one for every cluster): the
         # credential as the provider returns it.

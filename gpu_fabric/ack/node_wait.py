@@ -32,13 +32,11 @@ WAIT_MINUTES = 30
 """From the fabric stack's `pulumi up`: nodes added just before it have time to turn Ready and
 get the device plugin."""
 
-LINGJUN = catalog().ack.lingjun_nodes
-RDMA_RESOURCE = "rdma/hca"
-"""What the ack-rdma-device-plugin add-on advertises on a Lingjun node (the guide's Job asks for
-`rdma/hca: 1`)."""
+LINGJUN, RDMA_PLUGIN = catalog().ack.lingjun_nodes, catalog().ack.rdma_device_plugin
 NEEDS = NodeNeeds(
     advertised=[
-        Advertised(RDMA_RESOURCE, 1, "the ack-rdma-device-plugin add-on"),
+        # What the RDMA add-on advertises (the guide's Job asks for `rdma/hca: 1`).
+        Advertised(RDMA_PLUGIN.resource, 1, f"the {RDMA_PLUGIN.name} add-on"),
         Advertised(GPU_RESOURCE, LINGJUN.gpus, "ACK's GPU device plugin"),
     ],
     # ACK's own Lingjun taint stays: the RDMA pods tolerate it.

@@ -17,15 +17,12 @@ import pulumi
 import pulumi_gcp as gcp
 
 from ..catalog import catalog
+from ..layers import result_field
 from ..versions import GKE_VERSION, gke_version_or_minor, is_minor
 
 
 class ResolvedVersionTooOld(pulumi.RunError):
     """GKE's newest patch of the minor is below a machine's floor (printed without a stack)."""
-
-
-def _field(value: Any, name: str) -> Any:
-    return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
 
 
 def floor_problems(version: str, pools: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -70,9 +67,9 @@ def resolved_version(
     )
 
     def newest(result: Any) -> str:
-        latest = _field(result, "latest_master_version")
+        latest = result_field(result, "latest_master_version")
         if release_channel != "UNSPECIFIED":
-            by_channel = _field(result, "release_channel_latest_version") or {}
+            by_channel = result_field(result, "release_channel_latest_version") or {}
             latest = by_channel.get(release_channel) or latest
         if not latest:
             raise ResolvedVersionTooOld(

@@ -12,7 +12,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .. import yaml_files
-from ..catalog import Machine, catalog
+from ..catalog import DeviceMode, Machine, catalog
 from ..layers import after
 from ..workload_security import waive_upstream
 
@@ -47,7 +47,7 @@ def quiet_martians_of(machine: Machine) -> list[str]:
     """The host names of the machine's RDMA NICs whose martian logging goes off (catalog
     `fabrics.<fabric>.quiet_martians`, one per NIC of its RDMA group), or none."""
     pattern = catalog().fabrics[machine.fabric].quiet_martians.get(machine.arch)
-    rdma = next((g for g in machine.nic_groups if g.device_mode == "RDMA"), None)
+    rdma = next((g for g in machine.nic_groups if g.device_mode is DeviceMode.RDMA), None)
     if not pattern or rdma is None:
         return []
     return [pattern.format(i=i) for i in range(rdma.count)]

@@ -18,18 +18,12 @@ import pulumi
 import pulumi_gcp as gcp
 
 from ..catalog import Machine
+from ..layers import result_field
 
 
 class ReservationMismatch(pulumi.RunError):
     """The reservation cannot hold the pool's nodes: printed by the CLI as an error without a
     Python stack (Pulumi's `RunError`)."""
-
-
-def _field(value: Any, name: str) -> Any:
-    """A field of an invoke result: the SDK's output types are mappings by Python name."""
-    if isinstance(value, Mapping):
-        return value.get(name)
-    return getattr(value, name, None)
 
 
 def reservation_problems(
@@ -38,35 +32,35 @@ def reservation_problems(
     """(problems, warnings) of `pool` consuming `reservation` (a GetReservationResult)."""
     problems, warnings = [], []
     name = pool["reservation"].split("/", 1)[0]
-    zone = str(_field(reservation, "zone") or "").rsplit("/", 1)[-1]
+    zone = str(result_field(reservation, "zone") or "").rsplit("/", 1)[-1]
     if zone and zone != pool["zone"]:
         problems.append(
             f"it is in zone {zone} and the pool in {pool['zone']}: put the pool in {zone}, or "
             "name a reservation of its zone"
         )
-    if _field(reservation, "specific_reservation_required") is False:
+    if result_field(reservation, "specific_reservation_required") is False:
         problems.append(
             "it does not require specific consumption, so GKE cannot consume it by name: create "
             "it with --require-specific-reservation, or remove gpuPool.reservation to consume "
             "any matching reservation"
         )
-    for specific in _field(reservation, "specific_reservations") or []:
-        properties = (_field(specific, "instance_properties") or [None])[0]
-        reserved = _field(properties, "machine_type") if properties else None
+    for specific in result_field(reservation, "specific_reservations") or []:
+        properties = (result_field(specific, "instance_properties") or [None])[0]
+        reserved = result_field(properties, "machine_type") if properties else None
         if reserved and reserved != pool["machine_type"]:
             problems.append(
                 f"it reserves {reserved} and the pool is {pool['machine_type']}: name a "
                 f"reservation of {pool['machine_type']}"
             )
-        accelerators = (_field(properties, "guest_accelerators") or []) if properties else []
-        gpus = sum(int(_field(a, "accelerator_count") or 0) for a in accelerators)
+        accelerators = (result_field(properties, "guest_accelerators") or []) if properties else []
+        gpus = sum(int(result_field(a, "accelerator_count") or 0) for a in accelerators)
         if accelerators and gpus != machine.accelerator.count:
             problems.append(
                 f"it reserves {gpus} GPUs per VM and {pool['machine_type']} has "
                 f"{machine.accelerator.count}: name a reservation of that machine"
             )
-        count = int(_field(specific, "count") or 0)
-        in_use = int(_field(specific, "in_use_count") or 0)
+        count = int(result_field(specific, "count") or 0)
+        in_use = int(result_field(specific, "in_use_count") or 0)
         if count < pool["node_count"]:
             problems.append(
                 f"it holds {count} VMs and the pool asks for {pool['node_count']}: lower "
