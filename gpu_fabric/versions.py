@@ -42,6 +42,13 @@ class Version:
         return self.text
 
 
+def _leading_zeros(text: object) -> str:
+    """What a refusal adds when `text` has a number with a leading zero (`1.033`)."""
+    if isinstance(text, str) and re.search(r"(^|\D)0\d", text):
+        return " (numbers are written without leading zeros)"
+    return ""
+
+
 @dataclass(frozen=True)
 class VersionGrammar:
     """How one cloud or project writes a version, and what to write instead of a wrong one."""
@@ -59,9 +66,7 @@ class VersionGrammar:
     def parse(self, text: str) -> Version:
         match = self._pattern.match(text) if isinstance(text, str) else None
         if not match:
-            leading_zero = isinstance(text, str) and re.search(r"(^|\D)0\d", text)
-            zeros = " (numbers are written without leading zeros)" if leading_zero else ""
-            raise ValueError(f"not {self.what}{zeros}; {self.fix}")
+            raise ValueError(f"not {self.what}{_leading_zeros(text)}; {self.fix}")
         return Version(text, tuple(int(p) for p in match.groups()))
 
     def check(self, text: str) -> str:
@@ -111,17 +116,15 @@ MINOR_VERSION = VersionGrammar("N.N", "write MAJOR.MINOR, e.g. 1.33", "a MAJOR.M
 
 def gke_version_or_minor(text: str) -> Version:
     """A full GKE version, or a minor (`1.33`) that GKE resolves to its newest patch."""
-    try:
-        return GKE_VERSION.parse(text)
-    except ValueError as pinned:
+    for grammar in (GKE_VERSION, MINOR_VERSION):
         try:
-            return MINOR_VERSION.parse(text)
+            return grammar.parse(text)
         except ValueError:
-            zeros = " (numbers are written without leading zeros)" if "zeros" in str(pinned) else ""
-            raise ValueError(
-                f"not a GKE minor or a full GKE version{zeros}; write a minor, e.g. 1.33 (GKE's "
-                f"newest patch of it, read at preview), or pin one: {GKE_VERSION.fix}"
-            ) from None
+            pass
+    raise ValueError(
+        f"not a GKE minor or a full GKE version{_leading_zeros(text)}; write a minor, e.g. 1.33 "
+        f"(GKE's newest patch of it, read at preview), or pin one: {GKE_VERSION.fix}"
+    )
 
 
 def is_minor(version: Version) -> bool:
@@ -135,7 +138,6 @@ def _check_gke_version_or_minor(text: str) -> str:
 
 
 # Config field types: text that must parse in the grammar (the text is what the cloud takes).
-GkeVersionText = Annotated[str, AfterValidator(GKE_VERSION.check)]
 GkeVersionOrMinorText = Annotated[str, AfterValidator(_check_gke_version_or_minor)]
 AckVersionText = Annotated[str, AfterValidator(ACK_VERSION.check)]
 OkeVersionText = Annotated[str, AfterValidator(OKE_VERSION.check)]

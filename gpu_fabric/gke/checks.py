@@ -330,8 +330,9 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     if (
         driver_from is not None
         and cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT
-        and not is_minor(gke_version_or_minor(cfg.gke.version))
-        and GKE_VERSION.parse(cfg.gke.version) < GKE_VERSION.parse(driver_from)
+        # A minor's patch is checked once resolved (engine_versions.floor_problems).
+        and not is_minor(version := gke_version_or_minor(cfg.gke.version))
+        and version < GKE_VERSION.parse(driver_from)
     ):
         # The catalog's source: GKE's A4/A3 Ultra doc ("Requirements": R550 on A3 Ultra).
         problems.append(

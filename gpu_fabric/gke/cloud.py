@@ -10,8 +10,9 @@ from typing import NotRequired, TypedDict
 import pulumi
 
 from ..layers import child_options, declared_outputs, layer_token
+from ..versions import gke_version_or_minor, is_minor
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs, in_a_channel
-from .config import NODE_ACCOUNT_ROLES
+from .config import NODE_ACCOUNT_ROLES, ReleaseChannel
 from .engine_versions import resolved_version
 from .inputs import CLOUD_INPUTS
 from .network import (
@@ -172,6 +173,10 @@ class GkeCloudArgs(TypedDict):
     Registry reader)."""
 
 
+def _channel(args: GkeCloudArgs) -> str:
+    return args.get("release_channel", ReleaseChannel.UNSPECIFIED.value)
+
+
 def _primary(name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions):
     existing = args.get("existing_network")
     if existing is not None:
@@ -245,7 +250,7 @@ class GkeCloud(pulumi.ComponentResource):
         nics = [(vpc.network_name, subnet) for vpc in vpcs for subnet in vpc.subnet_names]
         primary = _primary(name, args, child)
         authorized = args.get("master_authorized_networks")
-        channel = args.get("release_channel", "UNSPECIFIED")
+        channel = _channel(args)
         # A minor is GKE's newest patch of it, read now; a full version is taken as written.
         self._gke_version = resolved_version(
             args["version"], region, channel, args["gpu_pools"], self
@@ -257,7 +262,7 @@ class GkeCloud(pulumi.ComponentResource):
                 project=args["project"],
                 location=region,
                 version=self._gke_version,
-                version_moves=args["version"] != self._gke_version,
+                version_moves=is_minor(gke_version_or_minor(args["version"])),
                 network=primary.network,
                 subnetwork=primary.subnetwork,
                 pods_range_name=primary.pods_range_name,
@@ -276,7 +281,7 @@ class GkeCloud(pulumi.ComponentResource):
                 system_node_count=args["system_node_count"],
                 max_pods_per_node=args.get("max_pods_per_node"),
                 node_account_roles=args.get("node_account_roles", NODE_ACCOUNT_ROLES),
-                release_channel=args.get("release_channel", "UNSPECIFIED"),
+                release_channel=channel,
             ),
             child,
         )
@@ -313,6 +318,6 @@ class GkeCloud(pulumi.ComponentResource):
             service_account=self._cluster.node_service_account,
             node_networks=[NodeNetwork(network, subnet) for network, subnet in nics],
             depends_on=list(self._cluster.node_account_grants),
-            auto_upgrade=in_a_channel(args.get("release_channel", "UNSPECIFIED")),
+            auto_upgrade=in_a_channel(_channel(args)),
         )
         return GpuNodePool(name, GpuNodePoolArgs(pool, cluster), opts)

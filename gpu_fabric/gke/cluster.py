@@ -10,7 +10,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import yaml
 
-from .config import NODE_ACCOUNT_ROLES, node_account_id
+from .config import NODE_ACCOUNT_ROLES, ReleaseChannel, node_account_id
 
 OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
@@ -37,7 +37,7 @@ EXCLUSION_START = "2025-12-01T00:00:00Z"
 
 
 def in_a_channel(release_channel: str) -> bool:
-    return release_channel != "UNSPECIFIED"
+    return release_channel != ReleaseChannel.UNSPECIFIED.value
 
 
 def moved_by_gke(release_channel: str, version_moves: bool = False) -> list[str]:
@@ -112,7 +112,7 @@ class ClusterArgs:
     """Default max pods per node of every pool (set at creation); None for GKE's default."""
     node_account_roles: Sequence[str] = NODE_ACCOUNT_ROLES
     """Project roles of the nodes' service account."""
-    release_channel: str = "UNSPECIFIED"
+    release_channel: str = ReleaseChannel.UNSPECIFIED.value
     """GKE's release channel; UNSPECIFIED: none (the version pinned, no auto-upgrade)."""
     version_moves: bool = False
     """The version is a minor's newest patch, read on each run: it moves with GKE's releases,

@@ -19,6 +19,7 @@ import pulumi_gcp as gcp
 from ..catalog import catalog
 from ..layers import result_field
 from ..versions import GKE_VERSION, gke_version_or_minor, is_minor
+from .cluster import in_a_channel
 
 
 class ResolvedVersionTooOld(pulumi.RunError):
@@ -68,7 +69,7 @@ def resolved_version(
 
     def newest(result: Any) -> str:
         latest = result_field(result, "latest_master_version")
-        if release_channel != "UNSPECIFIED":
+        if in_a_channel(release_channel):
             by_channel = result_field(result, "release_channel_latest_version") or {}
             latest = by_channel.get(release_channel) or latest
         if not latest:
