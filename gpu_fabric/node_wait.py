@@ -78,15 +78,20 @@ def _jsonpath_key(name: str) -> str:
     return name.replace(".", "\\.")
 
 
+HAVE = "{have}"
+"""Where a lack's text names the count the node has (the shell's `$have`)."""
+
+
 def _in_double_quotes(text: str) -> str:
-    """`text` for inside a double-quoted shell word: taken as written, `$have` excepted."""
+    """`text` for inside a double-quoted shell word, taken as written but for HAVE."""
     for special in ("\\", '"', "`", "$"):
         text = text.replace(special, f"\\{special}")
-    return text.replace("\\$have", "$have")
+    return text.replace(HAVE, "$have")
 
 
 def _check(count_command: str, at_least: int, lack: str) -> str:
-    """Lines that count with `count_command` (into `have`) and add `lack` when below."""
+    """Lines that count with `count_command` (into `have`) and add `lack` (HAVE: the count)
+    when below."""
     return (
         f"  have=$({count_command})\n"
         "  have=${have:-0}\n"
@@ -103,7 +108,7 @@ def usable_lines(needs: NodeNeeds) -> str:
             + shlex.quote(f"{{.status.allocatable.{_jsonpath_key(need.resource)}}}")
             + " 2>/dev/null",
             need.count,
-            f"{need.resource} advertised: $have of {need.count} ({need.by})",
+            f"{need.resource} advertised: {HAVE} of {need.count} ({need.by})",
         )
         for need in needs.advertised
     ]
@@ -114,7 +119,7 @@ def usable_lines(needs: NodeNeeds) -> str:
             + shlex.quote('jsonpath={range .items[*].spec.devices[*]}{.name}{"\\n"}{end}')
             + " 2>/dev/null | grep -c .",
             need.count,
-            f"{need.driver} devices published: $have of {need.count} ({need.by})",
+            f"{need.driver} devices published: {HAVE} of {need.count} ({need.by})",
         )
         for need in needs.published
     ]

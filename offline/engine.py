@@ -310,11 +310,11 @@ class _CloudMocks(pulumi_mocks.Mocks):
         preview: bool = False,
     ):
         self.clouds = {spec.cloud: spec.mocks_module().CloudMocks(config) for spec in SPECS}
-        self.preview = preview
-        """Answer as a preview: a new resource's computed outputs unknown."""
         """The mocks of each cloud, by the Pulumi package of its types (`gcp`)."""
         self.stack_outputs = stack_outputs or {}
         """Outputs of the stacks a StackReference names, by reference (their offline plans')."""
+        self.preview = preview
+        """Answer as a preview: a new resource's computed outputs unknown."""
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         # Secret inputs arrive wrapped; a provider sees their values (and keeps outputs secret).
@@ -354,6 +354,11 @@ def _settle() -> None:
         SETTINGS.outputs.clear()
 
 
+def _unread_placeholders() -> dict[str, str]:
+    """What a provider key takes offline when its value cannot be read: every cloud's mocks'."""
+    return {k: v for spec in SPECS for k, v in spec.mocks_module().UNREAD_PLACEHOLDERS.items()}
+
+
 def _with_environment_placeholders(
     stack: str, values: dict[str, str]
 ) -> tuple[dict[str, str], list[str]]:
@@ -369,7 +374,7 @@ def _with_environment_placeholders(
         spec = spec_of(platform)
     except StopIteration:
         return values, []  # the program names the unknown platform
-    placeholders = spec.mocks_module().UNREAD_PLACEHOLDERS
+    placeholders = _unread_placeholders()
     missing = [key for key in spec.provider_keys if key not in values and key in placeholders]
     if not missing:
         return values, []
@@ -443,10 +448,9 @@ def _without(values: dict[str, str], key: str) -> dict[str, str]:
     """`values` without the stack key `key` (`gpu-fabric:network.primary.subnetCidr`,
     `gcp:project`): a provider key takes its cloud's offline placeholder, a nested one its
     field's default."""
-    for spec in SPECS:
-        placeholders = spec.mocks_module().UNREAD_PLACEHOLDERS
-        if key in placeholders:
-            return {**values, key: placeholders[key]}
+    placeholders = _unread_placeholders()
+    if key in placeholders:
+        return {**values, key: placeholders[key]}
     namespace, _, path = key.partition(":")
     top, _, rest = path.partition(".")
     text = values.get(f"{namespace}:{top}")

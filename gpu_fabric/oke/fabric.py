@@ -140,7 +140,7 @@ class OkeFabric(pulumi.ComponentResource):
         )
         # Joined is not usable: each node's ResourceSlices must publish its GPUs and rails.
         usable: list[pulumi.Resource] = []
-        if joined is not None and gpu_nodes is not None and gpu_node_count:
+        if joined is not None and gpu_node_count:  # (both set together, above)
             usable.append(
                 usable_gpu_nodes(
                     f"{name}-gpu-nodes-usable",
