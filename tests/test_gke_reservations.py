@@ -57,7 +57,6 @@ def test_a_shared_reservation_is_read_in_its_owner_project(monkeypatch):
 @pytest.mark.parametrize(
     "changes, says",
     [
-        ({"zone": "us-central1-c"}, "it is in zone us-central1-c and the pool in us-central1-a"),
         ({"machineType": "a4-highgpu-8g"}, "it reserves a4-highgpu-8g and the pool is"),
         (
             {"guestAccelerators": [{"acceleratorType": "nvidia-gb200", "acceleratorCount": 8}]},

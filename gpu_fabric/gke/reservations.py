@@ -5,8 +5,9 @@ nodes (or fails after its create timeout): a zone or machine type that differs, 
 that any VM may consume (GKE consumes a specific one only if it requires specific consumption),
 or too few VMs in it. cluster-toolkit's gke-node-pool checks the same in a precondition
 (modules/compute/gke-node-pool/reservation_definitions.tf). Here the reservation is read with
-`gcp.compute.get_reservation` (under `pulumi preview` too) and the pool's reservation affinity
-takes the name only once the checks pass, so a mismatch fails the preview naming the fix.
+`gcp.compute.get_reservation` (under `pulumi preview` too) in the pool's zone, so one of another
+zone (or none) fails the read; the pool's reservation affinity takes the name only once the
+checks pass, so a mismatch fails the preview naming the fix.
 """
 
 from __future__ import annotations
@@ -32,12 +33,6 @@ def reservation_problems(
     """(problems, warnings) of `pool` consuming `reservation` (a GetReservationResult)."""
     problems, warnings = [], []
     name = pool["reservation"].split("/", 1)[0]
-    zone = str(result_field(reservation, "zone") or "").rsplit("/", 1)[-1]
-    if zone and zone != pool["zone"]:
-        problems.append(
-            f"it is in zone {zone} and the pool in {pool['zone']}: put the pool in {zone}, or "
-            "name a reservation of its zone"
-        )
     if result_field(reservation, "specific_reservation_required") is False:
         problems.append(
             "it does not require specific consumption, so GKE cannot consume it by name: create "
