@@ -17,7 +17,14 @@ from tests.conftest import parse_stack
 STACKS = {Fabric.TCPX: "a3-prod", Fabric.TCPXO: "a3-mega-prod", Fabric.GIB: "a4x-prod"}
 CLOUD = {
     name: f"<{name}>"
-    for name in ("kubeconfig", "cluster_id", "nic_networks", "gpu_subnets", "gpu_node_pools")
+    for name in (
+        "kubeconfig",
+        "cluster_id",
+        "nic_networks",
+        "gpu_subnets",
+        "gpu_node_pools",
+        "gpu_node_pool_instance_groups",
+    )
 }
 
 

@@ -178,3 +178,12 @@ def test_a_node_with_another_taint_fails_naming_the_taint(tmp_path):
 
 def test_the_gke_usable_script_passes_shellcheck(tmp_path):
     assert shellcheck_problems(tmp_path, a3_high_script()) == ""
+
+
+def test_a_pool_replaced_under_its_name_runs_the_wait_again():
+    """A pool keeps its name when it is replaced (a forced field) and gets new managed instance
+    groups (a cloud layer output): the wait triggers on them, so it checks the new nodes."""
+    plan = run_stack()
+    (group,) = plan.outputs["gpuNodePoolInstanceGroups"]
+    assert "/instanceGroupManagers/gke-a3-highgpu-" in group
+    assert usable_wait(plan).inputs["triggers"][2] == [group]

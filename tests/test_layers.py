@@ -236,6 +236,7 @@ def test_the_fabric_layer_takes_the_cloud_outputs_its_args_name():
         "nic_networks",
         "gpu_subnets",
         "gpu_node_pools",
+        "gpu_node_pool_instance_groups",
     )
     assert Oke.FABRIC_NEEDS == ("kubeconfig", "cluster_id", "gpu_nodes", "gpu_node_ids")
     # Nested (`lingjun_nodes`), and under another name (`node_pool_id`).

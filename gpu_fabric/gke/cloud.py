@@ -230,6 +230,9 @@ class GkeCloud(pulumi.ComponentResource):
     """The GPU node pools' names, in the order given."""
     gpu_node_pool: pulumi.Output[str]
     """The first GPU node pool's name."""
+    gpu_node_pool_instance_groups: pulumi.Output[list[str]]
+    """The GPU node pools' managed instance groups: a replaced pool keeps its name and gets new
+    ones, so the fabric's usable-nodes wait runs again on its new nodes."""
     gpu_networks: pulumi.Output[list[str]]
     """The GPU VPCs' names, in NIC order."""
     gpu_subnets: pulumi.Output[list[str]]
@@ -300,6 +303,9 @@ class GkeCloud(pulumi.ComponentResource):
         self.node_service_account = self._cluster.node_service_account
         self.gpu_node_pools = pulumi.Output.all(*[p.node_pool_name for p in pools])
         self.gpu_node_pool = pools[0].node_pool_name
+        self.gpu_node_pool_instance_groups = pulumi.Output.all(
+            *[p.instance_groups for p in pools]
+        ).apply(lambda groups: [url for urls in groups for url in urls])
         self.gpu_networks = pulumi.Output.all(*[v.network_name for v in vpcs])
         self.gpu_subnets = pulumi.Output.all(*[subnet for _, subnet in nics])
         self.nic_networks = pulumi.Output.all(*[network for network, _ in nics])

@@ -96,6 +96,9 @@ class GkeFabricArgs(TypedDict):
     """How long to wait for them (a duration: 30m, 1h)."""
     gpu_node_pools: NotRequired[pulumi.Input[list[str]]]
     """The GPU node pools' names: the smoke test waits for them."""
+    gpu_node_pool_instance_groups: NotRequired[pulumi.Input[list[str]]]
+    """The pools' managed instance groups (the cloud layer's output): the usable-nodes wait runs
+    again when a pool is replaced under its name."""
     hyperdisk_storage_class: NotRequired[GkeStorageClass]
     """A4X: a Hyperdisk StorageClass."""
     nvlink_driver_version: NotRequired[str]
@@ -188,6 +191,7 @@ class GkeFabric(pulumi.ComponentResource):
                 args["kubeconfig"],
                 args["cluster_id"],
                 args["gpu_node_pools"],
+                args.get("gpu_node_pool_instance_groups", []),
                 args["gpu_node_count"],
                 needs_of(machine),
                 installed,

@@ -150,6 +150,7 @@ def fabric_args(
         "nic_networks": cloud["nic_networks"],
         "gpu_subnets": cloud["gpu_subnets"],
         "gpu_node_pools": cloud["gpu_node_pools"],
+        "gpu_node_pool_instance_groups": cloud["gpu_node_pool_instance_groups"],
         "gpu_node_count": sum(pool.node_count for pool in cfg.pools),
     }
     if cfg.node_wait_timeout is not None:

@@ -98,6 +98,8 @@ class GpuNodePool(pulumi.ComponentResource):
     """
 
     node_pool_name: pulumi.Output[str]
+    instance_groups: pulumi.Output[list[str]]
+    """The pool's managed instance groups: new ones when the pool is replaced (its name stays)."""
     placement_policy: pulumi.Output[str] | None
     """Name of the compact placement policy, if any."""
 
@@ -203,6 +205,9 @@ class GpuNodePool(pulumi.ComponentResource):
         )
 
         self.node_pool_name = node_pool.name
+        self.instance_groups = node_pool.managed_instance_group_urls.apply(
+            lambda urls: list(urls or [])
+        )
         self.register_outputs(
             {"node_pool_name": self.node_pool_name, "placement_policy": self.placement_policy}
         )

@@ -4,6 +4,7 @@ program computes what it would on a real deploy."""
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,6 +35,15 @@ class CloudMocks:
                 },
             )
             return state["id"], state
+        if typ == "gcp:container/nodePool:NodePool":
+            # GKE names a pool's group after the cluster and the pool, with a suffix of its own.
+            zone = (inputs.get("nodeLocations") or ["zone"])[0]
+            suffix = hashlib.sha256(resource_name.encode()).hexdigest()[:8]
+            group = f"gke-{name}-{suffix}-grp"
+            state["managedInstanceGroupUrls"] = [
+                f"https://www.googleapis.com/compute/v1/projects/{self.project}/zones/{zone}/"
+                f"instanceGroupManagers/{group}"
+            ]
         if typ == "gcp:serviceaccount/account:Account":
             email = f"{inputs['accountId']}@{self.project}.iam.gserviceaccount.com"
             state.update(email=email, member=f"serviceAccount:{email}")

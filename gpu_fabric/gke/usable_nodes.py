@@ -79,6 +79,7 @@ def usable_gpu_nodes(
     kubeconfig: pulumi.Input[str],
     cluster_id: pulumi.Input[str],
     pools: pulumi.Input[list[str]],
+    instance_groups: pulumi.Input[list[str]],
     count: int,
     needs: NodeNeeds,
     after: list[pulumi.Resource],
@@ -86,7 +87,8 @@ def usable_gpu_nodes(
     timeout_seconds: int = WAIT_MINUTES * 60,
 ) -> UsableNodes:
     """The wait for `count` nodes of the `pools` (their names: an output of the pools, so the
-    wait starts once they exist), after the installers (`after`)."""
+    wait starts once they exist), after the installers (`after`); again when the cluster or a
+    pool's instance groups change (a pool replaced under its name)."""
     selector = pulumi.Output.from_input(pools).apply(
         lambda names: f"{NODE_POOL_LABEL} in ({','.join(names)})"
     )
@@ -99,7 +101,7 @@ def usable_gpu_nodes(
             needs=needs,
             failure=FAILURE,
             timeout_seconds=timeout_seconds,
-            triggers=[cluster_id, pools],
+            triggers=[cluster_id, pools, instance_groups],
             after=after,
         ),
         opts,
