@@ -315,7 +315,7 @@ def trainer_template() -> dict:
 
 def test_with_gib_wires_the_seed_fields():
     original = trainer_template()
-    template = gib.with_gib(original, NETWORK_NAMES, 4)
+    template = gib.with_gib(original, NETWORK_NAMES, 4, arch="arm64")
     assert original == trainer_template()
     annotations = template["metadata"]["annotations"]
     assert annotations["networking.gke.io/default-interface"] == "eth0"
@@ -360,8 +360,8 @@ def test_with_gib_wires_the_seed_fields():
 
 
 def test_with_gib_is_idempotent_on_its_own_fields():
-    once = gib.with_gib(trainer_template(), NETWORK_NAMES, 4)
-    assert gib.with_gib(once, NETWORK_NAMES, 4) == once
+    once = gib.with_gib(trainer_template(), NETWORK_NAMES, 4, arch="arm64")
+    assert gib.with_gib(once, NETWORK_NAMES, 4, arch="arm64") == once
 
 
 @pytest.mark.parametrize(
@@ -397,18 +397,28 @@ def test_with_gib_refuses_to_overwrite(change, message):
     template = copy.deepcopy(trainer_template())
     change(template)
     with pytest.raises(ValueError, match=message):
-        gib.with_gib(template, NETWORK_NAMES, 4)
+        gib.with_gib(template, NETWORK_NAMES, 4, arch="arm64")
 
 
 def test_with_gib_wires_the_first_container_only():
     template = trainer_template()
     template["spec"]["containers"].append({"name": "sidecar", "image": "s"})
-    wired = gib.with_gib(template, NETWORK_NAMES, 4, container="trainer")
+    wired = gib.with_gib(template, NETWORK_NAMES, 4, arch="arm64", container="trainer")
     trainer, sidecar = wired["spec"]["containers"]
     assert "resources" not in sidecar and trainer["resources"]["limits"] == {"nvidia.com/gpu": "4"}
     # Only the pod's first container gets the RDMA devices: another one is refused.
     template["spec"]["containers"].reverse()
     with pytest.raises(ValueError, match="not the pod's first container"):
-        gib.with_gib(template, NETWORK_NAMES, 4, container="trainer")
+        gib.with_gib(template, NETWORK_NAMES, 4, arch="arm64", container="trainer")
     with pytest.raises(ValueError, match="no container named"):
-        gib.with_gib(template, NETWORK_NAMES, 4, container="nope")
+        gib.with_gib(template, NETWORK_NAMES, 4, arch="arm64", container="nope")
+
+
+def test_with_gib_wants_the_nodes_architecture_and_names_the_choices():
+    """No default: the amd64 and arm64 layouts mount different paths."""
+    with pytest.raises(TypeError, match="arch"):
+        gib.with_gib(trainer_template(), NETWORK_NAMES, 4)  # type: ignore[call-arg]
+    with pytest.raises(
+        ValueError, match=r"arch 'x86_64' has no gIB layout; use one of \['amd64', 'arm64'\]"
+    ):
+        gib.with_gib(trainer_template(), NETWORK_NAMES, 4, arch="x86_64")

@@ -126,7 +126,8 @@ def with_gib(
     networks: list[str],
     gpus: int,
     container: str | None = None,
-    arch: str = "arm64",
+    *,
+    arch: str,
 ) -> dict:
     """Return a copy of a pod template (`{metadata, spec}`) wired for GPUDirect-RDMA over gIB.
 
@@ -139,9 +140,16 @@ def with_gib(
     `NCCL_NET=gIB`, IPC_LOCK, the arm64 toleration on arm64 nodes (the catalog's `arch`), and a
     request for all `gpus` GPUs of the node on the pod's first container: RDMA cannot be shared
     between pods of one node, and only the first container gets the RDMA devices (`container`, if
-    given, must name it). Raises ValueError rather than overwrite something the template already
-    sets differently.
+    given, must name it). `arch` is the nodes' (the catalog's `arch` of the machine: "arm64" on
+    A4X, "amd64" on A3 Ultra and A4) and has no default: the two layouts mount different paths,
+    and a pod wired for the other one starts without its NCCL libraries. Raises ValueError rather
+    than overwrite something the template already sets differently.
     """
+    if arch not in GIB_LAYOUTS:
+        raise ValueError(
+            f"with_gib: arch {arch!r} has no gIB layout; use one of {sorted(GIB_LAYOUTS)} "
+            "(the catalog's `arch` of the machine type)"
+        )
     template = copy.deepcopy(pod_template)
     layout = GIB_LAYOUTS[arch]
     interfaces = interfaces_annotation(networks, skip=0 if layout.gvnic_in_pod else 1)
