@@ -1,10 +1,10 @@
 """A layer's args, checked before it registers anything: every problem by property path, at once.
 
-A layer is hosted for other languages (`provider.py`, `pulumi package add`), where no stack config
-stands in front of it. So each layer checks its own args with the rules the stack config already
-has: a field of the args takes the type of the config field it comes from (`NodeCount`, `Cidr`,
-`GpuPoolConfig.node_count`, ...), validated with pydantic, and a platform adds the rules that need
-the catalog (`<platform>/inputs.py`). Every problem is collected with its property path
+A layer is hosted for other languages (`component_package.py`, `pulumi package add`), where no stack
+config stands in front of it. So each layer checks its own args with the rules the stack config
+already has: a field of the args takes the type of the config field it comes from (`NodeCount`,
+`Cidr`, `GpuPoolConfig.node_count`, ...), validated with pydantic, and a platform adds the rules
+that need the catalog (`<platform>/inputs.py`). Every problem is collected with its property path
 (`gpuPools[0].nodeCount`, the component's schema names) and one `pulumi.InputPropertiesError`
 reports them all, as pulumi-eks does (`nodejs/eks/nodes/nodegroup.ts`, `propertyPath`). On the
 stack-config path the config was refused before with the stack's own keys; these checks pass there.

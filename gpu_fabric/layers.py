@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 
 TOKEN_MODULE = "gpu-fabric:index"
 """Type tokens of the layer components: `gpu-fabric:index:<Class>`, the token the component
-package (`provider.py`) hosts them under, so a layer has one token in every language."""
+package (`component_package.py`) hosts them under, so a layer has one token in every language."""
 
 
 def layer_token(cls: type) -> str:
@@ -106,9 +106,9 @@ def field_type(annotation: Any) -> Any:
 def whole_numbers(value: Any) -> Any:
     """`value` with every whole-number float turned back into an int, in nested dicts and lists.
 
-    A component hosted by the component package (`provider.py`) gets numbers from other languages
-    as floats (2.0): the pinned SDK's input mapping converts them and then keeps the float (an
-    incomplete upstream fix, pulumi/pulumi#21944). Counts must be ints: `range(2.0)` raises, and
+    A component hosted by the component package (`component_package.py`) gets numbers from other
+    languages as floats (2.0): the pinned SDK's input mapping converts them and then keeps the float
+    (an incomplete upstream fix, pulumi/pulumi#21944). Counts must be ints: `range(2.0)` raises, and
     `str(2.0)` would write "2.0" into a node label or an ACK pool size.
     """
     if isinstance(value, float) and value.is_integer():

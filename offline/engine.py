@@ -47,7 +47,7 @@ _deserialize_properties = sdk("deserialize_properties")
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["name"]
-PROGRAM = ROOT / "__main__.py"
+PROGRAM = ROOT / "program" / "__main__.py"
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 

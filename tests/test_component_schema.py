@@ -1,4 +1,4 @@
-"""The component package's schema (provider.py): what `pulumi package add` turns into typed SDKs.
+"""The component package's schema (component_package.py): what `pulumi package add` makes SDKs of.
 
 The schema is built in-process the way `component_provider_host` builds it (the SDK's `Analyzer`,
 then `generate_schema`), without starting a server. The expected surfaces below are exact: a
@@ -26,16 +26,15 @@ from typing import Any
 
 import pulumi
 import pytest
-import yaml
 from pulumi.provider.experimental import host
 from pulumi.provider.experimental.analyzer import Analyzer
 from pulumi.provider.experimental.schema import generate_schema
 
-import provider
+from gpu_fabric import component_package
 from gpu_fabric.layers import layer_token
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCAL_REF = f"#/types/{provider.NAME}:index:"
+LOCAL_REF = f"#/types/{component_package.NAME}:index:"
 # The Analyzer refers to a provider resource as `.../schema.json#/resources/pulumi:providers:<pkg>`
 # (SDK codegen accepts it, with a deprecation warning for `#/provider`): accept both spellings.
 KUBERNETES_PROVIDER_REF = re.compile(
@@ -354,11 +353,11 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
     "AckLingjun": {"poolName": "string!", "clusterId": "string!", "groupId": "string!"},
 }
 
-BY_NAME = {component.__name__: component for component in provider.COMPONENTS}
+BY_NAME = {component.__name__: component for component in component_package.COMPONENTS}
 
 
 def token(name: str) -> str:
-    return f"{provider.NAME}:index:{name}"
+    return f"{component_package.NAME}:index:{name}"
 
 
 def _kind(prop: dict[str, Any]) -> str:
@@ -392,7 +391,9 @@ def surface(
 
 def _component_modules() -> list[Any]:
     """The modules of the components, and of the args types they share (the training queue)."""
-    names = {component.__module__ for component in provider.COMPONENTS} | SHARED_ARGS_MODULES
+    names = {
+        component.__module__ for component in component_package.COMPONENTS
+    } | SHARED_ARGS_MODULES
     return [sys.modules[name] for name in sorted(names)]
 
 
@@ -406,11 +407,11 @@ def _source(module: Any) -> str:
 @functools.cache
 def _analysis() -> tuple[dict[str, Any], Any]:
     """The package schema as `component_provider_host` builds it, and the analysis behind it."""
-    result = Analyzer(provider.NAME).analyze(provider.COMPONENTS)
+    result = Analyzer(component_package.NAME).analyze(component_package.COMPONENTS)
     dependencies = sorted(result["dependencies"], key=lambda d: f"{d.name}{d.version}")
     spec = generate_schema(
-        provider.NAME,
-        provider.VERSION,
+        component_package.NAME,
+        component_package.VERSION,
         None,
         result["component_definitions"],
         result["type_definitions"],
@@ -436,14 +437,14 @@ def schema() -> dict[str, Any]:
 
 def test_importing_the_entry_point_starts_no_server():
     assert host.is_hosting is False
-    assert provider.__name__ != "__main__"
+    assert component_package.__name__ != "__main__"
 
 
 def test_hosts_exactly_the_six_layers():
-    assert [c.__name__ for c in provider.COMPONENTS] == list(COMPONENT_SURFACES)
-    assert all(issubclass(c, pulumi.ComponentResource) for c in provider.COMPONENTS)
-    assert provider.NAME == "gpu-fabric"
-    assert re.fullmatch(r"\d+\.\d+\.\d+", provider.VERSION)
+    assert [c.__name__ for c in component_package.COMPONENTS] == list(COMPONENT_SURFACES)
+    assert all(issubclass(c, pulumi.ComponentResource) for c in component_package.COMPONENTS)
+    assert component_package.NAME == "gpu-fabric"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", component_package.VERSION)
 
 
 @pytest.mark.parametrize("name", list(COMPONENT_SURFACES))
@@ -470,8 +471,8 @@ def test_component_annotations_are_evaluated(name):
 
 
 def test_the_analyzer_accepts_every_component(schema):
-    assert schema["name"] == provider.NAME
-    assert schema["version"] == provider.VERSION
+    assert schema["name"] == component_package.NAME
+    assert schema["version"] == component_package.VERSION
     assert set(schema["resources"]) == {token(name) for name in COMPONENT_SURFACES}
 
 
@@ -546,12 +547,3 @@ def test_class_names_are_unique_across_platforms(schema):
     for name, definition in analysis["type_definitions"].items():
         assert definition.module in modules, (name, definition.module)
         assert (name, definition.module) in defined
-
-
-def test_plugin_manifest_launches_the_entry_point():
-    manifest = yaml.safe_load((ROOT / "PulumiPlugin.yaml").read_text())
-    program = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
-    assert manifest["runtime"]["name"] == "python"
-    assert manifest["main"] == Path(provider.__file__).name == "provider.py"
-    # One environment for the program and the plugin of a checkout.
-    assert manifest["runtime"]["options"] == program["runtime"]["options"]

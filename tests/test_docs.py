@@ -135,8 +135,7 @@ CODE = sorted(
             for p in (ROOT / d).rglob("*")
             if p.is_file()
         ),
-        ROOT / "provider.py",
-        ROOT / "__main__.py",
+        ROOT / "program" / "__main__.py",
         ROOT / "Makefile",
     ]
     if "__pycache__" not in path.parts and path.exists()

@@ -19,7 +19,7 @@ import pulumi_kubernetes as k8s
 import pytest
 from pydantic.alias_generators import to_camel
 
-import provider
+from gpu_fabric import component_package
 from gpu_fabric.catalog import catalog
 from gpu_fabric.component_host import LayerProvider
 from gpu_fabric.gke.cloud import GkeCloudArgs
@@ -203,7 +203,7 @@ BAD: dict[str, list[tuple[tuple, Any, str, str]]] = {
     ],
 }
 
-LAYERS = {component.__name__: component for component in provider.COMPONENTS}
+LAYERS = {component.__name__: component for component in component_package.COMPONENTS}
 
 
 def _args(layer: str, *changes: tuple[tuple, Any]) -> dict[str, Any]:
@@ -270,7 +270,9 @@ def test_two_bad_inputs_are_both_reported_and_nothing_is_registered(layer):
 
 @functools.cache
 def _host() -> LayerProvider:
-    return LayerProvider(provider.COMPONENTS, provider.NAME, None, provider.VERSION)
+    return LayerProvider(
+        component_package.COMPONENTS, component_package.NAME, component_package.VERSION
+    )
 
 
 def _camel(value: Any) -> Any:

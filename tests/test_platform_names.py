@@ -15,7 +15,7 @@ The rule, on each shared module's syntax tree (`ast`, so comments never count):
   (`oke_benchmark`, `GkeCloud`, `from gpu_fabric import gke`).
 
 Shared modules: the top level of gpu_fabric/, offline/, verify/ but the modules a spec names
-(`verify`, `benchmark`), bench/, tools/, provider.py and __main__.py. The exceptions below are
+(`verify`, `benchmark`), bench/, tools/ and program/__main__.py. The exceptions below are
 named with their reason, and each must still need its exception.
 """
 
@@ -123,8 +123,7 @@ def shared_modules() -> list[Path]:
         *(ROOT / "verify").glob("*.py"),
         *(ROOT / "bench").glob("*.py"),
         *(ROOT / "tools").glob("*.py"),
-        ROOT / "provider.py",
-        ROOT / "__main__.py",
+        ROOT / "program" / "__main__.py",
     ]
     return sorted(p for p in paths if p not in platform_modules)
 

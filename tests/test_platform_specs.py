@@ -17,7 +17,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PINNED = {
     Requirement(line).name: Requirement(line)
     for line in (ROOT / "requirements.txt").read_text().splitlines()
-    if line.strip() and not line.startswith("#")
+    if line.strip() and not line.startswith(("#", "-e "))  # the package itself, editable
 }
 
 

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-import provider
+from gpu_fabric import component_package
 from gpu_fabric.layers import layer_token
 from offline import engine
 from tests.conftest import run_stack
 
 FIXTURES = Path(__file__).parent / "fixtures" / "urns"
-LAYERS = {layer_token(c) for c in provider.COMPONENTS}
+LAYERS = {layer_token(c) for c in component_package.COMPONENTS}
 """The layer components' types: groupings added by the two-layer design, with no cloud state."""
 
 
