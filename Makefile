@@ -3,6 +3,11 @@
 STACK ?= a3-prod
 PYTHON ?= python3
 VENV := .venv
+# The commands behind the targets (gpu_fabric/cli.py), installed into .venv by requirements.txt.
+# Their exit codes are their own (`.venv/bin/gpu-fabric --help`); make reports any failure of a
+# recipe as its own status 2 (GNU make manual, "Errors in Recipes"): run the command itself when
+# the code matters (a script, CI).
+GPU_FABRIC := $(VENV)/bin/gpu-fabric
 STAMP := $(VENV)/.installed
 # Python's bytecode cache (__pycache__/, git-ignored) on for every target, whatever the shell says:
 # without it each run compiles the package, and pytest rewrites every test module again, which is
@@ -23,16 +28,18 @@ help:
 	@echo "                                     the stack's dependency graph (build/plan/<stack>.mmd/.dot/.png)"
 	@echo "  make bench                         estimated pulumi up time, offline plan speed and growth"
 	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path] [BANDWIDTH=1 [NODES=2] [TIMEOUT=seconds] [UPSTREAM_PODS=1]]"
-	@echo "                                     check a deployed fabric (exit 0 healthy, 1 problems, 2 unreadable);"
+	@echo "                                     check a deployed fabric;"
 	@echo "                                     BANDWIDTH=1: run its NCCL test, judge it, clean up (build/verify/<stack>/)"
 	@echo "  make nccl-judge LOG=path [STACK=... | MIN_BUSBW=GB/s SIZE=bytes] [PLOT=out.png]"
-	@echo "                                     judge a saved nccl-tests log (exit 0 meets, 1 below or wrong, 2 unreadable)"
+	@echo "                                     judge a saved nccl-tests log"
 	@echo "  make scan    [STACK=...]           checkov over every rendered Kubernetes object, a count per stack"
-	@echo "                                     (exit 0 no unwaived finding; .venv-scan, build/scan/)"
+	@echo "                                     (.venv-scan, build/scan/)"
 	@echo "  make package-check                 pip install .[gke] into a fresh environment and import it"
 	@echo "  make clean                         remove build/ and .venv"
 	@echo "variables: STACK (default a3-prod), PYTHON (default python3), BASE, OLD, NEW, LEVEL,"
 	@echo "  KUBECONFIG_FILE"
+	@echo "make exits 0 or 2 (any failure); each target's command has its own exit codes, listed by"
+	@echo "  .venv/bin/gpu-fabric --help (nccl-judge: 0 meets, 1 below or wrong, 2 unreadable)"
 
 # One line per step; pip's own progress bars when a terminal is attached, its quiet mode in logs.
 $(STAMP): requirements.txt requirements-dev.txt
@@ -45,7 +52,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> $(VENV) is ready"
 
 plan: $(STAMP)
-	$(VENV)/bin/python -m offline.plan $(STACK)
+	$(GPU_FABRIC) plan $(STACK)
 
 # One worker per core (pytest-xdist): each worker shares the plans its tests ask for. With
 # `worksteal` an idle worker takes half of the other's queue, so the suite's last long tests do not
@@ -67,7 +74,7 @@ docs: $(STAMP)
 	$(VENV)/bin/python -m tools.pool_options
 
 verify: $(STAMP)
-	$(VENV)/bin/python -m verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \
+	$(GPU_FABRIC) verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \
 	  $(if $(BANDWIDTH),--bandwidth $(if $(NODES),--nodes $(NODES)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(UPSTREAM_PODS),--upstream-pods))
 
 clean:
@@ -86,10 +93,10 @@ $(SCAN_VENV)/.installed: requirements-scan.txt
 
 .PHONY: scan
 scan: $(STAMP) $(SCAN_VENV)/.installed
-	$(VENV)/bin/python -m offline.scan --checkov $(SCAN_VENV)/bin/checkov $(if $(filter command line,$(origin STACK)),$(STACK))
+	$(GPU_FABRIC) scan --checkov $(SCAN_VENV)/bin/checkov $(if $(filter command line,$(origin STACK)),$(STACK))
 
-# `pip install .` into a fresh environment, with the GKE extra only: gpu_fabric imports, and no
-# other cloud's SDK comes with it.
+# `pip install .` into a fresh environment, with the GKE extra only: gpu_fabric imports, no other
+# cloud's SDK comes with it, and the `gpu-fabric` command is installed.
 .PHONY: package-check
 package-check:
 	rm -rf build/package-venv
@@ -100,6 +107,7 @@ package-check:
 		from gpu_fabric.workloads.kueue_config import kueue_values; kueue_values('training', {}); \
 		assert u.find_spec('pulumi_oci') is None and u.find_spec('pulumi_alicloud') is None; \
 		print('gpu_fabric', gpu_fabric.__version__, 'installed with the gke extra only')"
+	build/package-venv/bin/gpu-fabric --version  # the console command is on the environment's PATH
 
 # Review a change offline (README, "Reviewing changes"): `make diff` compares every stack's plan at
 # BASE (default HEAD, in a temporary git worktree) with this tree's; OLD=... NEW=... compares two
@@ -107,7 +115,7 @@ package-check:
 BASE ?= HEAD
 .PHONY: diff
 diff: $(STAMP)
-	$(VENV)/bin/python -m offline.diff --out build/diff/report.md \
+	$(GPU_FABRIC) diff --out build/diff/report.md \
 		$(if $(and $(OLD),$(NEW)),$(OLD) $(NEW),--base $(BASE))
 
 # The stack's dependency graph under build/plan/, one box per component: <stack>.mmd (Mermaid),
@@ -115,13 +123,13 @@ diff: $(STAMP)
 # (<stack>.resources.*).
 .PHONY: graph
 graph: $(STAMP)
-	$(VENV)/bin/python -m offline.graph $(STACK) $(if $(LEVEL),--level $(LEVEL))
+	$(GPU_FABRIC) graph $(STACK) $(if $(LEVEL),--level $(LEVEL))
 
 # Estimated `pulumi up` critical path per stack, offline plan time against the bare SDK import, and
 # plan time growth (bench/plan_bench.py; a benchmark, not a test).
 .PHONY: bench
 bench: $(STAMP)
-	$(VENV)/bin/python -m bench.plan_bench
+	$(GPU_FABRIC) bench
 
 # Judge a saved nccl-tests log offline (verify/nccl_judge.py): against the catalog's threshold for
 # STACK's fabric (given on the command line; the default STACK is not used), or MIN_BUSBW (GB/s) at
@@ -135,4 +143,4 @@ NCCL_JUDGE_ARGS = $(if $(filter command line environment,$(origin STACK)),--stac
 	$(if $(ALLOW_UNCHECKED),--allow-unchecked)
 nccl-judge: $(STAMP)
 	$(if $(LOG),,$(error LOG=path is required: make nccl-judge LOG=saved.log STACK=a3-prod))
-	$(VENV)/bin/python -m verify.nccl_judge "$(LOG)" $(strip $(NCCL_JUDGE_ARGS))
+	$(GPU_FABRIC) nccl-judge "$(LOG)" $(strip $(NCCL_JUDGE_ARGS))
