@@ -41,13 +41,18 @@ help:
 	@echo "make exits 0 or 2 (any failure); each target's command has its own exit codes, listed by"
 	@echo "  .venv/bin/gpu-fabric --help (nccl-judge: 0 meets, 1 below or wrong, 2 unreadable)"
 
-# One line per step; pip's own progress bars when a terminal is attached, its quiet mode in logs.
+# The Python version is checked before anything is installed (pyproject.toml's requires-python):
+# an older one would fail only at the end of the install. pip's progress bars on a terminal; in a
+# log (CI), one line per package instead of bars, so a long first install is never silent.
+PIP_PROGRESS = if [ -t 1 ]; then echo; else echo --progress-bar off; fi
 $(STAMP): requirements.txt requirements-dev.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0) if sys.version_info >= (3, 11) else sys.exit( \
+	  f"gpu-fabric needs Python 3.11 or newer; $(PYTHON) is {sys.version.split()[0]}: " \
+	  "install one and run make again with PYTHON=python3.11 (or newer)")'
 	@echo "==> creating the virtual environment $(VENV) with $(PYTHON) (first run only)"
 	$(PYTHON) -m venv $(VENV)
 	@echo "==> installing requirements-dev.txt into $(VENV): Pulumi, the cloud SDKs and the test tools (a few minutes the first time)"
-	@if [ -t 1 ]; then quiet=; else quiet=--quiet; fi; \
-	  $(VENV)/bin/pip install $$quiet --disable-pip-version-check -r requirements-dev.txt
+	$(VENV)/bin/pip install $$($(PIP_PROGRESS)) --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
 	@echo "==> $(VENV) is ready"
 
@@ -87,8 +92,7 @@ SCAN_VENV := .venv-scan
 $(SCAN_VENV)/.installed: requirements-scan.txt
 	@echo "==> creating $(SCAN_VENV) for checkov (first run only)"
 	$(PYTHON) -m venv $(SCAN_VENV)
-	@if [ -t 1 ]; then quiet=; else quiet=--quiet; fi; \
-	  $(SCAN_VENV)/bin/pip install $$quiet --disable-pip-version-check -r requirements-scan.txt
+	$(SCAN_VENV)/bin/pip install $$($(PIP_PROGRESS)) --disable-pip-version-check -r requirements-scan.txt
 	@touch $@
 
 .PHONY: scan
