@@ -208,6 +208,33 @@ def test_the_offline_job_runs_the_tests_and_the_diff_without_secrets():
     assert "secrets." not in yaml.safe_dump(jobs["offline"])
     checkout = next(s for s in jobs["offline"]["steps"] if action(s) == "actions/checkout")
     assert checkout["with"]["fetch-depth"] == 0  # the base commit is there for the diff
+    # The README says checkov runs in CI, and the package installs as users install it.
+    assert "make scan" in runs and "make package-check" in runs
+
+
+def test_pip_downloads_are_cached_on_the_requirements():
+    for job_id, step in steps_of(load(PULL_REQUEST)):
+        if action(step) == "actions/setup-python":
+            assert step["with"]["cache"] == "pip", job_id
+            paths = list(ROOT.glob(step["with"]["cache-dependency-path"]))
+            assert ROOT / "requirements.txt" in paths, job_id
+
+
+def test_the_pulumi_cli_is_the_pinned_sdks_version():
+    pinned = re.search(r"^pulumi==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M)
+    assert pinned
+    uses = [s for _, s in steps_of(load(PULL_REQUEST)) if action(s) == "pulumi/actions"]
+    assert uses and {s["with"]["pulumi-version"] for s in uses} == {pinned.group(1)}
+
+
+def test_a_pull_request_gets_one_comment():
+    """The offline diff's, updated in place; each stack's preview goes to the job summary."""
+    steps = [s for _, s in steps_of(load(PULL_REQUEST))]
+    assert sum("gh pr comment" in s.get("run", "") for s in steps) == 1
+    for step in steps:
+        if action(step) == "pulumi/actions":
+            assert step["with"]["comment-on-pr"] is False
+            assert step["with"]["comment-on-summary"] is True
 
 
 # --- the preview job -------------------------------------------------------------------------
@@ -315,7 +342,6 @@ def test_the_preview_job_has_an_auth_step_per_cloud():
     pulumi = steps[preview_at]
     assert pulumi["if"] == "steps.gate.outputs.run == 'true'"
     assert pulumi["with"]["command"] == "preview"
-    assert pulumi["with"]["comment-on-pr"] is True
     # Gating is per stack (the gate step), not one cloud's settings for the whole job.
     assert "if" not in preview
 
