@@ -24,6 +24,9 @@ from offline.engine import ROOT
 WORKFLOW_DIR = ROOT / ".github" / "workflows"
 WORKFLOWS = sorted([*WORKFLOW_DIR.glob("*.yml"), *WORKFLOW_DIR.glob("*.yaml")])
 PULL_REQUEST = WORKFLOW_DIR / "pull-request.yml"
+STACK = WORKFLOW_DIR / "stack.yml"
+"""One stack against its cloud: the preview of a pull request, the deploy and the drift check."""
+DEPLOY = WORKFLOW_DIR / "deploy.yml"
 
 # The clouds of the platform specs: a new platform's cloud fails
 # test_the_preview_job_has_an_auth_step_per_cloud and test_the_gate_knows_every_cloud until the
@@ -85,7 +88,9 @@ def load(path: Path) -> dict:
 
 
 def steps_of(workflow: dict) -> list[tuple[str, dict]]:
-    return [(job_id, step) for job_id, job in workflow["jobs"].items() for step in job["steps"]]
+    return [
+        (job_id, step) for job_id, job in workflow["jobs"].items() for step in job.get("steps", [])
+    ]
 
 
 def action(step: dict) -> str:
@@ -142,12 +147,15 @@ def test_every_action_is_pinned_to_a_commit_with_its_tag_in_a_comment(path):
     assert pin_problems(text) == []
     # Every `uses:` YAML sees was on a line the check read (none hides in flow style).
     lines = [m.group(1) for m in map(USES_LINE.match, text.splitlines()) if m]
-    uses = [step["uses"] for _, step in steps_of(load(path)) if "uses" in step]
+    workflow = load(path)
+    uses = [step["uses"] for _, step in steps_of(workflow) if "uses" in step]
+    uses += [job["uses"] for job in workflow["jobs"].values() if "uses" in job]  # called workflows
     assert [line.split(" #")[0] for line in lines] == uses
     # One action, one release: the same commit and tag wherever it is used.
     pins: dict[str, set[str]] = {}
     for line in lines:
-        pins.setdefault(line.split("@")[0], set()).add(line.split("@")[1])
+        if not line.startswith("./"):  # a workflow of this repository has no release
+            pins.setdefault(line.split("@")[0], set()).add(line.split("@")[1])
     assert {name: pin for name, pin in pins.items() if len(pin) > 1} == {}
 
 
@@ -168,7 +176,7 @@ def apt_problems(workflow: dict) -> list[str]:
     """Each `apt-get install` of a job that no earlier `apt-get update` of that job precedes."""
     problems = []
     for job_id, job in workflow["jobs"].items():
-        script = "\n".join(step.get("run", "") for step in job["steps"])
+        script = "\n".join(step.get("run", "") for step in job.get("steps", []))
         updated_at = [m.start() for m in APT_UPDATE.finditer(script)]
         for install in APT_INSTALL.finditer(script):
             if not any(at < install.start() for at in updated_at):
@@ -212,8 +220,24 @@ def test_the_offline_job_runs_the_tests_and_the_diff_without_secrets():
     assert "make scan" in runs and "make package-check" in runs
 
 
+def test_every_stack_is_previewed_on_a_pull_request_deployed_on_merge_and_checked_for_drift():
+    preview = load(PULL_REQUEST)["jobs"]["preview"]
+    deploy = load(DEPLOY)
+    assert preview["uses"] == deploy["jobs"]["stack"]["uses"] == "./.github/workflows/stack.yml"
+    assert preview["with"]["command"] == "preview"
+    assert deploy["jobs"]["stack"]["with"]["command"] == (
+        "${{ github.event_name == 'push' && 'up' || 'drift' }}"
+    )
+    triggers = deploy[True] if True in deploy else deploy["on"]  # YAML 1.1 reads `on` as true
+    assert triggers["push"] == {"branches": ["main"]} and "schedule" in triggers
+    # `up` runs in the protected environment, one update of a stack at a time.
+    job = load(STACK)["jobs"]["stack"]
+    assert job["environment"] == "${{ inputs.command == 'up' && 'deploy' || '' }}"
+    assert job["concurrency"] == {"group": "stack-${{ inputs.stack }}", "cancel-in-progress": False}
+
+
 def test_pip_downloads_are_cached_on_the_requirements():
-    for job_id, step in steps_of(load(PULL_REQUEST)):
+    for job_id, step in [js for path in WORKFLOWS for js in steps_of(load(path))]:
         if action(step) == "actions/setup-python":
             assert step["with"]["cache"] == "pip", job_id
             paths = list(ROOT.glob(step["with"]["cache-dependency-path"]))
@@ -223,13 +247,13 @@ def test_pip_downloads_are_cached_on_the_requirements():
 def test_the_pulumi_cli_is_the_pinned_sdks_version():
     pinned = re.search(r"^pulumi==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M)
     assert pinned
-    uses = [s for _, s in steps_of(load(PULL_REQUEST)) if action(s) == "pulumi/actions"]
+    uses = [s for _, s in steps_of(load(STACK)) if action(s) == "pulumi/actions"]
     assert uses and {s["with"]["pulumi-version"] for s in uses} == {pinned.group(1)}
 
 
 def test_a_pull_request_gets_one_comment():
     """The offline diff's, updated in place; each stack's preview goes to the job summary."""
-    steps = [s for _, s in steps_of(load(PULL_REQUEST))]
+    steps = [s for path in WORKFLOWS for _, s in steps_of(load(path))]
     assert sum("gh pr comment" in s.get("run", "") for s in steps) == 1
     for step in steps:
         if action(step) == "pulumi/actions":
@@ -305,12 +329,12 @@ def test_a_stack_of_a_platform_no_spec_knows_stops_the_matrix(tmp_path):
 def for_cloud(step: dict, cloud: str) -> bool:
     condition = step.get("if", "")
     return "steps.gate.outputs.run == 'true'" in condition and (
-        f"matrix.cloud == '{cloud}'" in condition
+        f"inputs.cloud == '{cloud}'" in condition
     )
 
 
 def test_the_preview_job_has_an_auth_step_per_cloud():
-    preview = load(PULL_REQUEST)["jobs"]["preview"]
+    preview = load(STACK)["jobs"]["stack"]
     steps = preview["steps"]
     assert preview["permissions"]["id-token"] == "write"  # GCP's and Alibaba Cloud's OIDC
     auth = {cloud: [s for s in steps if for_cloud(s, cloud)] for cloud in CLOUDS}
@@ -341,7 +365,9 @@ def test_the_preview_job_has_an_auth_step_per_cloud():
     assert all(steps.index(s) < preview_at for found in auth.values() for s in found)
     pulumi = steps[preview_at]
     assert pulumi["if"] == "steps.gate.outputs.run == 'true'"
-    assert pulumi["with"]["command"] == "preview"
+    # A preview for pull requests and the drift check (which expects no changes), `up` on merge.
+    assert pulumi["with"]["command"] == "${{ inputs.command == 'up' && 'up' || 'preview' }}"
+    assert pulumi["with"]["expect-no-changes"] == "${{ inputs.command == 'drift' }}"
     # Gating is per stack (the gate step), not one cloud's settings for the whole job.
     assert "if" not in preview
 
@@ -357,7 +383,7 @@ GATE_ENV = {
 
 
 def gate_step() -> dict:
-    steps = load(PULL_REQUEST)["jobs"]["preview"]["steps"]
+    steps = load(STACK)["jobs"]["stack"]["steps"]
     assert steps[0].get("id") == "gate"  # before checkout: a skip costs nothing
     return steps[0]
 
@@ -375,6 +401,7 @@ def run_gate(tmp_path, stack: str, cloud: str, layers: str, **env: str):
             "STACK": stack,
             "CLOUD": cloud,
             "LAYERS": layers,
+            "COMMAND": "preview",
             **GATE_ENV,
             **env,
         },
@@ -388,7 +415,7 @@ def test_the_gate_reads_only_its_env_and_every_setting_it_needs():
     gate = gate_step()
     assert "${{" not in gate["run"]  # no expression is pasted into the script
     env = gate["env"]
-    assert env["STACK"] == "${{ matrix.stack }}" and env["LAYERS"] == "${{ matrix.layers }}"
+    assert env["STACK"] == "${{ inputs.stack }}" and env["LAYERS"] == "${{ inputs.layers }}"
     for name in ("GCP_WORKLOAD_IDENTITY_PROVIDER", "GCP_SERVICE_ACCOUNT"):
         assert f"vars.{name} != ''" in env["HAVE_GCP"]
     for name in ("ALIBABA_CLOUD_ROLE_ARN", "ALIBABA_CLOUD_OIDC_PROVIDER_ARN"):
@@ -426,7 +453,7 @@ def test_a_stack_whose_cloud_has_no_credentials_is_skipped_with_a_summary_line(
     result, output, summary = run_gate(tmp_path, stack, cloud, "cloud", **{have: "false"})
     assert result.returncode == 0, result.stderr  # skipped, not failed
     assert output == "run=false"
-    assert summary.startswith(f"- `{stack}` ({cloud}): not previewed.")
+    assert summary.startswith(f"- `{stack}` ({cloud}): no pulumi preview.")
     assert f"No {cloud} credentials" in summary and setting in summary
 
 
