@@ -213,3 +213,24 @@ def test_the_anchor_rule_matches_github():
     anchors = _anchors(ROOT / "docs" / "architecture.md")
     assert "split-deployment-private-api-endpoints" in anchors
     assert "using-the-layers-from-other-languages-pulumi-package-add" in anchors
+
+
+def test_install_lines_name_the_repository_and_pin_only_released_versions():
+    """The repository in every install line is pyproject.toml's; `@v<version>` appears only once
+    CHANGELOG.md dates that version (until then the tag does not exist)."""
+    import tomllib
+
+    from gpu_fabric import __version__
+
+    repository = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    repository_url = repository["Repository"]
+    released = not re.search(
+        rf"^## {re.escape(__version__)} \(unreleased\)", (ROOT / "CHANGELOG.md").read_text(), re.M
+    )
+    for doc in [ROOT / "README.md", *DOCS]:
+        text = doc.read_text()
+        for url in re.findall(r"https://github\.com/[^/\s]+/gpu-fabric\b", text):
+            assert url == repository_url, (doc.name, url)
+        assert "<org>/gpu-fabric" not in text, doc.name
+        if not released:
+            assert not re.search(r"gpu-fabric@v\d", text), doc.name

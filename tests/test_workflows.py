@@ -47,6 +47,15 @@ DOCUMENTED_INPUTS = {
         "freethreaded", "pip-version", "python-version", "python-version-file", "token",
         "update-environment",
     },
+    "actions/download-artifact": {
+        "artifact-ids", "digest-mismatch", "github-token", "merge-multiple", "name", "path",
+        "pattern", "repository", "run-id", "skip-decompress",
+    },
+    "pypa/gh-action-pypi-publish": {
+        "packages-dir", "packages_dir", "password", "print-hash", "print_hash", "repository-url",
+        "repository_url", "skip-existing", "skip_existing", "user", "verbose", "verify-metadata",
+        "verify_metadata",
+    },
     "actions/upload-artifact": {
         "archive", "compression-level", "if-no-files-found", "include-hidden-files", "name",
         "overwrite", "path", "retention-days",
@@ -236,8 +245,26 @@ def test_every_stack_is_previewed_on_a_pull_request_deployed_on_merge_and_checke
     assert job["concurrency"] == {"group": "stack-${{ inputs.stack }}", "cancel-in-progress": False}
 
 
+def test_a_tag_is_built_and_published_by_trusted_publishing():
+    release = load(WORKFLOW_DIR / "release.yml")
+    triggers = release[True] if True in release else release["on"]
+    assert triggers == {"push": {"tags": ["v*"]}}
+    build, publish = release["jobs"]["build"], release["jobs"]["publish"]
+    runs = " ".join(step.get("run", "") for step in build["steps"])
+    assert 'python -m tools.release_version "$TAG"' in runs and "python -m build" in runs
+    # Only the publishing job may ask for an OIDC token, in the protected environment; no
+    # PyPI token anywhere.
+    assert publish["permissions"] == {"id-token": "write"} and publish["environment"] == "pypi"
+    assert "permissions" not in build and release["permissions"] == {"contents": "read"}
+    assert "secrets." not in yaml.safe_dump(release)
+    assert action(publish["steps"][-1]) == "pypa/gh-action-pypi-publish"
+
+
 def test_pip_downloads_are_cached_on_the_requirements():
-    for job_id, step in [js for path in WORKFLOWS for js in steps_of(load(path))]:
+    """Every job that installs a requirements file (the release build installs `build` only)."""
+    for job_id, step in [
+        js for path in (PULL_REQUEST, STACK, DEPLOY) for js in steps_of(load(path))
+    ]:
         if action(step) == "actions/setup-python":
             assert step["with"]["cache"] == "pip", job_id
             paths = list(ROOT.glob(step["with"]["cache-dependency-path"]))
