@@ -23,6 +23,7 @@ from .models import CROSS_FIELD_RULES, MODELS, PROVIDER_KEYS, StackConfig, adapt
 from .namespaces import OTHER_NAMESPACES, credential_problems, key_problems
 from .pydantic_errors import problem_from_pydantic
 from .references import cloud_stack_problems
+from .second_round import cross_field_problems_despite
 from .written import written_problems
 
 
@@ -40,13 +41,35 @@ def parse(
         keys = {p.key for p in written}
         found = [problem_from_pydantic(e, secret) for e in _as_the_union_reports(err, raw)]
         found = without_secrets(found, raw, secret)
-        raise ConfigError(stack, written + [p for p in found if p.key not in keys]) from None
+        first = written + [p for p in found if p.key not in keys]
+        raise ConfigError(stack, first + _despite(raw, err, first, secret)) from None
     if written:
         raise ConfigError(stack, written)
-    problems = layer_problems(cfg) + CROSS_FIELD_RULES[Platform(cfg.platform)](cfg)
+    problems = _whole_config_problems(cfg)
     if problems:
         raise ConfigError(stack, without_secrets(problems, raw, secret))
     return cfg
+
+
+def _whole_config_problems(cfg: StackConfig) -> list[Problem]:
+    return layer_problems(cfg) + CROSS_FIELD_RULES[Platform(cfg.platform)](cfg)
+
+
+def _despite(
+    raw: dict[str, Any], err: ValidationError, first: list[Problem], secret: frozenset[str]
+) -> list[Problem]:
+    """The whole-config rules' problems the first round's refusals would otherwise hide (only
+    for a known platform: the rules are the platform's)."""
+    if _known_platform(raw) is None:
+        return []
+    found = cross_field_problems_despite(
+        raw,
+        [tuple(e["loc"]) for e in err.errors()],
+        {p.key for p in first},
+        _validated,
+        _whole_config_problems,
+    )
+    return without_secrets(found, raw, secret)
 
 
 def _validated(raw: dict[str, Any]) -> StackConfig:
