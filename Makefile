@@ -107,7 +107,7 @@ package-check:
 	$(PYTHON) -m venv build/package-venv
 	build/package-venv/bin/pip install --quiet --disable-pip-version-check ".[gke]"
 	cd build && package-venv/bin/python -c "import gpu_fabric, importlib.util as u; \
-		from gpu_fabric.gke.cloud import GkeCloud; from gpu_fabric.registry import SPECS; \
+		from gpu_fabric import GkeCloud, GkeFabric; from gpu_fabric.registry import SPECS; \
 		from gpu_fabric.workloads.kueue_config import kueue_values; kueue_values('training', {}); \
 		assert u.find_spec('pulumi_oci') is None and u.find_spec('pulumi_alicloud') is None; \
 		print('gpu_fabric', gpu_fabric.__version__, 'installed with the gke extra only')"

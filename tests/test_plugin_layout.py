@@ -96,3 +96,14 @@ def test_the_plugin_serves_the_layers_with_what_the_package_is(tmp_path):
     assert schema["license"] == PYPROJECT["project"]["license"] == "Apache-2.0"
     assert schema["repository"] == PYPROJECT["project"]["urls"]["Repository"]
     assert schema["description"] == PYPROJECT["project"]["description"]
+
+
+def test_the_package_exports_each_layer_and_its_args_without_holding_them():
+    layers = {layer.__name__: layer for layer in component_package.COMPONENTS}
+    exported = {name for name in gpu_fabric.__all__ if name != "__version__"}
+    assert exported == {*layers, *(f"{name}Args" for name in layers)}
+    for name, layer in layers.items():
+        assert getattr(gpu_fabric, name) is layer
+        assert f"{name}Args" in dir(gpu_fabric)
+    # Named, not kept: the plugin host still finds no component in the namespace.
+    assert host.components_from_module(gpu_fabric) == []
