@@ -1,7 +1,21 @@
-"""GKE: A3 High (TCPX), A3 Mega (TCPXO), A3 Ultra, A4 and A4X (gIB)."""
+"""GKE: A3 High (TCPX), A3 Mega (TCPXO), A3 Ultra, A4 and A4X (gIB).
+
+The machine presets (`a3_high`, `a3_mega`, `a3_ultra`, `a4`, `a4x`; presets.py) are importable
+from here, loaded when first named: the platform spec below is read without the GKE SDK.
+"""
+
+import importlib
 
 from ..platform_spec import GpuHardware, PlatformSpec
 from . import checks, config
+
+PRESETS = ("a3_high", "a3_mega", "a3_ultra", "a4", "a4x", "preset", "PrimaryRanges", "GkePreset")
+
+
+def __getattr__(name: str):
+    if name not in PRESETS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(".presets", __name__), name)
 
 
 def _hardware(cfg: config.GkeStackConfig) -> GpuHardware:
