@@ -3,7 +3,7 @@
 STACK ?= a3-prod
 PYTHON ?= python3
 VENV := .venv
-# The commands behind the targets (gpu_fabric/cli.py), installed into .venv by requirements.txt.
+# The commands behind the targets (gpu_fabric/cli.py), installed into .venv by requirements-dev.txt.
 # Their exit codes are their own (`.venv/bin/gpu-fabric --help`); make reports any failure of a
 # recipe as its own status 2 (GNU make manual, "Errors in Recipes"): run the command itself when
 # the code matters (a script, CI).

@@ -13,7 +13,7 @@ itself (its traceback is printed: a bug to report), never 1, which some commands
 
 The commands plan, check and draw the stack files of a checkout (its `stacks/`, `offline/`,
 `verify/`, `bench/`): they run from inside one, or from the checkout an editable install
-(`pip install -e .`, what requirements.txt does) was made from.
+(`pip install -e .`, what requirements-dev.txt does) was made from.
 """
 
 from __future__ import annotations

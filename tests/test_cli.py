@@ -1,8 +1,8 @@
 """The `gpu-fabric` console command: installed by the package, each command's exit codes kept.
 
 The exit-code tests run the installed script (`.venv/bin/gpu-fabric`, from pyproject.toml's
-`[project.scripts]` through requirements.txt's editable install), as a user's script or CI would,
-from a directory outside the checkout.
+`[project.scripts]` through requirements-dev.txt's editable install), as a user's script or CI
+would, from a directory outside the checkout.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ The CLI's rules, pulumi/pulumi at the pinned SDK's line (sdk/v3.272.0):
 - `sdk/python/cmd/pulumi-language-python/main.go`, `RunPlugin`: a `__main__.py` at the plugin
   directory's root is run as the plugin (`python <dir>`); without one, a buildable package is run
   as `python -m pulumi.run.plugin <pyproject project.name>`.
+- `pkg/engine/project.go`, `getPwdMain`: a directory `main` of Pulumi.yaml is the program's working
+  directory, where `InstallDependencies` (`sdk/python/toolchain/pip.go`) reads requirements.txt.
 - `sdk/python/toolchain/pyproject.go`, `IsBuildablePackage`: buildable means pyproject.toml has
   `project.name` and `build-system.build-backend`; `InstallDependencies` then runs
   `pip install <dir>` before requirements.txt (`req.IsPlugin`).
@@ -52,6 +54,11 @@ def test_no_root_main_makes_the_cli_run_the_package():
     assert not (ROOT / "__main__.py").exists()
     program = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
     assert (ROOT / program["main"] / "__main__.py").is_file()
+    # `pulumi install` reads requirements.txt in the program's directory (pkg/engine/project.go
+    # `getPwdMain`: a `main` directory is the program's working directory; pip.go
+    # `InstallDependencies` installs nothing when the file is missing there).
+    pins = (ROOT / program["main"] / "requirements.txt").read_text().splitlines()
+    assert "-r ../requirements.txt" in pins
     assert PYPROJECT["project"]["name"] == component_package.NAME
     assert PYPROJECT["build-system"]["build-backend"]
 
