@@ -10,6 +10,7 @@ from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import presets
 from gpu_fabric.gke.cloud import GkeCloud
 from gpu_fabric.gke.fabric import GkeFabric
+from gpu_fabric.presets import Preset
 from gpu_fabric.problems import ConfigError
 from offline import engine
 from offline.plan import pick
@@ -31,7 +32,7 @@ FAMILIES = {
 GIB = {"version": "1.34", "reservation": "my-reservation"}  # reservation-bound machines
 
 
-def family(name: str) -> presets.GkePreset:
+def family(name: str) -> Preset:
     platform, args = FAMILIES[name]
     extra = GIB if "rdma_subnets" in args else {}
     return getattr(gpu_fabric.gke, name)("train", **COMMON, **args, **extra)

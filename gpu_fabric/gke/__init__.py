@@ -9,7 +9,7 @@ import importlib
 from ..platform_spec import GpuHardware, PlatformSpec
 from . import checks, config
 
-PRESETS = ("a3_high", "a3_mega", "a3_ultra", "a4", "a4x", "preset", "PrimaryRanges", "GkePreset")
+PRESETS = ("a3_high", "a3_mega", "a3_ultra", "a4", "a4x", "preset", "PrimaryRanges")
 
 
 def __getattr__(name: str):

@@ -11,26 +11,20 @@
 A preset writes the stack config a stack file of that family would hold and validates it as
 `pulumi up` does (every rule of the stack config, `make plan`'s wording), so the machine type,
 MTUs, NIC and VPC names, local SSDs, boot disk, driver and pinned images come from the catalog
-through the same code the repository's own stacks use (`gpu_cluster.cloud_args`/`fabric_args`).
+through the same code the repository's own stacks use (`gpu_cluster.cloud_args`/`fabric_args`,
+by way of gpu_fabric/presets.py).
 Anything else a stack file may set goes in `overrides`, in the stack file's words
 (`{"gpuPool": {"reservation": "my-reservation"}}`; docs/config-reference.md).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import pulumi_kubernetes as k8s
-
 from ..catalog import catalog
-from ..stack_config import parse
-from .cloud import GkeCloud, GkeCloudArgs
-from .config import GCP_PROJECT_KEY, GkeStackConfig
-from .fabric import GkeFabricArgs
-from .gpu_cluster import GpuCluster, cloud_args, fabric_args
+from ..presets import Preset, preset_of
+from .config import GCP_PROJECT_KEY
 
 
 class PrimaryRanges(NamedTuple):
@@ -39,23 +33,6 @@ class PrimaryRanges(NamedTuple):
     subnet_cidr: str
     pods_cidr: str
     services_cidr: str
-
-
-@dataclass(frozen=True)
-class GkePreset:
-    """A validated GKE stack config, and the two layers' args it makes."""
-
-    config: GkeStackConfig
-
-    @property
-    def cloud_args(self) -> GkeCloudArgs:
-        return cloud_args(self.config)
-
-    def fabric_args(self, cloud: GkeCloud, provider: k8s.Provider | None = None) -> GkeFabricArgs:
-        """The fabric layer's args on `cloud`'s cluster, through its own Kubernetes provider
-        unless `provider` is given."""
-        outputs = {key: getattr(cloud, key) for key in GpuCluster.FABRIC_NEEDS}
-        return fabric_args(self.config, provider or cloud.kubernetes_provider, outputs)
 
 
 def preset(
@@ -71,7 +48,7 @@ def preset(
     node_count: int = 2,
     reservation: str | None = None,
     overrides: Mapping[str, Any] | None = None,
-) -> GkePreset:
+) -> Preset:
     """The preset of `platform` (`gke-a3-high`): its catalog machine in one pool of `node_count`
     nodes in `zone` (from `reservation`, which A3 Ultra, A4 and A4X need), each NIC group's
     subnets in NIC order (`{"gpu": [...]}`), the cluster named `name` (also the prefix of its
@@ -100,43 +77,30 @@ def preset(
     }
     if reservation is not None:
         raw["gpuPool"]["reservation"] = {"name": reservation}
-    cfg = parse(_merged(raw, overrides or {}), f"preset {name}")
-    assert isinstance(cfg, GkeStackConfig)  # a GKE platform's model
-    return GkePreset(cfg)
+    return preset_of(raw, name, overrides)
 
 
-def _merged(base: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """`base` with `overrides` written over it, mappings merged key by key."""
-    merged = copy.deepcopy(base)
-    for key, value in overrides.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
-            merged[key] = _merged(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
-def a3_high(name: str, *, gpu_subnets: list[str], **common: Any) -> GkePreset:
+def a3_high(name: str, *, gpu_subnets: list[str], **common: Any) -> Preset:
     """a3-highgpu-8g over GPUDirect-TCPX: four GPU NICs, one VPC each (`gpu_subnets`, 4)."""
     return preset("gke-a3-high", name, nic_subnets={"gpu": gpu_subnets}, **common)
 
 
-def a3_mega(name: str, *, gpu_subnets: list[str], **common: Any) -> GkePreset:
+def a3_mega(name: str, *, gpu_subnets: list[str], **common: Any) -> Preset:
     """a3-megagpu-8g over GPUDirect-TCPXO: eight GPU NICs, one VPC each (`gpu_subnets`, 8)."""
     return preset("gke-a3-mega", name, nic_subnets={"gpu": gpu_subnets}, **common)
 
 
-def a3_ultra(name: str, *, gvnic_subnet: str, rdma_subnets: list[str], **common: Any) -> GkePreset:
+def a3_ultra(name: str, *, gvnic_subnet: str, rdma_subnets: list[str], **common: Any) -> Preset:
     """a3-ultragpu-8g over gIB: a gVNIC VPC and a RoCE VPC of eight subnets."""
     return preset("gke-a3-ultra", name, nic_subnets=_gib(gvnic_subnet, rdma_subnets), **common)
 
 
-def a4(name: str, *, gvnic_subnet: str, rdma_subnets: list[str], **common: Any) -> GkePreset:
+def a4(name: str, *, gvnic_subnet: str, rdma_subnets: list[str], **common: Any) -> Preset:
     """a4-highgpu-8g over gIB: a gVNIC VPC and a RoCE VPC of eight subnets."""
     return preset("gke-a4", name, nic_subnets=_gib(gvnic_subnet, rdma_subnets), **common)
 
 
-def a4x(name: str, *, gvnic_subnet: str, rdma_subnets: list[str], **common: Any) -> GkePreset:
+def a4x(name: str, *, gvnic_subnet: str, rdma_subnets: list[str], **common: Any) -> Preset:
     """a4x-highgpu-4g (GB200) over gIB: a gVNIC VPC and a RoCE VPC of four subnets."""
     return preset("gke-a4x", name, nic_subnets=_gib(gvnic_subnet, rdma_subnets), **common)
 

@@ -1,0 +1,54 @@
+"""What every platform's presets share: a stack config written for the caller, validated as a
+stack file is, and the two layers' args it makes (each platform's `presets.py` says what it
+fills in; docs/architecture.md, "Machine presets").
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .registry import spec_of
+from .stack_config import parse
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A validated stack config, and the two layers' args it makes."""
+
+    config: Any
+    """The platform's validated stack config (what `make plan` would plan)."""
+
+    @property
+    def cluster(self) -> Any:
+        """The platform's `GpuCluster`: its layers and how the config becomes their args."""
+        return spec_of(self.config.platform).stack_module().GpuCluster
+
+    @property
+    def cloud_args(self) -> Any:
+        return self.cluster.cloud_args(self.config)
+
+    def fabric_args(self, cloud: Any, provider: Any = None) -> Any:
+        """The fabric layer's args on `cloud`'s cluster (the platform's cloud layer), through
+        its own Kubernetes provider unless `provider` is given."""
+        outputs = {key: getattr(cloud, key) for key in self.cluster.FABRIC_NEEDS}
+        return self.cluster.fabric_args(self.config, provider or cloud.kubernetes_provider, outputs)
+
+
+def preset_of(raw: Mapping[str, Any], name: str, overrides: Mapping[str, Any] | None) -> Preset:
+    """The preset of a stack config in the stack file's words (`raw`, with `overrides` written
+    over it); raises `ConfigError` naming each refused key."""
+    return Preset(parse(merged(raw, overrides or {}), f"preset {name}"))
+
+
+def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `overrides` written over it, mappings merged key by key."""
+    result = copy.deepcopy(dict(base))
+    for key, value in overrides.items():
+        if isinstance(value, Mapping) and isinstance(result.get(key), dict):
+            result[key] = merged(result[key], value)
+        else:
+            result[key] = copy.deepcopy(value)
+    return result
