@@ -623,11 +623,15 @@ def render(diffs: list[StackDiff], rules: ReplaceRules, title: str) -> str:
 # --- Planning a git revision ---
 
 
-def plan_tree(tree: Path, out_dir: Path) -> dict[str, str]:
-    """Plan every stack file of the checkout `tree` into `out_dir`; returns errors by stack."""
+def plan_tree(tree: Path, out_dir: Path, label: str = "this tree") -> dict[str, str]:
+    """Plan every stack file of the checkout `tree` into `out_dir`; returns errors by stack.
+    Says on stderr which stack it plans (a minute or more for every stack of two trees: a log
+    that is not a terminal would otherwise show nothing until the report)."""
     errors = {}
-    for stack_file in sorted((tree / STACKS_DIR.relative_to(ROOT)).glob("Pulumi.*.yaml")):
+    stack_files = sorted((tree / STACKS_DIR.relative_to(ROOT)).glob("Pulumi.*.yaml"))
+    for number, stack_file in enumerate(stack_files, 1):
         stack = stack_file.name[len("Pulumi.") : -len(".yaml")]
+        print(f"==> planning {stack} ({label}, {number}/{len(stack_files)})", file=sys.stderr)
         result = subprocess.run(
             [sys.executable, "-m", "offline.plan", stack, "--out", str(out_dir)],
             cwd=tree,
@@ -649,7 +653,7 @@ def plan_revision(rev: str, out_dir: Path) -> dict[str, str]:
             check=True,
         )
         try:
-            return plan_tree(tree, out_dir)
+            return plan_tree(tree, out_dir, f"at {rev}")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections.abc
 import json
+import subprocess
 import typing
 
 import pytest
@@ -677,3 +678,23 @@ def test_a_new_lingjun_group_replaces_the_pool_old_one_first():
     assert pool.action == "replace" and pool.delete_first
     assert pool.reason == "forced by `efloNodeGroup`"
     assert "efloNodeGroup" not in RULES.fields("alicloud:cs/nodePool:NodePool")
+
+
+def test_planning_a_tree_says_which_stack_it_plans(tmp_path, monkeypatch, capsys):
+    """A log that is not a terminal shows progress while every stack of two trees is planned."""
+    tree = tmp_path / "tree"
+    stacks = tree / STACKS_DIR.relative_to(diff.ROOT)
+    stacks.mkdir(parents=True)
+    for name in ("b", "a"):
+        (stacks / f"Pulumi.{name}.yaml").write_text("config: {}\n")
+    ran = []
+
+    def planned(command, **kwargs):
+        ran.append(command[3])
+        return subprocess.CompletedProcess(command, 2 if ran[-1] == "b" else 0, "", "bad")
+
+    monkeypatch.setattr(diff.subprocess, "run", planned)
+    errors = diff.plan_tree(tree, tmp_path / "out", "at abc123")
+    assert ran == ["a", "b"] and errors == {"b": "bad"}
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["==> planning a (at abc123, 1/2)", "==> planning b (at abc123, 2/2)"]
