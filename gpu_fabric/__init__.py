@@ -38,10 +38,9 @@ def __getattr__(name: str):
     in place of `python -m gpu_fabric` (component_package.py says why that matters)."""
     if name == "__all__":
         return ["__version__", *_layers()]
-    # Only a layer's name reads the specs: `from . import gke` asks this function first, while the
-    # registry that imports the platform packages is itself being imported.
-    layer_name = name.removesuffix("Args").endswith(tuple(m.capitalize() for m in LAYER_MODULES))
-    module = _layers().get(name) if layer_name else None
+    # Only a class name reads the specs: `from . import gke` (a lowercase submodule) asks this
+    # function first, while the registry that imports the platform packages is being imported.
+    module = _layers().get(name) if name[:1].isupper() else None
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(module, __name__), name)

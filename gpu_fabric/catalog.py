@@ -576,6 +576,10 @@ class Catalog(_Data):
     sources: dict[str, Source] = {}
     """The documents the platforms were built from, by id (`sources: <id>` in a citation)."""
 
+    def machines_of(self, platform: str) -> dict[str, Machine]:
+        """The machine types a platform (`gke-a3-high`) builds, by name."""
+        return {name: m for name, m in self.machines.items() if m.platform == platform}
+
     @model_validator(mode="after")
     def _every_fabric_complete(self) -> Catalog:
         missing = [f.value for f in Fabric if f not in self.fabrics]
@@ -585,7 +589,7 @@ class Catalog(_Data):
             if facts.images not in Images.model_fields:
                 raise ValueError(f"fabrics.{name}.images: {facts.images} is not a key of images")
         for machine_type, machine in self.machines.items():
-            others = {m.fabric for m in self.machines.values() if m.platform == machine.platform}
+            others = {m.fabric for m in self.machines_of(machine.platform).values()}
             if others != {machine.fabric}:
                 raise ValueError(
                     f"machine {machine_type}: its platform's machines differ in fabric"

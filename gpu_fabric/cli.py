@@ -105,7 +105,7 @@ def run(name: str, argv: list[str]) -> int:
         return 2
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    sys.argv[0] = f"gpu-fabric {name}"  # the usage line argparse prints names the command
+    program, sys.argv[0] = sys.argv[0], f"gpu-fabric {name}"  # argparse's usage line names it
     try:
         return int(importlib.import_module(command.module).main(argv) or 0)
     except SystemExit as done:  # argparse: --help (0) and a bad argument (2)
@@ -120,6 +120,8 @@ def run(name: str, argv: list[str]) -> int:
             err=True,
         )
         return BUG
+    finally:
+        sys.argv[0] = program
 
 
 def _command(name: str, command: Command) -> click.Command:

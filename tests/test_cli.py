@@ -86,3 +86,9 @@ def test_outside_a_checkout_the_commands_say_where_they_run(monkeypatch, capsys)
 def test_the_checkout_is_found_from_a_subdirectory_and_from_the_installed_package(tmp_path):
     assert cli.checkout_root(ROOT / "docs") == ROOT
     assert cli.checkout_root(tmp_path) == ROOT  # the editable install's checkout
+
+
+def test_a_command_leaves_the_process_arguments_as_they_were():
+    before = sys.argv[0]
+    cli.run("nccl-judge", ["--help"])
+    assert sys.argv[0] == before

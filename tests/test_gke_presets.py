@@ -98,3 +98,12 @@ def test_every_public_name_of_the_presets_module_is_importable_from_the_package(
         if not name.startswith("_") and getattr(value, "__module__", None) == presets.__name__
     }
     assert set(gpu_fabric.gke.PRESETS) == own
+
+
+def test_a_platform_of_several_machine_types_wants_one_named(monkeypatch):
+    two = {"a3-highgpu-8g": object(), "a3-highgpu-4g": object()}
+    monkeypatch.setattr(type(catalog()), "machines_of", lambda self, platform: two)
+    with pytest.raises(
+        ValueError, match=r"gke-a3-high builds \['a3-highgpu-4g', 'a3-highgpu-8g'\]"
+    ):
+        presets.preset("gke-a3-high", "train", **COMMON, version="1.33", nic_subnets={})

@@ -18,5 +18,5 @@ def fabric_of(machine: Machine) -> GkeFabricSpec:
 
 def platform_fabric(platform: str) -> GkeFabricSpec:
     """The spec of a GKE platform's fabric: its machine types' (the catalog gives them one)."""
-    (fabric,) = {m.fabric for m in catalog().machines.values() if m.platform == platform}
+    (fabric,) = {m.fabric for m in catalog().machines_of(platform).values()}
     return FABRICS[fabric]

@@ -46,14 +46,19 @@ def preset(
     nic_subnets: Mapping[str, list[str]],
     primary: PrimaryRanges,
     node_count: int = 2,
+    machine_type: str | None = None,
     reservation: str | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Preset:
-    """The preset of `platform` (`gke-a3-high`): its catalog machine in one pool of `node_count`
-    nodes in `zone` (from `reservation`, which A3 Ultra, A4 and A4X need), each NIC group's
-    subnets in NIC order (`{"gpu": [...]}`), the cluster named `name` (also the prefix of its
-    VPCs). Raises `ConfigError` naming each refused key."""
-    machine_type = next(m for m, entry in catalog().machines.items() if entry.platform == platform)
+    """The preset of `platform` (`gke-a3-high`): its catalog machine (`machine_type` where the
+    platform has several) in one pool of `node_count` nodes in `zone` (from `reservation`, which A3
+    Ultra, A4 and A4X need), each NIC group's subnets in NIC order (`{"gpu": [...]}`), the cluster
+    named `name` (also the prefix of its VPCs). Raises `ConfigError` naming each refused key."""
+    if machine_type is None:
+        machines = sorted(catalog().machines_of(platform))
+        if len(machines) != 1:
+            raise ValueError(f"{platform} builds {machines}: name one as machine_type")
+        (machine_type,) = machines
     raw: dict[str, Any] = {
         "platform": platform,
         GCP_PROJECT_KEY: project,

@@ -57,6 +57,6 @@ def cross_field_problems_despite(
         return []
     try:
         cfg = validate(kept)
-    except (ValidationError, ValueError, KeyError, TypeError):
+    except ValidationError:
         return []  # what the first round refused still shapes the rest: no guess
     return [p for p in rules(cfg) if not _under(p.key, refused_keys)]
