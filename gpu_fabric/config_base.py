@@ -118,6 +118,15 @@ class StackModel(ConfigModel):
 
     ONLY_HERE: ClassVar[dict[str, str]]
     """Keys of this platform alone, with why they mean nothing elsewhere (each platform sets it)."""
+    FABRIC_KEYS: ClassVar[dict[str, str]] = {
+        "queues": "the training queue is in the cluster",
+        "node_wait_timeout": "the wait for usable GPU nodes is in-cluster",
+    }
+    """Top-level fields only the fabric layer reads, with where they act (each platform adds its
+    own). Every other field but `STACK_KEYS` is the cloud layer's: a split deployment keeps it in
+    the cloud stack, whose `cloudConfig` output the fabric stack reads (stack_config/split.py)."""
+    STACK_KEYS: ClassVar[tuple[str, ...]] = ("platform", "layers", "cloud_stack")
+    """Top-level fields of every stack, whichever layers it runs."""
     if TYPE_CHECKING:
         # Declared for type checkers only: a field here would be a key of every platform.
         platform: str

@@ -14,6 +14,8 @@ from typing import Any
 import pulumi
 from pydantic.alias_generators import to_camel
 
+from .stack_config.split import CLOUD_CONFIG_OUTPUT, cloud_config_of
+
 TOKEN_MODULE = "gpu-fabric:index"
 """Type tokens of the layer components: `gpu-fabric:index:<Class>`, the token the component
 package (`component_package.py`) hosts them under, so a layer has one token in every language."""
@@ -190,6 +192,8 @@ class LayeredCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         self.cloud = self.fabric = None
         layers = cfg.layers.value
+        # A cloud stack exports its cloud keys: its fabric stack's only source for them.
+        self.cloud_config = cloud_config_of(cfg) if layers == "cloud" else None
         if layers != "fabric":
             self.cloud = self.cloud_layer(name, cfg, child)
         if layers != "cloud":
@@ -207,6 +211,8 @@ class LayeredCluster(pulumi.ComponentResource):
         for layer, names in ((self.cloud, self.CLOUD_OUTPUTS), (self.fabric, self.FABRIC_OUTPUTS)):
             if layer is not None:
                 out.update({key: getattr(layer, attr) for key, attr in names.items()})
+        if self.cloud_config is not None:
+            out[CLOUD_CONFIG_OUTPUT] = self.cloud_config
         return out
 
     def _from_cloud_stack(self, name: str, reference: str, opts: pulumi.ResourceOptions):

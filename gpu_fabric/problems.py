@@ -60,6 +60,7 @@ class ConfigError(Exception):
     """The stack configuration is invalid; nothing may be registered."""
 
     def __init__(self, stack: str, problems: list[Problem]):
+        self.stack = stack
         self.problems = problems
         lines = [f"stack {stack!r}: {len(problems)} configuration problem(s):"]
         lines += [f"  - {p}" for p in problems]

@@ -25,6 +25,7 @@ from gpu_fabric.config_base import is_stack_reference
 from gpu_fabric.problems import MISSING, ConfigError, Problem
 from gpu_fabric.pulumi_internals import sdk, without_source_positions
 from gpu_fabric.registry import SPECS, spec_of
+from gpu_fabric.stack_config.in_program import READ_STACK_OUTPUTS
 from gpu_fabric.stack_file import (  # noqa: F401 (the plan's readers take them from here)
     SECRET_PLACEHOLDER,
     STACKS_DIR,
@@ -334,6 +335,12 @@ class _CloudMocks(pulumi_mocks.Mocks):
         return created if created is not None else (f"{name}-id", state)
 
     def call(self, args: pulumi_mocks.MockCallArgs):
+        if args.token == READ_STACK_OUTPUTS:
+            # The engine's own function (a fabric stack reads its cloud stack's outputs with it
+            # before it registers anything), answered as the engine answers it.
+            name = args.args["name"]
+            secret = _SECRET_OUTPUTS.get(name, [])
+            return {"name": name, "outputs": self.stack_outputs[name], "secretOutputNames": secret}
         cloud = self.clouds.get(args.token.split(":", 1)[0])
         result = cloud.call(args.token, args.args) if cloud else None
         return {} if result is None else result
@@ -472,6 +479,11 @@ def stack_names() -> list[str]:
     return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
 
 
+_SECRET_OUTPUTS: dict[str, list[str]] = {}
+"""The secret outputs of the cloud stacks planned for a fabric stack, by reference: the engine
+names them beside the outputs (`secretOutputNames`)."""
+
+
 def _referenced_outputs(
     values: dict[str, str], cloud_outputs: dict[str, Any] | None
 ) -> dict[str, dict[str, Any]]:
@@ -482,6 +494,7 @@ def _referenced_outputs(
         return {}
     if not is_stack_reference(reference):
         return {}  # the program refuses it, naming the key (config_base: `cloud_stack`)
+    _SECRET_OUTPUTS.pop(reference, None)  # outputs given as values: none known secret
     if cloud_outputs is None:
         cloud = reference.rsplit("/", 1)[-1]
         if not (STACKS_DIR / f"Pulumi.{cloud}.yaml").is_file():
@@ -496,7 +509,9 @@ def _referenced_outputs(
                     )
                 ],
             )
-        cloud_outputs = run(cloud).outputs
+        cloud_plan = run(cloud)
+        cloud_outputs = cloud_plan.outputs
+        _SECRET_OUTPUTS[reference] = sorted(cloud_plan.secret_outputs)
     return {reference: cloud_outputs}
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.workload_security import pod_templates, waivers, without_waivers
 from offline import engine
 from offline.engine import ROOT, manifest
@@ -115,7 +115,7 @@ def stack_objects(stack: str) -> dict[str, dict]:
             if obj.get("kind") and not _is_listed_already(objects, obj):
                 add(obj, origin)
     if values.get("gpu-fabric:layers", "all") != "cloud":
-        cfg = parse_pulumi_config(with_optional_workloads(values), stack)
+        cfg = parse_with_cloud_stack_file(with_optional_workloads(values), stack)
         # Both runs `make verify BANDWIDTH=1` can make: the queued TrainJob, upstream's pods.
         for upstream_pods in (False, True):
             for obj in benchmark_for(stack, cfg, upstream_pods=upstream_pods).manifests():

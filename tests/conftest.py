@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gpu_fabric.problems import ConfigError, Problem
-from gpu_fabric.stack_config import StackConfig, parse_pulumi_config
+from gpu_fabric.stack_config import StackConfig, parse_pulumi_config, parse_with_cloud_stack_file
 from offline import engine
 
 
@@ -48,6 +48,17 @@ SSH_PUBLIC_KEY = _ed25519_public_key()
 """An SSH public key line without a comment."""
 
 
+def pair_values(stack: str = "a3-prod") -> dict[str, Any]:
+    """`stack_values`; a cloud stack with a fabric stack beside it (`fabric_stack_of`) gives the
+    pair's: its own keys and the fabric stack's fabric keys, as one config that `split_values`
+    parts again (so a test edits a split deployment as one)."""
+    decoded = stack_values(stack)
+    fabric = fabric_stack_of(stack)
+    if fabric is not None:
+        decoded |= {k: v for k, v in stack_values(fabric).items() if k not in _STACK_KEYS}
+    return decoded
+
+
 def stack_values(stack: str = "a3-prod") -> dict[str, Any]:
     """The stack file's config, with object values decoded (so tests can edit them)."""
     decoded = {}
@@ -57,6 +68,37 @@ def stack_values(stack: str = "a3-prod") -> dict[str, Any]:
         except ValueError:
             decoded[key] = text
     return decoded
+
+
+_STACK_KEYS = tuple(f"gpu-fabric:{k}" for k in ("layers", "cloudStack", "platform"))
+
+
+def fabric_stack_of(stack: str) -> str | None:
+    """`<stack>-fabric`, where `stack` runs the cloud layer and that stack file exists."""
+    fabric = f"{stack}-fabric"
+    if fabric not in engine.stack_names():
+        return None
+    if engine.stack_config(stack).get("gpu-fabric:layers") != "cloud":
+        return None
+    return fabric
+
+
+def split_values(stack: str, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A pair's one config (`stack_values`) as its two stack files hold it: the cloud stack's
+    keys, and the fabric stack's (its fabric keys, `layers: fabric`, `cloudStack: <stack>`)."""
+    from gpu_fabric.stack_config import MODELS
+    from gpu_fabric.stack_config.split import key_of
+
+    model = next(m for p, m in MODELS.items() if p.value == values.get("gpu-fabric:platform"))
+    fabric_keys = {f"gpu-fabric:{key_of(model, name)}" for name in model.FABRIC_KEYS}
+    cloud = {k: v for k, v in values.items() if k not in fabric_keys}
+    fabric = {k: v for k, v in values.items() if k in fabric_keys}
+    fabric |= {
+        "gpu-fabric:layers": "fabric",
+        "gpu-fabric:cloudStack": stack,
+        "gpu-fabric:platform": values.get("gpu-fabric:platform"),
+    }
+    return cloud, fabric
 
 
 def with_changes(values: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
@@ -111,7 +153,7 @@ def run_stack(
     each only once): a test reads a plan, it never changes one. A test that patches the engine or
     the catalog asks for a plan of its own (`cached=False`).
     """
-    values = with_changes(stack_values(stack), changes or {})
+    values = with_changes(pair_values(stack), changes or {})
     plan = _planned if cached else _planned.__wrapped__
     return plan(stack, json.dumps(values, sort_keys=True))
 
@@ -119,8 +161,7 @@ def run_stack(
 @functools.cache
 def _planned(stack: str, values_json: str) -> engine.Plan:
     values = json.loads(values_json)
-    fabric = f"{stack}-fabric"
-    if values.get("gpu-fabric:layers") != "cloud" or fabric not in engine.stack_names():
+    if values.get("gpu-fabric:layers") != "cloud" or fabric_stack_of(stack) is None:
         return engine.run(stack, encode(values))
     return run_pair(stack, values)
 
@@ -151,10 +192,11 @@ def fabric_plan(cloud_stack: str, changes: dict[str, Any]) -> engine.Plan:
 
 
 def run_pair(stack: str, values: dict[str, Any]) -> engine.Plan:
-    """The cloud stack's plan and its fabric stack's (same platform config), as one plan."""
-    cloud = engine.run(stack, encode(values))
-    layers = {"gpu-fabric:layers": "fabric", "gpu-fabric:cloudStack": stack}
-    fabric = engine.run(f"{stack}-fabric", encode({**values, **layers}), None, cloud.outputs)
+    """The cloud stack's plan and its fabric stack's (the pair's one config, `split_values`),
+    as one plan."""
+    cloud_values, fabric_values = split_values(stack, values)
+    cloud = engine.run(stack, encode(cloud_values))
+    fabric = engine.run(f"{stack}-fabric", encode(fabric_values), None, cloud.outputs)
     return engine.Plan(
         stack=stack,
         resources=cloud.resources + fabric.resources,
@@ -171,9 +213,29 @@ def a3_plan() -> engine.Plan:
 
 
 def parse_stack(changes: dict[str, Any], stack: str = "a3-prod") -> StackConfig:
-    """Validate a stack file with `changes` applied, as the program would."""
-    values = encode(with_changes(stack_values(stack), changes))
-    return parse_pulumi_config(values, stack)
+    """Validate a stack file with `changes` applied, as the program would. A pair's config
+    (`stack_values`) is validated as its two stacks are: each file alone, then the fabric
+    stack's keys with the cloud stack's `cloudConfig` (the whole config, `layers: fabric`)."""
+    values = with_changes(pair_values(stack), changes)
+    if values.get("gpu-fabric:layers") == "fabric":
+        return parse_with_cloud_stack_file(encode(values), stack)
+    if values.get("gpu-fabric:layers") != "cloud" or fabric_stack_of(stack) is None:
+        return parse_pulumi_config(encode(values), stack)
+    from gpu_fabric.stack_config.split import cloud_config_of
+
+    cloud_values, fabric_values = split_values(stack, values)
+    found: list[Problem] = []
+    try:
+        cloud = parse_pulumi_config(encode(cloud_values), stack)
+    except ConfigError as err:
+        found += err.problems
+    try:
+        fabric = parse_pulumi_config(encode(fabric_values), f"{stack}-fabric")
+    except ConfigError as err:
+        found += err.problems
+    if found:
+        raise ConfigError(stack, found)
+    return fabric.merged(cloud_config_of(cloud), False)
 
 
 def problems(changes: dict[str, Any], stack: str = "a3-prod") -> list[Problem]:

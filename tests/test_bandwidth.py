@@ -16,7 +16,7 @@ from kubernetes.client.rest import RESTResponse
 
 import verify.__main__ as verify_cli
 from gpu_fabric.registry import spec_of
-from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
 from tests.test_manifests import KUBERNETES_VERSION
 from tests.test_manifests import validate as validate_object
@@ -39,7 +39,7 @@ GKE_STACKS = ["a3-prod", "a3-mega-prod", "a3-ultra-prod", "a4-prod", "a4x-prod"]
 
 
 def config(stack: str) -> Any:
-    cfg = parse_pulumi_config(stack_config(stack), stack)
+    cfg = parse_with_cloud_stack_file(stack_config(stack), stack)
     if stack.startswith("ack"):
         images = cfg.images.model_copy(update={"benchmark": "registry.example/hps:1"})
         cfg = cfg.model_copy(update={"images": images})
@@ -145,7 +145,7 @@ def test_oke_runs_the_whole_node_job_then_the_two_sharing_jobs():
 def test_refusals_say_why():
     with pytest.raises(bandwidth.CouldNotRun, match="--nodes 2 or more"):
         benchmark_for("a3-prod", config("a3-prod"), 1, upstream_pods=True)
-    cfg = parse_pulumi_config(stack_config("ack-lingjun-fabric"), "ack-lingjun-fabric")
+    cfg = parse_with_cloud_stack_file(stack_config("ack-lingjun-fabric"), "ack-lingjun-fabric")
     with pytest.raises(bandwidth.CouldNotRun, match="images.benchmark"):
         benchmark_for("ack-lingjun-fabric", cfg, upstream_pods=True)
 

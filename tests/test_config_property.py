@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config.references import referenced_stack
+from gpu_fabric.stack_config.split import FabricStack, cloud_config_of
 from offline.engine import STACKS_DIR
 from tests.conftest import encode, stack_values
 
@@ -133,7 +135,7 @@ def read_back(cfg, path: tuple) -> Any:
 def test_every_key_is_used_as_written_or_refused(case):
     stack, values, (what, path, value) = case
     try:
-        cfg = parse_pulumi_config(encode(values), stack, stacks_dir=None)
+        configs = planned_configs(stack, values)
     except ConfigError as err:
         assert err.problems
         for problem in err.problems:
@@ -143,9 +145,37 @@ def test_every_key_is_used_as_written_or_refused(case):
     assert what != "added", f"{path} was added and silently accepted"
     if what == "replaced":
         written = json.loads(json.dumps(value))
-        assert read_back(cfg, path) == written, (path, value)
+        for cfg in configs:
+            assert read_back(cfg, path) == written, (path, value)
+
+
+FABRIC_STACKS = {
+    stack: referenced_stack(values["gpu-fabric:cloudStack"])
+    for stack, values in EXAMPLES.items()
+    if values.get("gpu-fabric:layers") == "fabric"
+    and referenced_stack(values.get("gpu-fabric:cloudStack", "")) in EXAMPLES
+}
+"""The example fabric stacks whose cloud stack is an example too: fabric stack -> cloud stack."""
+
+
+def planned_configs(stack: str, values: dict[str, Any]) -> list:
+    """The whole configs the program would plan with `values` as `stack`'s file: a fabric stack's
+    merged with its cloud stack's `cloudConfig` (the example's); a cloud stack's, and each of its
+    fabric stacks' merged with what it now exports (a cloud key reaches the fabric stack as
+    written, or the split refuses it)."""
+    cfg = parse_pulumi_config(encode(values), stack, stacks_dir=None)
+    if isinstance(cfg, FabricStack):
+        cloud = FABRIC_STACKS[stack]
+        cloud_cfg = parse_pulumi_config(encode(EXAMPLES[cloud]), cloud, stacks_dir=None)
+        return [cfg.merged(cloud_config_of(cloud_cfg), False)]
+    configs = [cfg]
+    for fabric in (f for f, cloud in FABRIC_STACKS.items() if cloud == stack):
+        own = parse_pulumi_config(encode(EXAMPLES[fabric]), fabric, stacks_dir=None)
+        configs.append(own.merged(cloud_config_of(cfg), False))
+    return configs
 
 
 def test_the_property_sees_every_example_stack():
     assert len(STACKS) >= 4 and all(leaf_paths(EXAMPLES[s]) for s in STACKS)
+    assert FABRIC_STACKS, "no example fabric stack: the split goes unchecked"
     assert Path(STACKS_DIR).is_dir()

@@ -617,13 +617,13 @@ def test_a_resource_renamed_through_an_alias_is_reported_as_renamed():
 def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
     """oke-dranet as one stack before; its cloud stack and fabric stack after."""
     from offline import engine
-    from tests.conftest import OKE_EXISTING_VCN, encode, stack_values, with_changes
+    from tests.conftest import OKE_EXISTING_VCN, encode, pair_values, split_values, with_changes
 
     base, head = tmp_path / "base", tmp_path / "head"
     base.mkdir()
     head.mkdir()
     one = with_changes(
-        stack_values("oke-dranet"),
+        pair_values("oke-dranet"),
         {
             "gpu-fabric:layers": "all",
             "gpu-fabric:network": {"existing": {**OKE_EXISTING_VCN, "deployPath": "a VPN"}},
@@ -638,9 +638,9 @@ def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
         "gpu-fabric:layers": "cloud",
         "gpu-fabric:network": {"existing": OKE_EXISTING_VCN},
     }
-    cloud = engine.run("oke-dranet", encode(split))
-    layers = {"gpu-fabric:layers": "fabric", "gpu-fabric:cloudStack": "oke-dranet"}
-    fabric = engine.run("oke-dranet-fabric", encode({**split, **layers}), None, cloud.outputs)
+    cloud_values, fabric_values = split_values("oke-dranet", split)
+    cloud = engine.run("oke-dranet", encode(cloud_values))
+    fabric = engine.run("oke-dranet-fabric", encode(fabric_values), None, cloud.outputs)
     assert fabric.cloud_stack == "oke-dranet"
     (head / "oke-dranet.json").write_text(json.dumps(as_file(cloud)))
     (head / "oke-dranet-fabric.json").write_text(

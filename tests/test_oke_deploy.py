@@ -495,18 +495,6 @@ def test_the_wait_timeout_is_a_setting_of_both_waits():
     assert usable_wait(default).inputs["environment"]["TIMEOUT_SECONDS"] == str(40 * 60)
 
 
-def test_the_timeout_in_the_cloud_stack_is_refused_naming_the_fabric_stack():
-    from tests.conftest import assert_single_rule
-
-    assert_single_rule(
-        {"gpu-fabric:nodeWaitTimeout": "1h"},
-        "gpu-fabric:nodeWaitTimeout",
-        "1h",
-        "has no effect with gpu-fabric:layers: cloud",
-        "oke-dranet",
-    )
-
-
 def run_usable(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
     from gpu_fabric.oke.node_wait import usable_script
     from tests.wait_script import run_wait_script

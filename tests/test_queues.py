@@ -16,7 +16,6 @@ from offline.engine import Plan, Registration, manifest
 from tests.conftest import (
     DELETE,
     assert_single_rule,
-    only_problem,
     planned,
     run_stack,
     stack_values,
@@ -380,12 +379,6 @@ def test_a_bad_queue_setting_is_refused_naming_it(field, value, where, says):
     assert_single_rule({f"gpu-fabric:queues.{field}": value}, key, shown, says, "a3-prod")
 
 
-def test_queues_in_a_cloud_stack_are_refused_pointing_at_the_fabric_stack():
-    problem = only_problem({"gpu-fabric:queues": {"namespace": "ml"}}, "oke-dranet")
-    assert problem.key == "gpu-fabric:queues"
-    assert "move it to the fabric stack" in problem.message
-
-
 # --- the hosted layers ---------------------------------------------------------------------------
 
 GOOD_QUEUE = {
@@ -484,9 +477,9 @@ def test_a_hosted_ack_fabric_layer_needs_the_kubeconfig_and_cluster_for_the_queu
 @pytest.mark.parametrize("stack", APPLYING_STACKS)
 def test_make_verify_expects_the_queue_the_fabric_layer_builds(stack):
     from gpu_fabric.registry import spec_of
-    from gpu_fabric.stack_config import parse_pulumi_config
+    from gpu_fabric.stack_config import parse_with_cloud_stack_file
 
-    cfg = parse_pulumi_config(engine.stack_config(stack), stack)
+    cfg = parse_with_cloud_stack_file(engine.stack_config(stack), stack)
     queue = spec_of(cfg.platform).training_queue_module().training_queue_of(cfg)
     objects = kueue_objects(planned(stack))
     assert objects["ResourceFlavor"] == list(queue_manifests(queue).flavors.values())

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gpu_fabric.problems import ConfigError
-from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_pulumi_config, parse_with_cloud_stack_file
 from tests.conftest import (
     encode,
     stack_values,
@@ -67,7 +67,8 @@ def test_two_stacks_of_one_lingjun_cluster_with_their_own_groups_pass(tmp_path):
 def test_the_fabric_stack_of_the_cloud_stack_shares_its_node_group(tmp_path):
     write_stack_file(tmp_path, ACK, stack_values(ACK))
     fabric = "ack-lingjun-fabric"
-    cfg = parse_pulumi_config(encode(stack_values(fabric)), fabric, stacks_dir=tmp_path)
+    write_stack_file(tmp_path, fabric, stack_values(fabric))
+    cfg = parse_with_cloud_stack_file(encode(stack_values(fabric)), fabric, stacks_dir=tmp_path)
     assert cfg.lingjun.group_id == stack_values(ACK)["gpu-fabric:lingjun"]["groupId"]
 
 

@@ -10,7 +10,7 @@ from kubernetes.client import ApiClient
 import verify.__main__ as verify_cli
 import verify.gke as verify_gke
 from gpu_fabric import yaml_files
-from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from offline.engine import stack_config
 from tests.recorded_cluster import (
     RecordedCluster,
@@ -41,7 +41,7 @@ def snapshot_of(objects: dict) -> Snapshot:
 
 @pytest.fixture(scope="module")
 def expected():
-    cfg = parse_pulumi_config(stack_config("a4x-prod"), "a4x-prod")
+    cfg = parse_with_cloud_stack_file(stack_config("a4x-prod"), "a4x-prod")
     return expected_from(cfg)
 
 
@@ -264,7 +264,7 @@ def test_verify_command_reports_an_unreachable_cluster(monkeypatch, capsys):
 
 
 def test_verify_works_for_the_a3_stack_too():
-    cfg = parse_pulumi_config(stack_config("a3-prod"), "a3-prod")
+    cfg = parse_with_cloud_stack_file(stack_config("a3-prod"), "a3-prod")
     expected = expected_from(cfg)
     assert [(n.name, n.device_mode, n.vpc) for n in expected.networks] == [
         (f"vpc{n}", "NetDevice", f"a3-prod-net-{n}") for n in range(1, 5)
@@ -312,7 +312,7 @@ def test_without_a_kubeconfig_it_says_where_it_looked(monkeypatch, capsys, tmp_p
 def test_a3_mega_checks_the_nri_device_injector_as_the_installer():
     # The tcpxo-daemon gets its GPUs from the NRI device injector DaemonSet
     # (container-engine-accelerators gpudirect-tcpxo), so `make verify` checks its rollout too.
-    cfg = parse_pulumi_config(stack_config("a3-mega-prod"), "a3-mega-prod")
+    cfg = parse_with_cloud_stack_file(stack_config("a3-mega-prod"), "a3-mega-prod")
     expected = expected_from(cfg)
     assert expected.injector == ("kube-system", "device-injector", {"k8s-app": "device-injector"})
     assert "kube-system/device-injector rolled out" in expected.summary

@@ -10,7 +10,7 @@ import pytest
 
 import verify.ack as verify_ack
 from gpu_fabric import yaml_files
-from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from offline.engine import stack_config
 from tests.recorded_cluster import assert_broken_case_reported, client_for_routes, run_verify
 from verify.ack import Snapshot, check, expected_from
@@ -34,7 +34,7 @@ def snapshot_of(objects: dict) -> Snapshot:
 
 @pytest.fixture(scope="module")
 def expected():
-    return expected_from(parse_pulumi_config(stack_config("ack-lingjun"), "ack-lingjun"))
+    return expected_from(parse_with_cloud_stack_file(stack_config("ack-lingjun"), "ack-lingjun"))
 
 
 def test_expectations_come_from_the_catalog(expected):

@@ -10,7 +10,7 @@ import pytest
 
 from gpu_fabric import yaml_files
 from gpu_fabric.registry import spec_of
-from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
 from gpu_fabric.workloads.queues import queue_manifests
 from tests.conftest import assert_reports
@@ -66,7 +66,7 @@ def snapshot_of(objects: dict) -> QueueSnapshot:
 
 @pytest.fixture(scope="module")
 def queue():
-    cfg = parse_pulumi_config(stack_config(STACK), STACK)
+    cfg = parse_with_cloud_stack_file(stack_config(STACK), STACK)
     return spec_of(cfg.platform).training_queue_module().training_queue_of(cfg)
 
 

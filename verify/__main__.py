@@ -26,7 +26,7 @@ import yaml
 from gpu_fabric.config_base import Layers
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import spec_of
-from gpu_fabric.stack_config import parse_pulumi_config
+from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
 from verify.queue import queue_problems, read_queue_snapshot
 
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        cfg = parse_pulumi_config(stack_config(args.stack), args.stack)
+        cfg = parse_with_cloud_stack_file(stack_config(args.stack), args.stack)
     except (ConfigError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

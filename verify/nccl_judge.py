@@ -63,10 +63,10 @@ def hardware_of(stack: str, cfg: Any) -> Hardware:
 
 def stack_hardware(stack: str) -> Hardware:
     """The fabric and machine of a stack file's platform (ConfigError, FileNotFoundError)."""
-    from gpu_fabric.stack_config import parse_pulumi_config
+    from gpu_fabric.stack_config import parse_with_cloud_stack_file
     from gpu_fabric.stack_file import stack_config
 
-    return hardware_of(stack, parse_pulumi_config(stack_config(stack), stack))
+    return hardware_of(stack, parse_with_cloud_stack_file(stack_config(stack), stack))
 
 
 def run_shape(

@@ -346,6 +346,11 @@ class AckLingjunConfig(StackModel):
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
+    FABRIC_KEYS: ClassVar[dict[str, str]] = {
+        **StackModel.FABRIC_KEYS,
+        "images": "the benchmark Job runs in the cluster",
+        "benchmark_job": "the benchmark Job runs in the cluster",
+    }
 
     # Derived values, so components never re-derive defaults.
 

@@ -682,6 +682,11 @@ class GkeStackConfig(StackModel):
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
     """Keys of this platform alone, with why they mean nothing elsewhere (for error messages)."""
+    FABRIC_KEYS: ClassVar[dict[str, str]] = {
+        **StackModel.FABRIC_KEYS,
+        "installer": "the NCCL plugin installer is a DaemonSet in the cluster",
+        "images": "the fabric's DaemonSets and pods run in the cluster",
+    }
 
     # Derived values, so components never re-derive defaults.
 
@@ -856,6 +861,10 @@ class GkeA3HighConfig(GkeStackConfig):
         False,
         description="Deploy the two TCPX test pods of the GKE GPUDirect-TCPX guide.",
     )
+    FABRIC_KEYS: ClassVar[dict[str, str]] = {
+        **GkeStackConfig.FABRIC_KEYS,
+        "smoke_test": "the test pods run in the cluster",
+    }
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
         "images.tcpx": "GPUDirect-TCPX/TCPXO plugins are incompatible with gIB (GPUDirect-RDMA) "
@@ -944,6 +953,12 @@ class GkeA4xConfig(GkeStackConfig):
         description="NVIDIA DRA driver chart version (its ComputeDomains give a job NVLink "
         "across nodes); default: the catalog's (`nvidia_dra_driver.compute_domains_version`).",
     )
+    FABRIC_KEYS: ClassVar[dict[str, str]] = {
+        **GkeStackConfig.FABRIC_KEYS,
+        "storage_class": "the StorageClass is in the cluster",
+        "training_runtime": "the training runtime is in the cluster",
+        "nvidia_dra_driver_version": "the NVIDIA DRA driver is an in-cluster release",
+    }
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
         "images.gib": "the gIB plugin is for GPUDirect-RDMA machines, and cannot run beside "

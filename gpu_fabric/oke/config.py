@@ -404,6 +404,14 @@ class OkeDranetConfig(StackModel):
     )
 
     ONLY_HERE: ClassVar[dict[str, str]] = {}
+    FABRIC_KEYS: ClassVar[dict[str, str]] = {
+        **StackModel.FABRIC_KEYS,
+        "dranet": "DRANET runs in the cluster",
+        "charts": "the DRANET and DRA GPU driver charts are in-cluster releases",
+        "images": "the NCCL test jobs run in the cluster",
+        "claims": "the ResourceClaimTemplates are in the cluster",
+        "nccl_tests": "the NCCL test jobs run in the cluster",
+    }
 
     # Derived values, so components never re-derive defaults.
 

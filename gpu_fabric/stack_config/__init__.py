@@ -6,10 +6,17 @@ the fix; all of them are raised together in one `ConfigError`, before any resour
 
 One job per module: `models` (the union of the platforms' models), `pydantic_errors` (pydantic's
 errors in the stack file's words), `written` (what the models cannot see), `masking` (no secret in
-a problem), `namespaces` (every key used or refused), `copies` (a copied stack file), `loading`.
+a problem), `namespaces` (every key used or refused), `copies` (a copied stack file), `split`
+(a split deployment's two stack files), `loading`.
 """
 
-from .loading import load_stack_config, parse, parse_pulumi_config, raw_from_pulumi_config
+from .loading import (
+    load_stack_config,
+    parse,
+    parse_pulumi_config,
+    parse_with_cloud_stack_file,
+    raw_from_pulumi_config,
+)
 from .models import MODELS, PROVIDER_KEYS, StackConfig
 
 __all__ = [
@@ -19,5 +26,6 @@ __all__ = [
     "load_stack_config",
     "parse",
     "parse_pulumi_config",
+    "parse_with_cloud_stack_file",
     "raw_from_pulumi_config",
 ]

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from ..config_base import NAMESPACE, Layers
 from ..problems import MISSING, ConfigError, Problem
@@ -16,25 +17,76 @@ from ..problems import key as stack_key
 from ..pulumi_internals import sdk
 from ..registry import Platform
 from ..secrets import secret_texts
-from ..stack_file import STACKS_DIR
+from ..stack_file import STACKS_DIR, file_config_and_secrets
 from .copies import copied_stack_problems
 from .masking import without_secrets
 from .models import CROSS_FIELD_RULES, MODELS, PROVIDER_KEYS, StackConfig, adapter
 from .namespaces import OTHER_NAMESPACES, credential_problems, key_problems
 from .pydantic_errors import problem_from_pydantic
-from .references import cloud_stack_problems
+from .references import cloud_stack_problems, fabric_stack_reading, referenced_stack
 from .second_round import cross_field_problems_despite
+from .split import (
+    CLOUD_CONFIG_OUTPUT,
+    FabricStack,
+    cloud_config_of,
+    fabric_stack_of,
+    misplaced_key_problems,
+)
 from .written import written_problems
 
 
 def parse(
-    raw: dict[str, Any], stack: str = "", secret: frozenset[str] = frozenset()
-) -> StackConfig:
+    raw: dict[str, Any],
+    stack: str = "",
+    secret: frozenset[str] = frozenset(),
+    fabric_stack: str | None = None,
+) -> StackConfig | FabricStack:
     """Validate a raw config mapping (camelCase keys, as in a stack file) or raise ConfigError.
 
     `secret`: the raw mapping's top-level keys that Pulumi holds as secrets (their problems say
-    so: a secret is text, and only a text key may hold one)."""
+    so: a secret is text, and only a text key may hold one). A fabric stack's file holds only its
+    own keys: it gives a `FabricStack`, whose `merged` with its cloud stack's outputs is the whole
+    config (stack_config/split.py). `fabric_stack`: the stack that reads this cloud stack, if
+    known (a fabric key here is refused naming it)."""
+    platform = _known_platform(raw)
+    if platform is not None and raw.get("layers") == Layers.FABRIC.value:
+        written = without_secrets(written_problems(raw), raw, secret)
+        try:
+            fabric = fabric_stack_of(
+                MODELS[platform],
+                raw,
+                stack,
+                secret,
+                _validated,
+                parse_whole,
+                lambda error, secret: problem_from_pydantic(
+                    cast(ErrorDetails, {**error, "loc": (platform.value, *error["loc"])}), secret
+                ),
+            )
+        except ConfigError as err:
+            keys = {p.key for p in written}
+            found = without_secrets([p for p in err.problems if p.key not in keys], raw, secret)
+            raise ConfigError(stack, written + found) from None
+        if written:
+            raise ConfigError(stack, written)
+        return fabric
+    return parse_whole(raw, stack, secret, fabric_stack)
+
+
+def parse_whole(
+    raw: dict[str, Any],
+    stack: str = "",
+    secret: frozenset[str] = frozenset(),
+    fabric_stack: str | None = None,
+) -> StackConfig:
+    """`parse` of a whole stack config (a fabric stack's: merged with its cloud stack's)."""
     written = without_secrets(written_problems(raw), raw, secret)
+    platform = _known_platform(raw)
+    if platform is not None and raw.get("layers") == Layers.CLOUD.value:
+        misplaced = misplaced_key_problems(MODELS[platform], raw, Layers.CLOUD.value, fabric_stack)
+        written += without_secrets(misplaced, raw, secret)
+        moved = {p.key for p in misplaced}
+        raw = {k: v for k, v in raw.items() if stack_key(k) not in moved}
     try:
         cfg = _validated(raw)
     except ValidationError as err:
@@ -97,21 +149,6 @@ def _as_the_union_reports(err: ValidationError, raw: dict[str, Any]) -> list:
     return [{**e, "loc": (platform.value, *e["loc"])} for e in err.errors()]
 
 
-FABRIC_FIELDS = {
-    "queues": "the training queue is in the cluster",
-    "node_wait_timeout": "the wait for usable GPU nodes is in-cluster",
-}
-"""Top-level fields only the fabric layer reads, with where they act."""
-
-
-def _as_written(value: Any) -> Any:
-    return (
-        value.model_dump(by_alias=True, exclude_defaults=True)
-        if hasattr(value, "model_dump")
-        else value
-    )
-
-
 def layer_problems(cfg) -> list[Problem]:
     """`gpu-fabric:layers` and `gpu-fabric:cloudStack` go together."""
     if cfg.layers is Layers.FABRIC and cfg.cloud_stack is None:
@@ -122,17 +159,6 @@ def layer_problems(cfg) -> list[Problem]:
                 "required with gpu-fabric:layers: fabric; name the stack that runs the cloud "
                 "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
             )
-        ]
-    in_the_cluster = [f for f in FABRIC_FIELDS if f in cfg.model_fields_set]
-    if cfg.layers is Layers.CLOUD and in_the_cluster:
-        return [
-            Problem(
-                stack_key(type(cfg).model_fields[name].alias or name),
-                _as_written(getattr(cfg, name)),
-                f"has no effect with gpu-fabric:layers: cloud ({FABRIC_FIELDS[name]}, which the "
-                "fabric stack runs); move it to the fabric stack's file",
-            )
-            for name in in_the_cluster
         ]
     if cfg.layers is not Layers.FABRIC and cfg.cloud_stack is not None:
         return [
@@ -165,8 +191,12 @@ def parse_pulumi_config(
         for key in secret_keys
         if key in PROVIDER_KEYS or key.partition(":")[0] == project
     )
+    raw = raw_from_pulumi_config(known, project)
+    reader = None
+    if stacks_dir is not None and raw.get("layers") == Layers.CLOUD.value:
+        reader = fabric_stack_reading(stack, stacks_dir, project)
     try:
-        cfg = parse(raw_from_pulumi_config(known, project), stack, secret)
+        cfg = parse(raw, stack, secret, reader)
     except ConfigError as err:
         raise ConfigError(stack, problems + err.problems) from None
     if stacks_dir is not None:
@@ -176,6 +206,34 @@ def parse_pulumi_config(
     if problems:
         raise ConfigError(stack, problems)
     return cfg
+
+
+def parse_with_cloud_stack_file(
+    values: dict[str, Any], stack: str, project: str = NAMESPACE, stacks_dir: Path = STACKS_DIR
+) -> StackConfig:
+    """`parse_pulumi_config`, and a fabric stack merged with the cloud stack whose file is in
+    `stacks_dir`, as its `cloudConfig` output would give it once that file is deployed: for the
+    commands that read a stack without the engine (`make verify`, the NCCL judge, the scan)."""
+    cfg = parse_pulumi_config(values, stack, project, stacks_dir)
+    if not isinstance(cfg, FabricStack):
+        return cfg
+    named = referenced_stack(cfg.cloud_stack)
+    path = stacks_dir / f"Pulumi.{named}.yaml"
+    if not path.is_file():
+        raise ConfigError(
+            stack,
+            [
+                Problem(
+                    stack_key("cloudStack"),
+                    cfg.cloud_stack,
+                    f"read here from {path}, which does not exist: a fabric stack's cluster "
+                    "keys are its cloud stack's; put that stack's file beside this one",
+                )
+            ],
+        )
+    cloud_values, secret_keys = file_config_and_secrets(path)
+    cloud = parse_pulumi_config(cloud_values, named, project, stacks_dir, secret_keys)
+    return cfg.merged(cloud_config_of(cloud), bool(secret_keys))
 
 
 def raw_from_pulumi_config(values: dict[str, Any], project: str = NAMESPACE) -> dict[str, Any]:
@@ -210,15 +268,24 @@ def load_stack_config() -> tuple[StackConfig, set[str]]:
     """
     import pulumi
 
+    from .in_program import cloud_stack_outputs, refused
+
     values = {**sdk("config_env")(), **sdk("config_values").get()}
     secret_keys = [k for k in values if sdk("is_config_secret")(k)]
     secret_keys += sdk("config_secret_keys_env")()
     plain_credentials = credential_problems(values, set(secret_keys))
-    cfg = parse_pulumi_config(
-        values, pulumi.get_stack(), pulumi.get_project(), secret_keys=secret_keys
-    )
-    if plain_credentials:
-        raise ConfigError(pulumi.get_stack(), plain_credentials)
+    stack = pulumi.get_stack()
+    try:
+        cfg = parse_pulumi_config(values, stack, pulumi.get_project(), secret_keys=secret_keys)
+        if plain_credentials:
+            raise ConfigError(stack, plain_credentials)
+        if isinstance(cfg, FabricStack):
+            outputs, secret_outputs = cloud_stack_outputs(stack, cfg.cloud_stack)
+            cfg = cfg.merged(
+                outputs.get(CLOUD_CONFIG_OUTPUT), CLOUD_CONFIG_OUTPUT in secret_outputs
+            )
+    except ConfigError as err:
+        raise refused(err) from None
     for warning in cfg.warnings:
         pulumi.log.warn(warning)
     return cfg, secret_texts(values, secret_keys)

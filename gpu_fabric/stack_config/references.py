@@ -84,3 +84,20 @@ def cloud_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> lis
             )
         ]
     return []
+
+
+def fabric_stack_reading(stack: str, stacks_dir: Path, project: str) -> str | None:
+    """The stack file beside this one whose `gpu-fabric:cloudStack` names this stack (its fabric
+    stack), if any: a fabric key written here is refused naming it."""
+    for path in sorted(stacks_dir.glob("Pulumi.*.yaml")):
+        try:
+            values, _ = file_config_and_secrets(path)
+        except (ConfigError, ValueError, OSError):
+            continue  # a broken stack file is that stack's problem, reported when it runs
+        reference = values.get(f"{NAMESPACE}:cloudStack")
+        if not isinstance(reference, str) or referenced_stack(reference) != stack:
+            continue
+        parts = reference.split("/")
+        if len(parts) == 1 or parts[-2] == project:
+            return path.name[len("Pulumi.") : -len(".yaml")]
+    return None

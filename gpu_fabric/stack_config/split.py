@@ -1,0 +1,250 @@
+"""A split deployment has one source of truth for each key: the stack whose layer reads it.
+
+The cloud stack (`gpu-fabric:layers: cloud`) holds the cloud layer's keys and exports them as its
+`cloudConfig` output, as validated; its fabric stack (`gpu-fabric:layers: fabric`) holds only
+`platform`, `layers`, `cloudStack` and the fabric layer's keys (each model's `FABRIC_KEYS`). The
+fabric stack's own file is checked alone first (`fabric_stack_of`: what it may hold, each value
+as far as it is checked alone); before it registers anything, the program reads the cloud
+stack's outputs and checks the two together (`FabricStack.merged`) with every rule of the
+platform, so a fabric stack can never disagree with the cluster it runs on: there is no copy.
+A key written in the stack whose layer does not read it is refused, naming the stack that does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..config_base import Layers, StackModel
+from ..problems import MISSING, ConfigError, Problem
+from ..problems import key as stack_key
+
+CLOUD_CONFIG_OUTPUT = "cloudConfig"
+"""The cloud stack's output that holds its cloud layer's keys, as its stack file writes them, in
+JSON text: a stack output's numbers reach another stack as floats (Pulumi's property values are
+protobuf Struct numbers), which a whole-number key refuses; text arrives as written."""
+
+
+def key_of(model: type[StackModel], name: str) -> str:
+    """The stack file key of a top-level field (`gpu_nodes` -> `gpuNodes`, `oci:region`)."""
+    return model.model_fields[name].alias or name
+
+
+def cloud_fields(model: type[StackModel]) -> list[str]:
+    """The top-level fields the cloud layer reads: all but the fabric layer's and every stack's."""
+    return [
+        name
+        for name in model.model_fields
+        if name not in model.FABRIC_KEYS and name not in model.STACK_KEYS
+    ]
+
+
+def _stack_file_key(key: str) -> str:
+    """A top-level raw key as the stack file writes it (`gpuNodes` -> `gpu-fabric:gpuNodes`)."""
+    return key if ":" in key else stack_key(key)
+
+
+def cloud_config_of(cfg: StackModel) -> str:
+    """What a cloud stack exports for its fabric stack (`CLOUD_CONFIG_OUTPUT`): `platform` and
+    every cloud key it sets, as its stack file writes them (validated, defaults left out, so that
+    the fabric stack validates exactly what the cloud stack did)."""
+    model = type(cfg)
+    keys = cfg.model_dump(
+        mode="json", by_alias=True, exclude_unset=True, include=set(cloud_fields(model))
+    )
+    return json.dumps({"platform": cfg.platform, **keys}, sort_keys=True)
+
+
+def misplaced_key_problems(
+    model: type[StackModel], raw: Mapping[str, Any], layers: str, other_stack: str | None
+) -> list[Problem]:
+    """Keys written in a split stack whose layer does not read them: a cloud stack's fabric keys
+    and a fabric stack's cloud keys, each naming the stack that reads it (`other_stack`: the
+    fabric stack of a cloud stack, if one is known; a fabric stack's cloud stack)."""
+    if layers == Layers.CLOUD.value:
+        fabric = {key_of(model, name): where for name, where in model.FABRIC_KEYS.items()}
+        there = (
+            f"the fabric stack {other_stack}"
+            if other_stack
+            else "the fabric stack (gpu-fabric:layers: fabric) whose gpu-fabric:cloudStack is "
+            "this stack"
+        )
+        return [
+            Problem(
+                _stack_file_key(key),
+                value,
+                f"has no effect with gpu-fabric:layers: cloud ({fabric[key]}, which the fabric "
+                f"layer builds): it is a key of {there}; move it to that stack's file",
+            )
+            for key, value in raw.items()
+            if key in fabric
+        ]
+    if layers == Layers.FABRIC.value:
+        cloud = {key_of(model, name) for name in cloud_fields(model)}
+        named = other_stack or "named by gpu-fabric:cloudStack"
+        return [
+            Problem(
+                _stack_file_key(key),
+                value,
+                f"is a key of the cloud stack {named}, whose cloud layer reads it: a fabric "
+                f"stack reads it from that stack's `{CLOUD_CONFIG_OUTPUT}` output, so that the "
+                "two cannot disagree; set it in the cloud stack's file (then its `pulumi up`) "
+                "and remove it here",
+            )
+            for key, value in raw.items()
+            if key in cloud
+        ]
+    return []
+
+
+@dataclass(frozen=True)
+class FabricStack:
+    """A fabric stack's own config, checked alone: its fabric keys as written. `merged` adds the
+    cloud stack's `cloudConfig` and gives the whole stack config, checked by every rule."""
+
+    stack: str
+    platform: str
+    cloud_stack: str
+    raw: dict[str, Any]
+    """`platform`, `layers`, `cloudStack` and the fabric keys, as written."""
+    secret: frozenset[str]
+    """The raw keys Pulumi holds as secrets."""
+    validate_whole: Callable[[dict[str, Any], str, frozenset[str]], StackModel] = field(
+        repr=False, compare=False
+    )
+    """The loader's whole-config validation (stack_config.loading.parse_whole)."""
+
+    layers = Layers.FABRIC
+    owned_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """A fabric stack names no cloud resource (its cloud stack's names are checked there)."""
+    warnings: tuple[str, ...] = ()
+
+    def merged(self, cloud_config: Any, cloud_secret: bool) -> StackModel:
+        """The whole stack config: `cloud_config` (the cloud stack's `cloudConfig` output, None
+        if it has none) under this stack's own keys, checked by every rule of the platform.
+        `cloud_secret`: the output is a Pulumi secret (its values are not shown in a problem)."""
+        reference = self.cloud_stack
+        reference_key = stack_key("cloudStack")
+        if isinstance(cloud_config, str):
+            try:
+                cloud_config = json.loads(cloud_config)
+            except ValueError:
+                cloud_config = None
+        if not isinstance(cloud_config, Mapping):
+            raise ConfigError(
+                self.stack,
+                [
+                    Problem(
+                        reference_key,
+                        reference,
+                        f"that stack has no `{CLOUD_CONFIG_OUTPUT}` output: it is not a "
+                        "gpu-fabric cloud stack (gpu-fabric:layers: cloud), or its last `pulumi "
+                        f"up` ran an older gpu-fabric; run `pulumi up -s {reference}` (it adds "
+                        "the output and changes no resource), or name the cloud stack",
+                    )
+                ],
+            )
+        theirs = cloud_config.get("platform")
+        if theirs != self.platform:
+            raise ConfigError(
+                self.stack,
+                [
+                    Problem(
+                        reference_key,
+                        reference,
+                        f"names a stack that runs {theirs} and this stack runs {self.platform}: "
+                        f"name the cloud stack of this stack's {self.platform} cluster",
+                    )
+                ],
+            )
+        from .models import MODELS  # the models import this module's callers: imported when used
+
+        model = next(m for p, m in MODELS.items() if p.value == self.platform)
+        cloud_keys = {key_of(model, name) for name in cloud_fields(model)}
+        foreign = sorted(set(cloud_config) - cloud_keys - {"platform"})
+        if foreign:
+            raise ConfigError(
+                self.stack,
+                [
+                    Problem(
+                        reference_key,
+                        reference,
+                        f"that stack's `{CLOUD_CONFIG_OUTPUT}` holds {', '.join(foreign)}, which "
+                        "this gpu-fabric reads from the fabric stack's own file: run `pulumi up "
+                        f"-s {reference}` with the gpu-fabric version of this stack",
+                    )
+                ],
+            )
+        raw = {k: v for k, v in cloud_config.items() if k != "platform"} | self.raw
+        secret = self.secret | (frozenset(cloud_config) - {"platform"} if cloud_secret else set())
+        try:
+            return self.validate_whole(raw, self.stack, frozenset(secret))
+        except ConfigError as err:
+            raise ConfigError(
+                self.stack, [self._located(p, cloud_keys) for p in err.problems]
+            ) from None
+
+    def _located(self, problem: Problem, cloud_keys: set[str]) -> Problem:
+        """A problem on a key of the cloud stack says where that key is set."""
+        name = problem.key.partition(":")[2] if problem.key.startswith(stack_key("")) else ""
+        top = name.split(".", 1)[0].split("[", 1)[0] if name else problem.key
+        if top not in cloud_keys:
+            return problem
+        return Problem(
+            problem.key,
+            problem.value,
+            f"{problem.message} (a key of the cloud stack {self.cloud_stack}, read from its "
+            f"`{CLOUD_CONFIG_OUTPUT}` output: change it there and run its `pulumi up`, or change "
+            "this stack's keys)",
+        )
+
+
+def fabric_stack_of(
+    model: type[StackModel],
+    raw: dict[str, Any],
+    stack: str,
+    secret: frozenset[str],
+    validate: Callable[[dict[str, Any]], StackModel],
+    validate_whole: Callable[[dict[str, Any], str, frozenset[str]], StackModel],
+    problem_of: Callable[[Any, frozenset[str]], Problem],
+) -> FabricStack:
+    """A fabric stack's own file, checked alone, or ConfigError: a cloud key in it is refused
+    naming the cloud stack; the fabric keys are validated by the platform's model (every problem
+    but the cloud keys it does not hold). The rules that take the whole config run in `merged`."""
+    reference = raw.get("cloudStack")
+    named = reference.rsplit("/", 1)[-1] if isinstance(reference, str) else None
+    problems = misplaced_key_problems(model, raw, Layers.FABRIC.value, named)
+    cloud_keys = {key_of(model, name) for name in cloud_fields(model)}
+    own = {k: v for k, v in raw.items() if k not in cloud_keys}
+    try:
+        validate(own)
+    except ValidationError as err:
+        problems += [
+            problem_of(e, secret)
+            for e in err.errors()
+            if not (e["type"] == "missing" and len(e["loc"]) == 1 and e["loc"][0] in cloud_keys)
+        ]
+    if reference is None and not any(p.key == stack_key("cloudStack") for p in problems):
+        problems.append(
+            Problem(
+                stack_key("cloudStack"),
+                MISSING,
+                "required with gpu-fabric:layers: fabric; name the stack that runs the cloud "
+                "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
+            )
+        )
+    if problems:
+        raise ConfigError(stack, problems)
+    assert isinstance(reference, str)  # the model took it, and it is required here
+    return FabricStack(
+        stack=stack,
+        platform=raw["platform"],
+        cloud_stack=reference,
+        raw=own,
+        secret=secret,
+        validate_whole=validate_whole,
+    )
