@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pulumi import RunError
+
 from gpu_fabric.layers import TOKEN_MODULE
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import SPECS
@@ -347,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         plan = run(args.stack)
-    except (ConfigError, FileNotFoundError) as err:
+    except (ConfigError, RunError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     written = write(plan, args.out, args.level)

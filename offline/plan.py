@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pulumi import RunError
 
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import SPECS
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     args = stack_arguments(__doc__.splitlines()[0], argv)
     try:
         plan = run(args.stack)
-    except (ConfigError, FileNotFoundError) as err:
+    except (ConfigError, RunError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         _remove_stale_and_say(args.stack, args.out)
         return 2

@@ -12,7 +12,7 @@ import pytest
 from gpu_fabric.catalog import catalog
 from gpu_fabric.config_base import MAX_NODES, WIDEST_PUBLIC_SOURCE
 from gpu_fabric.problems import ConfigError
-from tests.conftest import assert_single_rule, parse_stack
+from tests.conftest import assert_single_rule, parse_stack, stack_values
 
 GKE, A4X, OKE, ACK = "a3-prod", "a4x-prod", "oke-dranet", "ack-lingjun"
 
@@ -321,6 +321,17 @@ def test_an_upgrade_with_no_room_is_refused():
         "both 0",
         GKE,
     )
+
+
+@pytest.mark.parametrize("field", ["maxSurge", "maxUnavailable"])
+def test_an_upgrade_past_the_pools_size_is_refused_and_the_size_itself_accepted(field):
+    nodes = stack_values(GKE)["gpu-fabric:gpuPool"]["nodeCount"]
+    other = "maxUnavailable" if field == "maxSurge" else "maxSurge"
+    at_size = {"gpu-fabric:gpuPool.upgrade": {field: nodes, other: 0}}
+    assert parse_stack(at_size, GKE).pool.upgrade is not None
+    past = {"gpu-fabric:gpuPool.upgrade": {field: nodes + 1, other: 0}}
+    key = f"gpu-fabric:gpuPool.upgrade.{field}"
+    assert_single_rule(past, key, nodes + 1, f"acts as {nodes}; write {nodes} or fewer", GKE)
 
 
 # --- GKE names: 40 characters for clusters and pools --------------------------------------------

@@ -326,6 +326,25 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 "node; set maxUnavailable: 1 (or maxSurge: 1 where capacity allows)",
             )
         )
+    if pool.upgrade is not None:
+        for field, value in (
+            ("maxSurge", pool.upgrade.max_surge),
+            ("maxUnavailable", pool.upgrade.max_unavailable),
+        ):
+            # A surge upgrade works through the pool's nodes, at most all of them at once (GKE,
+            # "Node pool upgrade strategies", https://cloud.google.com/kubernetes-engine/docs/
+            # concepts/node-pool-upgrade-strategies): a larger number cannot act beyond them.
+            if value > max(pool.node_count, 1):
+                problems.append(
+                    Problem(
+                        _key(f"gpuPool.upgrade.{field}"),
+                        value,
+                        f"more than the pool's {pool.node_count} node(s): an upgrade takes at "
+                        f"most all of them at once, so it acts as {pool.node_count}; write "
+                        f"{max(pool.node_count, 1)} or fewer (each surge node is one more "
+                        "GPU VM of quota or reservation)",
+                    )
+                )
     driver_from = machine.gke.default_driver_from
     if (
         driver_from is not None

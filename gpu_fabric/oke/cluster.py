@@ -10,6 +10,8 @@ import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 import yaml
 
+from .shape_limits import checked_shape_config
+
 # Self-managed nodes (the RDMA GPU nodes) need an ENHANCED cluster (terraform-oci-oke: "An Enhanced
 # cluster is required for self-managed worker pools").
 CLUSTER_TYPE = "ENHANCED_CLUSTER"
@@ -172,7 +174,17 @@ class Cluster(pulumi.ComponentResource):
             compartment_id=self.cluster.compartment_id,
             kubernetes_version=self.cluster.kubernetes_version,
             node_shape=args.shape,
-            node_shape_config={"ocpus": args.ocpus, "memory_in_gbs": args.memory_gbs},
+            # Checked against the shape's limits at preview (shape_limits).
+            node_shape_config=checked_shape_config(
+                {
+                    "shape": args.shape,
+                    "ocpus": args.ocpus,
+                    "memory_gbs": args.memory_gbs,
+                    "availability_domain": args.availability_domain,
+                },
+                self.cluster.compartment_id,
+                self,
+            ),
             node_source_details={"source_type": "IMAGE", "image_id": args.image_id},
             node_config_details=details,
             opts=pulumi.ResourceOptions(parent=self),

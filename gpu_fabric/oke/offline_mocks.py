@@ -54,6 +54,25 @@ UNREAD_PLACEHOLDERS = {
 """Offline stand-ins for provider keys a stack file leaves to an ESC environment it imports."""
 
 
+FLEX_SHAPES = {
+    "VM.Standard.E5.Flex": {
+        "ocpuOptions": [{"min": 1, "max": 94}],
+        "memoryOptions": [
+            {"minInGbs": 1, "maxInGbs": 1049, "minPerOcpuInGbs": 1, "maxPerOcpuInGbs": 64}
+        ],
+    },
+    "VM.Standard.E4.Flex": {
+        "ocpuOptions": [{"min": 1, "max": 64}],
+        "memoryOptions": [
+            {"minInGbs": 1, "maxInGbs": 1024, "minPerOcpuInGbs": 1, "maxPerOcpuInGbs": 64}
+        ],
+    },
+}
+"""What ListShapes answers offline for the flexible shapes a system pool takes: OCI docs,
+"Compute Shapes" (Standard shapes: E5.Flex up to 94 OCPUs and 1,049 GB, E4.Flex up to 64 OCPUs
+and 1,024 GB, 1-64 GB per OCPU); `pulumi preview` reads the tenancy's own."""
+
+
 class CloudMocks:
     """Outputs of the `oci:*` resources (OCIDs in the stack's region) and results of its
     functions."""
@@ -95,6 +114,8 @@ class CloudMocks:
                     {"regionName": self.oci_region, "isHomeRegion": True, "state": "READY"}
                 ]
             }
+        if token == "oci:Core/getShapes:getShapes":
+            return {"shapes": [shape | {"name": name} for name, shape in FLEX_SHAPES.items()]}
         if token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
             cluster_id = args["clusterId"]
             return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
