@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .config_base import Layers
 from .registry import spec_of
 from .stack_config import parse
+from .stack_config.loading import parse_whole
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,18 @@ def preset_of(raw: Mapping[str, Any], name: str, overrides: Mapping[str, Any] | 
     """The preset of a stack config in the stack file's words (`raw`, with `overrides` written
     over it); raises `ConfigError` naming each refused key."""
     return Preset(parse(merged(raw, overrides or {}), f"preset {name}"))
+
+
+def split_preset_of(
+    raw: Mapping[str, Any], name: str, overrides: Mapping[str, Any] | None
+) -> Preset:
+    """`preset_of` for a platform whose API endpoint is private, so that one program cannot
+    apply both layers from outside the network: the config is checked as a split deployment's
+    two stacks are together (every rule of the platform, a fabric stack's view of it), and the
+    caller runs each layer where it can (the cloud layer anywhere, the fabric layer from a host
+    that reaches the endpoint, `fabric_args` taking the cloud layer's outputs)."""
+    split = {"layers": Layers.FABRIC.value, "cloudStack": name}
+    return Preset(parse_whole(merged(raw, overrides or {}) | split, f"preset {name}"))
 
 
 def merged(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:

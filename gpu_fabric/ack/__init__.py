@@ -1,7 +1,21 @@
-"""ACK Lingjun: an ACK Pro cluster with Lingjun nodes and the RDMA device plugin."""
+"""ACK Lingjun: an ACK Pro cluster with Lingjun nodes and the RDMA device plugin.
+
+The preset (`ack_lingjun`, with `ExistingVswitch`; presets.py) is importable from here, loaded
+when first named: the platform spec below is read without the Alibaba Cloud SDK.
+"""
+
+import importlib
 
 from ..platform_spec import GpuHardware, PlatformSpec
 from . import checks, config
+
+PRESETS = ("ack_lingjun", "ExistingVswitch")
+
+
+def __getattr__(name: str):
+    if name not in PRESETS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(".presets", __name__), name)
 
 
 def _hardware(cfg: config.AckLingjunConfig) -> GpuHardware:

@@ -1,7 +1,21 @@
-"""OKE with DRANET: BM.GPU.B4.8 RDMA nodes, DRA drivers and PCIe-aligned claims."""
+"""OKE with DRANET: BM.GPU.B4.8 RDMA nodes, DRA drivers and PCIe-aligned claims.
+
+The preset (`oke_dranet`; presets.py) is importable from here, loaded when first named: the
+platform spec below is read without the OCI SDK.
+"""
+
+import importlib
 
 from ..platform_spec import GpuHardware, PlatformSpec
 from . import checks, config
+
+PRESETS = ("oke_dranet",)
+
+
+def __getattr__(name: str):
+    if name not in PRESETS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(".presets", __name__), name)
 
 
 def _hardware(cfg: config.OkeDranetConfig) -> GpuHardware:
