@@ -62,6 +62,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "releaseChannel": "string",
         },
         "outputs": {
+            "kubernetesProvider": "kubernetes:Provider!",
             "clusterName": "string!",
             "clusterId": "string!",
             "endpoint": "string!",
@@ -121,6 +122,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "gpuNodes": "OkeGpuNodes!",
         },
         "outputs": {
+            "kubernetesProvider": "kubernetes:Provider!",
             "clusterName": "string!",
             "clusterId": "string!",
             "apiServerHost": "string!",
@@ -173,6 +175,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "nonHostNetworkKey": "string!",
         },
         "outputs": {
+            "kubernetesProvider": "kubernetes:Provider!",
             "clusterName": "string!",
             "clusterId": "string!",
             "kubeconfig": "string!",
@@ -527,6 +530,9 @@ def test_fabric_layers_take_the_kubernetes_provider_of_the_pinned_sdk(schema):
         match = KUBERNETES_PROVIDER_REF.fullmatch(ref)
         assert match is not None, ref
         assert match["version"] == plugin["version"]
+        # The cloud layer's output is that provider: another language passes it straight on.
+        cloud = token(name.replace("Fabric", "Cloud"))
+        assert schema["resources"][cloud]["properties"]["kubernetesProvider"]["$ref"] == ref
 
 
 def test_class_names_are_unique_across_platforms(schema):

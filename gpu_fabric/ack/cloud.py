@@ -10,6 +10,7 @@ the add-on (a documented prerequisite) and, through it, the cluster.
 from typing import NotRequired, TypedDict
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
@@ -145,6 +146,10 @@ class AckCloud(pulumi.ComponentResource):
     rdma_non_host_network: pulumi.Output[bool]
     """Whether pods off the host network get RDMA."""
 
+    kubernetes_provider: k8s.Provider
+    """The Kubernetes provider bound to this cluster (replaced only with the cluster): the fabric
+    layer's `kubernetesProvider`, so that it needs no second one."""
+
     def __init__(
         self, name: str, args: AckCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
@@ -201,9 +206,5 @@ class AckCloud(pulumi.ComponentResource):
         self.lingjun_node_pool_id = lingjun.pool.id
         self.rdma_addon = pulumi.Output.concat(lingjun.addon.name, " ", lingjun.addon.version)
         self.rdma_non_host_network = pulumi.Output.from_input(args["non_host_network"])
+        self.kubernetes_provider = self._cluster.provider
         self.register_outputs(declared_outputs(self))
-
-    @property
-    def kubernetes_provider(self):
-        """The Kubernetes provider bound to this cluster."""
-        return self._cluster.provider

@@ -8,6 +8,7 @@ it attaches and the node account's role grants.
 from typing import NotRequired, TypedDict
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from ..layers import child_options, declared_outputs, layer_token
 from ..versions import gke_version_or_minor, is_minor
@@ -240,6 +241,10 @@ class GkeCloud(pulumi.ComponentResource):
     nic_networks: pulumi.Output[list[str]]
     """The VPC of each GPU NIC (aligned with gpu_subnets)."""
 
+    kubernetes_provider: k8s.Provider
+    """The Kubernetes provider bound to this cluster (replaced only with the cluster): the fabric
+    layer's `kubernetesProvider`, so that it needs no second one."""
+
     def __init__(
         self, name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
@@ -309,12 +314,8 @@ class GkeCloud(pulumi.ComponentResource):
         self.gpu_networks = pulumi.Output.all(*[v.network_name for v in vpcs])
         self.gpu_subnets = pulumi.Output.all(*[subnet for _, subnet in nics])
         self.nic_networks = pulumi.Output.all(*[network for network, _ in nics])
+        self.kubernetes_provider = self._cluster.provider
         self.register_outputs(declared_outputs(self))
-
-    @property
-    def kubernetes_provider(self):
-        """The Kubernetes provider bound to this cluster (replaced only with the cluster)."""
-        return self._cluster.provider
 
     def _gpu_node_pool(self, name, args: GkeCloudArgs, pool: GkeGpuPool, nics, opts) -> GpuNodePool:
         cluster = PoolCluster(

@@ -13,6 +13,7 @@ What waits for what (everything else runs in parallel):
 from typing import Any, NotRequired, TypedDict
 
 import pulumi
+import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
 from ..layers import child_options, declared_outputs, layer_token
@@ -263,6 +264,10 @@ class OkeCloud(pulumi.ComponentResource):
     """The GPU instances' OCIDs: the fabric's node waits run again when one changes (a replaced
     instance keeps its display name, not its OCID)."""
 
+    kubernetes_provider: k8s.Provider
+    """The Kubernetes provider bound to this cluster (replaced only with the cluster): the fabric
+    layer's `kubernetesProvider`, so that it needs no second one."""
+
     def __init__(
         self, name: str, args: OkeCloudArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
@@ -348,9 +353,5 @@ class OkeCloud(pulumi.ComponentResource):
         self.compute_cluster_id = rdma_nodes.compute_cluster.id
         self.gpu_nodes = pulumi.Output.all(*[i.display_name for i in rdma_nodes.instances])
         self.gpu_node_ids = pulumi.Output.all(*[i.id for i in rdma_nodes.instances])
+        self.kubernetes_provider = self._cluster.provider
         self.register_outputs(declared_outputs(self))
-
-    @property
-    def kubernetes_provider(self):
-        """The Kubernetes provider bound to this cluster (replaced only with the cluster)."""
-        return self._cluster.provider
