@@ -100,17 +100,14 @@ scan: $(STAMP) $(SCAN_VENV)/.installed
 	$(GPU_FABRIC) scan --checkov $(SCAN_VENV)/bin/checkov $(if $(filter command line,$(origin STACK)),$(STACK))
 
 # `pip install .` into a fresh environment, with the GKE extra only: gpu_fabric imports, no other
-# cloud's SDK comes with it, and the `gpu-fabric` command is installed.
+# cloud's SDK comes with it, gpu_fabric.testing plans a program offline (tools/package_check.py),
+# and the `gpu-fabric` command is installed.
 .PHONY: package-check
 package-check:
 	rm -rf build/package-venv
 	$(PYTHON) -m venv build/package-venv
 	build/package-venv/bin/pip install --quiet --disable-pip-version-check ".[gke]"
-	cd build && package-venv/bin/python -c "import gpu_fabric, importlib.util as u; \
-		from gpu_fabric import GkeCloud, GkeFabric; from gpu_fabric.registry import SPECS; \
-		from gpu_fabric.workloads.kueue_config import kueue_values; kueue_values('training', {}); \
-		assert u.find_spec('pulumi_oci') is None and u.find_spec('pulumi_alicloud') is None; \
-		print('gpu_fabric', gpu_fabric.__version__, 'installed with the gke extra only')"
+	cd build && package-venv/bin/python ../tools/package_check.py
 	build/package-venv/bin/gpu-fabric --version  # the console command is on the environment's PATH
 
 # Review a change offline (README, "Reviewing changes"): `make diff` compares every stack's plan at

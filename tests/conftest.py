@@ -74,13 +74,13 @@ _STACK_KEYS = tuple(f"gpu-fabric:{k}" for k in ("layers", "cloudStack", "platfor
 
 
 def fabric_stack_of(stack: str) -> str | None:
-    """`<stack>-fabric`, where `stack` runs the cloud layer and that stack file exists."""
-    fabric = f"{stack}-fabric"
-    if fabric not in engine.stack_names():
-        return None
+    """The stack file whose `gpu-fabric:cloudStack` names `stack`, where `stack` runs the cloud
+    layer (the pairing the program makes: gpu_fabric/stack_config/references.py)."""
     if engine.stack_config(stack).get("gpu-fabric:layers") != "cloud":
         return None
-    return fabric
+    from gpu_fabric.stack_config.references import fabric_stack_reading
+
+    return fabric_stack_reading(stack, engine.STACKS_DIR, engine.PROJECT)
 
 
 def split_values(stack: str, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -196,7 +196,9 @@ def run_pair(stack: str, values: dict[str, Any]) -> engine.Plan:
     as one plan."""
     cloud_values, fabric_values = split_values(stack, values)
     cloud = engine.run(stack, encode(cloud_values))
-    fabric = engine.run(f"{stack}-fabric", encode(fabric_values), None, cloud.outputs)
+    fabric_stack = fabric_stack_of(stack)
+    assert fabric_stack is not None, stack
+    fabric = engine.run(fabric_stack, encode(fabric_values), None, cloud.outputs)
     return engine.Plan(
         stack=stack,
         resources=cloud.resources + fabric.resources,
@@ -230,7 +232,7 @@ def parse_stack(changes: dict[str, Any], stack: str = "a3-prod") -> StackConfig:
     except ConfigError as err:
         found += err.problems
     try:
-        fabric = parse_pulumi_config(encode(fabric_values), f"{stack}-fabric")
+        fabric = parse_pulumi_config(encode(fabric_values), str(fabric_stack_of(stack)))
     except ConfigError as err:
         found += err.problems
     if found:
@@ -260,10 +262,11 @@ def assert_single_rule(changes: dict[str, Any], key: str, value: Any, says: str,
 
 
 def assert_registers_nothing(changes: dict[str, Any], stack: str) -> None:
-    """Running the program with `changes` fails on its config before registering anything."""
+    """Running the program with `changes` fails on its config before registering anything (a
+    split pair's: in the stack that refuses them, the cloud stack or its fabric stack)."""
     with pytest.raises(ConfigError):
-        engine.run(stack, encode(with_changes(stack_values(stack), changes)))
-    assert engine.LAST_RUN.resources == []
+        run_stack(changes, stack, cached=False)
+    assert engine.LAST_RUN is not None and engine.LAST_RUN.resources == []
 
 
 def assert_reports(problems: list[str], wanted: list[str]) -> None:

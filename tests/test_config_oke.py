@@ -369,7 +369,9 @@ def test_error_text_names_key_value_and_fix():
     with pytest.raises(ConfigError) as err:
         parse_stack({"gpu-fabric:oke.servicesCidr": "10.210.0.0/16"}, stack=STACK)
     text = str(err.value)
-    assert "stack 'oke-dranet': 1 configuration problem(s)" in text
+    # The cloud stack alone is fine: its fabric stack, which holds DRANET's range, refuses it.
+    assert "stack 'oke-dranet-fabric': 1 configuration problem(s)" in text
+    assert "a key of the cloud stack oke-dranet" in text
     assert 'gpu-fabric:oke.servicesCidr: "10.210.0.0/16": the DRANET child range' in text
     assert "pick ranges that do not overlap" in text
 

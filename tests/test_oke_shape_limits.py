@@ -7,8 +7,9 @@ import pytest
 
 from gpu_fabric.oke import offline_mocks
 from gpu_fabric.oke.shape_limits import ShapeConfigOutOfBounds, shape_config_problems
+from offline import engine
 from offline.plan import main as plan_main
-from tests.conftest import run_stack
+from tests.conftest import encode, run_stack, stack_values
 
 STACK = "oke-dranet"
 E5 = {**offline_mocks.FLEX_SHAPES["VM.Standard.E5.Flex"], "name": "VM.Standard.E5.Flex"}
@@ -52,7 +53,9 @@ def test_the_examples_system_pool_fits_its_shape():
     assert shape_config_problems(_as_results(E5), 4, 32) == []
 
 
-def test_the_preview_reads_the_shapes_of_the_pools_availability_domain(monkeypatch):
+def test_the_first_preview_reads_the_shapes_of_the_pools_compartment_and_domain(monkeypatch):
+    """Read with the configured compartment, not the new cluster's (unknown at a first
+    preview, which would leave the check unrun until the cluster exists)."""
     asked = []
     answer = offline_mocks.CloudMocks.call
 
@@ -62,8 +65,15 @@ def test_the_preview_reads_the_shapes_of_the_pools_availability_domain(monkeypat
         return answer(self, token, args)
 
     monkeypatch.setattr(offline_mocks.CloudMocks, "call", call)
+    values = stack_values(STACK)
+    engine.run(STACK, encode(values), preview=True)
+    assert asked == [
+        {
+            "compartmentId": values["gpu-fabric:compartmentId"],
+            "availabilityDomain": "Uocm:US-ASHBURN-AD-1",
+        }
+    ]
     plan = run_stack(stack=STACK, cached=False)
-    assert [a["availabilityDomain"] for a in asked] == ["Uocm:US-ASHBURN-AD-1"]
     (pool,) = plan.of_type("oci:ContainerEngine/nodePool:NodePool")
     assert pool.inputs["nodeShapeConfig"] == {"ocpus": 4, "memoryInGbs": 32}
 

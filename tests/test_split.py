@@ -192,3 +192,53 @@ def test_cloud_config_round_trips_for_every_cloud_stack():
         assert again == json.loads(
             cloud_config_of(type(cfg).model_validate_json(json.dumps(again)))
         )
+
+
+def test_a_cloud_stack_is_not_held_to_the_defaults_of_keys_its_fabric_stack_sets():
+    """A VCN over DRANET's default child range plans when the fabric stack moves the range."""
+    network = {
+        "vcnCidr": "10.208.0.0/16",
+        "apiSubnetCidr": "10.208.0.0/28",
+        "loadBalancerSubnetCidr": "10.208.1.0/24",
+        "workersSubnetCidr": "10.208.64.0/19",
+        "podsSubnetCidr": "10.208.128.0/17",
+        "apiAllowedCidrs": [],
+    }
+    cloud_values = {**stack_values("oke-dranet"), "gpu-fabric:network": network}
+    cloud = engine.run("oke-dranet", encode(cloud_values))
+    fabric_values = {**stack_values("oke-dranet-fabric"), "gpu-fabric:dranet": {}}
+    with pytest.raises(ConfigError) as err:
+        _fabric_plan("oke-dranet-fabric", cloud.outputs, fabric_values)
+    (problem,) = err.value.problems
+    assert problem.key == "gpu-fabric:network.vcnCidr"
+    assert "set gpu-fabric:dranet.childCidr to move it" in problem.message
+    moved = {**fabric_values, "gpu-fabric:dranet": {"childCidr": "10.64.0.0/12"}}
+    assert _fabric_plan("oke-dranet-fabric", cloud.outputs, moved).resources
+
+
+def test_a_secret_cloud_config_keeps_what_the_fabric_stack_derives_from_it_secret():
+    cloud = planned("oke-dranet")
+    plan = engine.run(
+        "oke-dranet-fabric",
+        encode(stack_values("oke-dranet-fabric")),
+        None,
+        cloud.outputs,
+        cloud_secret_outputs=[CLOUD_CONFIG_OUTPUT],
+    )
+    # The GPU shape is a text of the secret output: each input that holds it is secret.
+    holding = [r for r in plan.resources if "BM.GPU.B4.8" in json.dumps(r.inputs)]
+    assert holding and all(r.secret_inputs for r in holding)
+    plain = _fabric_plan("oke-dranet-fabric", cloud.outputs).resources
+    assert any(not r.secret_inputs for r in plain if "BM.GPU.B4.8" in json.dumps(r.inputs))
+
+
+def test_make_verify_refuses_a_cloud_stack_of_another_project_it_cannot_read_here():
+    from gpu_fabric.stack_config import parse_with_cloud_stack_file
+
+    values = {**stack_values("oke-dranet-fabric"), "gpu-fabric:cloudStack": "org/other/oke-dranet"}
+    with pytest.raises(ConfigError) as err:
+        parse_with_cloud_stack_file(encode(values), "oke-dranet-fabric")
+    (problem,) = err.value.problems
+    assert problem.key == "gpu-fabric:cloudStack" and "names a stack of project other" in (
+        problem.message
+    )

@@ -143,10 +143,14 @@ class Cluster(pulumi.ComponentResource):
             cluster_identifier=self.cluster.id,
             opts=child,
         )
-        self.system_pool = self._system_pool(f"{name}-system", args.system_pool)
+        self.system_pool = self._system_pool(
+            f"{name}-system", args.system_pool, args.compartment_id
+        )
         self.register_outputs({"kubeconfig": self.kubeconfig})
 
-    def _system_pool(self, name: str, args: SystemPoolArgs) -> oci.containerengine.NodePool:
+    def _system_pool(
+        self, name: str, args: SystemPoolArgs, compartment_id: str
+    ) -> oci.containerengine.NodePool:
         """The managed CPU pool for system components (CoreDNS, the DRA controllers)."""
         placement: oci.containerengine.NodePoolNodeConfigDetailsPlacementConfigArgsDict = {
             "availability_domain": args.availability_domain,
@@ -182,7 +186,9 @@ class Cluster(pulumi.ComponentResource):
                     "memory_gbs": args.memory_gbs,
                     "availability_domain": args.availability_domain,
                 },
-                self.cluster.compartment_id,
+                # The configured compartment, not the new cluster's output: known at the first
+                # preview, so the check runs before anything is created.
+                compartment_id,
                 self,
             ),
             node_source_details={"source_type": "IMAGE", "image_id": args.image_id},

@@ -31,6 +31,7 @@ from .split import (
     cloud_config_of,
     fabric_stack_of,
     misplaced_key_problems,
+    without_fabric_key_problems,
 )
 from .written import written_problems
 
@@ -104,7 +105,11 @@ def parse_whole(
 
 
 def _whole_config_problems(cfg: StackConfig) -> list[Problem]:
-    return layer_problems(cfg) + CROSS_FIELD_RULES[Platform(cfg.platform)](cfg)
+    problems = layer_problems(cfg) + CROSS_FIELD_RULES[Platform(cfg.platform)](cfg)
+    if cfg.layers is Layers.CLOUD:
+        # A fabric key's value is its fabric stack's, which checks it with this stack's keys.
+        return without_fabric_key_problems(type(cfg), problems)
+    return problems
 
 
 def _despite(
@@ -219,6 +224,19 @@ def parse_with_cloud_stack_file(
         return cfg
     named = referenced_stack(cfg.cloud_stack)
     path = stacks_dir / f"Pulumi.{named}.yaml"
+    parts = cfg.cloud_stack.split("/")
+    if len(parts) == 3 and parts[1] != project:
+        raise ConfigError(
+            stack,
+            [
+                Problem(
+                    stack_key("cloudStack"),
+                    cfg.cloud_stack,
+                    f"names a stack of project {parts[1]}, whose stack file is not beside this "
+                    f"one (project {project}); run this command in that stack's checkout",
+                )
+            ],
+        )
     if not path.is_file():
         raise ConfigError(
             stack,
@@ -279,13 +297,18 @@ def load_stack_config() -> tuple[StackConfig, set[str]]:
         cfg = parse_pulumi_config(values, stack, pulumi.get_project(), secret_keys=secret_keys)
         if plain_credentials:
             raise ConfigError(stack, plain_credentials)
+        texts = secret_texts(values, secret_keys)
         if isinstance(cfg, FabricStack):
             outputs, secret_outputs = cloud_stack_outputs(stack, cfg.cloud_stack)
-            cfg = cfg.merged(
-                outputs.get(CLOUD_CONFIG_OUTPUT), CLOUD_CONFIG_OUTPUT in secret_outputs
-            )
+            exported = outputs.get(CLOUD_CONFIG_OUTPUT)
+            cloud_secret = CLOUD_CONFIG_OUTPUT in secret_outputs
+            cfg = cfg.merged(exported, cloud_secret)
+            if cloud_secret:
+                # The output says only that some cloud key is secret, not which: every text of
+                # it stays secret in what this stack derives from it.
+                texts |= secret_texts({"cloud": exported}, ["cloud"])
     except ConfigError as err:
         raise refused(err) from None
     for warning in cfg.warnings:
         pulumi.log.warn(warning)
-    return cfg, secret_texts(values, secret_keys)
+    return cfg, texts

@@ -90,15 +90,30 @@ def misplaced_key_problems(
             Problem(
                 _stack_file_key(key),
                 value,
-                f"is a key of the cloud stack {named}, whose cloud layer reads it: a fabric "
-                f"stack reads it from that stack's `{CLOUD_CONFIG_OUTPUT}` output, so that the "
-                "two cannot disagree; set it in the cloud stack's file (then its `pulumi up`) "
-                "and remove it here",
+                f"is a key of the cloud stack {named}, which holds the cluster's keys: a "
+                f"fabric stack reads them from that stack's `{CLOUD_CONFIG_OUTPUT}` output, so "
+                "that the two cannot disagree; set it in the cloud stack's file (then its "
+                "`pulumi up`) and remove it here",
             )
             for key, value in raw.items()
             if key in cloud
         ]
     return []
+
+
+def top_key(problem_key: str) -> str:
+    """The top-level raw key a problem's stack key is under (`gpu-fabric:dranet.childCidr` ->
+    `dranet`; a provider key stays as it is)."""
+    if not problem_key.startswith(stack_key("")):
+        return problem_key
+    return problem_key.partition(":")[2].split(".", 1)[0].split("[", 1)[0]
+
+
+def without_fabric_key_problems(model: type[StackModel], problems: list[Problem]) -> list[Problem]:
+    """A cloud stack's problems but those on a fabric key: there the key has its default, and its
+    fabric stack, which holds the key, checks it together with this stack's keys."""
+    fabric = {key_of(model, name) for name in model.FABRIC_KEYS}
+    return [p for p in problems if top_key(p.key) not in fabric]
 
 
 @dataclass(frozen=True)
@@ -141,10 +156,13 @@ class FabricStack:
                     Problem(
                         reference_key,
                         reference,
-                        f"that stack has no `{CLOUD_CONFIG_OUTPUT}` output: it is not a "
-                        "gpu-fabric cloud stack (gpu-fabric:layers: cloud), or its last `pulumi "
-                        f"up` ran an older gpu-fabric; run `pulumi up -s {reference}` (it adds "
-                        "the output and changes no resource), or name the cloud stack",
+                        f"that stack has no `{CLOUD_CONFIG_OUTPUT}` output, which a gpu-fabric "
+                        "cloud stack (gpu-fabric:layers: cloud) exports: name the cloud stack "
+                        "(a stack that runs both layers, or a fabric stack, has none); if it is "
+                        f"one, its last `pulumi up` ran an older gpu-fabric (run `pulumi up -s "
+                        f"{reference}`: it adds the output and changes no resource), or its "
+                        "secrets cannot be decrypted from here (its secrets provider must be "
+                        "readable by this stack's runner)",
                     )
                 ],
             )
@@ -174,8 +192,9 @@ class FabricStack:
                         reference_key,
                         reference,
                         f"that stack's `{CLOUD_CONFIG_OUTPUT}` holds {', '.join(foreign)}, which "
-                        "this gpu-fabric reads from the fabric stack's own file: run `pulumi up "
-                        f"-s {reference}` with the gpu-fabric version of this stack",
+                        "this version of gpu-fabric does not take from a cloud stack: the two "
+                        "stacks ran different gpu-fabric versions; run both with one (then "
+                        f"`pulumi up -s {reference}` first)",
                     )
                 ],
             )
@@ -190,9 +209,7 @@ class FabricStack:
 
     def _located(self, problem: Problem, cloud_keys: set[str]) -> Problem:
         """A problem on a key of the cloud stack says where that key is set."""
-        name = problem.key.partition(":")[2] if problem.key.startswith(stack_key("")) else ""
-        top = name.split(".", 1)[0].split("[", 1)[0] if name else problem.key
-        if top not in cloud_keys:
+        if top_key(problem.key) not in cloud_keys:
             return problem
         return Problem(
             problem.key,
