@@ -10,6 +10,8 @@ runs its stack program with it.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import gc
 import hashlib
 import json
 import logging
@@ -395,3 +397,15 @@ def run_program(
         if _sync_await(output.is_secret()):
             plan.secret_outputs.add(name)
     return plan
+
+
+@atexit.register
+def _close_idle_event_loops() -> None:
+    """Close, at exit, the event loops the SDK's mock monitor opens in its worker threads for
+    each function call (the SDK's `_ensure_event_loop`, runtime/sync_await.py) and never
+    closes: left to the interpreter's shutdown, each is finalized after its socket and prints
+    "Exception ignored in BaseEventLoop.__del__ ... Invalid file descriptor"."""
+    for obj in gc.get_objects():
+        if isinstance(obj, asyncio.AbstractEventLoop) and not obj.is_running():
+            if not obj.is_closed():
+                obj.close()
