@@ -9,8 +9,9 @@ that need the catalog (`<platform>/inputs.py`). Every problem is collected with 
 reports them all, as pulumi-eks does (`nodejs/eks/nodes/nodegroup.ts`, `propertyPath`). On the
 stack-config path the config was refused before with the stack's own keys; these checks pass there.
 
-A `pulumi.Input[T]` field (a kubeconfig, the cloud layer's outputs) is not checked: its Output
-may be unknown at preview. Every other field takes a plain value, and an Output there is refused.
+A `pulumi.Input[T]` field (a kubeconfig, the cloud layer's outputs, a reservation's name) is not
+checked when it is an Output, which may be unknown at preview; a plain value of it is checked by
+its rule, if it has one. Every other field takes a plain value, and an Output there is refused.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from typing import Annotated, Any, Literal, NotRequired
 
 import pulumi
 import typing_extensions
-from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    TypeAdapter,
+    ValidationError,
+    WrapValidator,
+)
 from pydantic.alias_generators import to_camel
 
 from .layers import field_type, takes_outputs, whole_numbers
@@ -112,6 +120,15 @@ def _plain(value: Any) -> Any:
 _PLAIN = BeforeValidator(_plain)
 
 
+def _output_or_checked(value: Any, handler: Any) -> Any:
+    return value if isinstance(value, pulumi.Output) else handler(value)
+
+
+_OUTPUTS_UNCHECKED = WrapValidator(_output_or_checked)
+"""An Input field with a rule: a plain value is checked by it, an Output (maybe unknown at
+preview) is not."""
+
+
 def _is_input(annotation: Any) -> bool:
     """`pulumi.Input[T]` (a union with `Output[T]`), or a resource: never checked here."""
     is_resource = isinstance(annotation, type) and issubclass(annotation, pulumi.Resource)
@@ -146,9 +163,13 @@ class _CheckingTypes:
             fields = {}
             for name, annotation in args_type.__annotations__.items():
                 field = field_type(annotation)
-                checked = (
-                    Any if _is_input(field) else Annotated[own.get(name, self.of(field)), _PLAIN]
-                )
+                checked: Any
+                if not _is_input(field):
+                    checked = Annotated[own.get(name, self.of(field)), _PLAIN]
+                elif name in own:
+                    checked = Annotated[own[name], _OUTPUTS_UNCHECKED]
+                else:
+                    checked = Any
                 required = name in args_type.__required_keys__  # type: ignore[attr-defined]
                 fields[name] = checked if required else NotRequired[checked]
             # typing_extensions' TypedDict: pydantic refuses typing's before Python 3.12.

@@ -223,7 +223,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "bootDiskSizeGb": "integer!",
         "labels": "{string}",
         "compactPlacementName": "string",
-        "reservation": "string",
+        "reservation": "Input<string>",
         "reservationProject": "string",
         "maxSurge": "integer",
         "maxUnavailable": "integer",

@@ -485,3 +485,18 @@ def test_a_hosted_ack_cloud_that_would_create_its_vpc_is_refused():
     assert list(reasons) == ["vpc"]
     assert "ACK requires the ACK cluster in that same VPC" in reasons["vpc"]
     assert "(existingVpc)" in reasons["vpc"]
+
+
+def test_a_reservation_may_be_an_output_read_once_known_and_a_plain_one_is_checked():
+    """A reservation another stack or resource names arrives as an Output: the pool reads it
+    once known and consumes it by name; a plain name is still checked by the config's rule."""
+    named = pulumi.Output.from_input("team-reservation")
+    plan = _build("GkeCloud", (("gpu_pools", 0, "reservation"), named))
+    (pool,) = [
+        p
+        for p in plan.of_type("gcp:container/nodePool:NodePool")
+        if p.inputs["nodeConfig"].get("reservationAffinity")
+    ]
+    assert pool.inputs["nodeConfig"]["reservationAffinity"]["values"] == ["team-reservation"]
+    _, reasons = _refused(lambda: _build("GkeCloud", (("gpu_pools", 0, "reservation"), "Bad_Name")))
+    assert list(reasons) == ["gpuPools[0].reservation"]

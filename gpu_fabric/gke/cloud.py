@@ -113,8 +113,9 @@ class GkeGpuPool(TypedDict):
     """Node labels."""
     compact_placement_name: NotRequired[str]
     """Name of a compact placement policy for the pool (none: no compact placement)."""
-    reservation: NotRequired[str]
-    """A specific reservation to consume (name)."""
+    reservation: NotRequired[pulumi.Input[str]]
+    """A specific reservation to consume (name; an Output too, e.g. another stack's, checked
+    once known)."""
     reservation_project: NotRequired[str]
     """The owner project of a shared reservation."""
     max_surge: NotRequired[int]

@@ -48,11 +48,11 @@ def pool_option(pool: GkeGpuPool, name: str) -> Any:
     return pool.get(name, GpuPoolConfig.model_fields[name].default)
 
 
-def reservation_value(pool: GkeGpuPool) -> str:
+def reservation_value(pool: GkeGpuPool) -> pulumi.Output[str]:
     """The pool's reservation as node affinity names it: a shared one by its owner project."""
     project = pool.get("reservation_project")
-    name = pool["reservation"]
-    return f"projects/{project}/reservations/{name}" if project else name
+    name = pulumi.Output.from_input(pool["reservation"])
+    return name.apply(lambda n: f"projects/{project}/reservations/{n}" if project else n)
 
 
 GPU_POOL_DELETE_TIMEOUT = "30m"

@@ -28,11 +28,11 @@ class ReservationMismatch(pulumi.RunError):
 
 
 def reservation_problems(
-    reservation: Any, pool: Mapping[str, Any], machine: Machine
+    reservation: Any, pool: Mapping[str, Any], machine: Machine, name: str
 ) -> tuple[list[str], list[str]]:
-    """(problems, warnings) of `pool` consuming `reservation` (a GetReservationResult)."""
+    """(problems, warnings) of `pool` consuming `reservation` (a GetReservationResult) named
+    `name`."""
     problems, warnings = [], []
-    name = pool["reservation"].split("/", 1)[0]
     if result_field(reservation, "specific_reservation_required") is False:
         problems.append(
             "it does not require specific consumption, so GKE cannot consume it by name: create "
@@ -72,11 +72,12 @@ def reservation_problems(
 
 
 def checked_reservation(
-    pool: Mapping[str, Any], machine: Machine, value: str, parent: pulumi.Resource
+    pool: Mapping[str, Any], machine: Machine, value: pulumi.Input[str], parent: pulumi.Resource
 ) -> pulumi.Output[str]:
     """`value` (the pool's reservation affinity value), once the reservation it names is read
-    and fits the pool; otherwise the preview fails with what does not fit and the fix."""
-    name = pool["reservation"].split("/", 1)[0]
+    and fits the pool; otherwise the preview fails with what does not fit and the fix. The
+    reservation may be an Output (another stack's, or a resource's name): it is read once known."""
+    name = pulumi.Output.from_input(pool["reservation"]).apply(lambda r: r.split("/", 1)[0])
     reservation = gcp.compute.get_reservation_output(
         name=name,
         zone=pool["zone"],
@@ -84,15 +85,16 @@ def checked_reservation(
         opts=pulumi.InvokeOutputOptions(parent=parent),
     )
 
-    def check(result: Any) -> str:
-        problems, warnings = reservation_problems(result, pool, machine)
+    def check(read: list[Any]) -> str:
+        result, named, affinity = read
+        problems, warnings = reservation_problems(result, pool, machine, named)
         for warning in warnings:
             pulumi.log.warn(warning, parent)
         if problems:
             raise ReservationMismatch(
-                f"GPU pool {pool['name']}: reservation {name} does not fit it: "
+                f"GPU pool {pool['name']}: reservation {named} does not fit it: "
                 + "; ".join(problems)
             )
-        return value
+        return affinity
 
-    return reservation.apply(check)
+    return pulumi.Output.all(reservation, name, value).apply(check)
