@@ -95,3 +95,11 @@ def test_make_plan_reports_it_as_a_problem_without_a_traceback(monkeypatch, caps
     assert plan_main([STACK, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: oke.systemPool.shape") and "Traceback" not in err
+
+
+def test_a_system_pool_as_large_as_its_shape_takes_is_accepted():
+    """The config's bounds are sanity bounds: VM.Standard.E5.Flex takes 94 OCPUs."""
+    changes = {"gpu-fabric:oke.systemPool.ocpus": 94, "gpu-fabric:oke.systemPool.memoryGbs": 1049}
+    plan = run_stack(changes, stack=STACK, cached=False)
+    (pool,) = plan.of_type("oci:ContainerEngine/nodePool:NodePool")
+    assert pool.inputs["nodeShapeConfig"] == {"ocpus": 94, "memoryInGbs": 1049}

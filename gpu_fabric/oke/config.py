@@ -190,8 +190,14 @@ class SystemPoolConfig(ConfigModel):
         description="System node pool shape, a flexible VM shape; a GPU shape (`BM.GPU*`, "
         "`VM.GPU*`) is refused.",
     )
-    ocpus: int = Field(4, ge=1, le=64, description="OCPUs per node.")
-    memory_gbs: int = Field(32, ge=1, le=1024, description="Memory per node in GB.")
+    # Sanity bounds only: each shape's own limits (OCPUs, memory, GB per OCPU) are read from
+    # ListShapes at preview (shape_limits.py); VM.Standard.E5.Flex alone takes up to 94 OCPUs.
+    ocpus: int = Field(
+        4, ge=1, le=256, description="OCPUs per node, within the shape's limits (ListShapes)."
+    )
+    memory_gbs: int = Field(
+        32, ge=1, le=4096, description="Memory per node in GB, within the shape's limits."
+    )
     node_count: Annotated[
         NodeCount, system_node_count("the RDMA GPU nodes are for GPU work", "set 2 (the default)")
     ] = Field(
