@@ -242,3 +242,12 @@ def test_make_verify_refuses_a_cloud_stack_of_another_project_it_cannot_read_her
     assert problem.key == "gpu-fabric:cloudStack" and "names a stack of project other" in (
         problem.message
     )
+
+
+def test_a_mistyped_layers_in_a_fabric_stack_is_the_one_problem():
+    values = {**stack_values("oke-dranet-fabric"), "gpu-fabric:layers": "Fabric"}
+    with pytest.raises(ConfigError) as err:
+        parse_pulumi_config(encode(values), "oke-dranet-fabric", stacks_dir=None)
+    (problem,) = err.value.problems
+    assert problem.key == "gpu-fabric:layers" and problem.value == "Fabric"
+    assert "fabric" in problem.message

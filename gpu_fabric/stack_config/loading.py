@@ -50,7 +50,7 @@ def parse(
     config (stack_config/split.py). `fabric_stack`: the stack that reads this cloud stack, if
     known (a fabric key here is refused naming it)."""
     platform = _known_platform(raw)
-    if platform is not None and raw.get("layers") == Layers.FABRIC.value:
+    if platform is not None and _is_fabric_stack(raw):
         written = without_secrets(written_problems(raw), raw, secret)
         try:
             fabric = fabric_stack_of(
@@ -72,6 +72,14 @@ def parse(
             raise ConfigError(stack, written)
         return fabric
     return parse_whole(raw, stack, secret, fabric_stack)
+
+
+def _is_fabric_stack(raw: dict[str, Any]) -> bool:
+    """A fabric stack's file: `layers: fabric`, or a `cloudStack` with a `layers` that is no
+    value (a typo reports on that key, not on every cluster key the file rightly leaves out)."""
+    layers = raw.get("layers")
+    known = {layer.value for layer in Layers}
+    return layers == Layers.FABRIC.value or ("cloudStack" in raw and layers not in known)
 
 
 def parse_whole(
