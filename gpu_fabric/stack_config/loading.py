@@ -79,7 +79,8 @@ def _is_fabric_stack(raw: dict[str, Any]) -> bool:
     value (a typo reports on that key, not on every cluster key the file rightly leaves out)."""
     layers = raw.get("layers")
     known = {layer.value for layer in Layers}
-    return layers == Layers.FABRIC.value or ("cloudStack" in raw and layers not in known)
+    mistyped = "layers" in raw and not (isinstance(layers, str) and layers in known)
+    return layers == Layers.FABRIC.value or ("cloudStack" in raw and mistyped)
 
 
 def parse_whole(
