@@ -105,15 +105,14 @@ class StackModel(ConfigModel):
 
     queues: QueuesConfig = Field(
         default_factory=QueuesConfig,
-        description="The training queue users' jobs go through (Kueue and JobSet); a fabric key.",
+        description="The training queue users' jobs go through (Kueue and JobSet).",
     )
     node_wait_timeout: Timeout | None = Field(
         None,
         description="How long `pulumi up` waits for every GPU node to be usable (Ready, no taint "
         "but the GPU taint, its GPUs and NICs advertised, its fabric pods running) before it "
         "fails naming each node and what it lacks (90m, 2h); default the platform's: 40m where "
-        "the wait counts from the instances' creation, 30m where it counts from the pools'. A "
-        "fabric key.",
+        "the wait counts from the instances' creation, 30m where it counts from the pools'.",
     )
 
     ONLY_HERE: ClassVar[dict[str, str]]

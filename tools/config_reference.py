@@ -151,7 +151,7 @@ def _rows(
         annotation = _unwrap(field.annotation)
         origin = typing.get_origin(annotation)
         section = _section(annotation)
-        description = (field.description or "").strip()
+        description = (field.description or "").strip() + _fabric_note(model, name)
         if section is None and origin in (list, dict):
             section = _section(typing.get_args(annotation)[-1])
         optional = not field.is_required() and field.default_factory is None
@@ -173,6 +173,15 @@ def _rows(
             raise ValueError(f"{model.__name__}.{name} ({key}) has no description")
         rows.append(_row(key, field, description, within))
     return rows
+
+
+FABRIC_NOTE = " A fabric key: in a split deployment, its fabric stack's."
+
+
+def _fabric_note(model: type[BaseModel], name: str) -> str:
+    """What a top-level key of a stack model says of its stack in a split deployment (its
+    `FABRIC_KEYS`, stack_config/split.py)."""
+    return FABRIC_NOTE if name in getattr(model, "FABRIC_KEYS", {}) else ""
 
 
 def _row(key: str, field: FieldInfo, description: str, within: str | None) -> Row:
