@@ -86,13 +86,14 @@ def fabric_stack_of(stack: str) -> str | None:
 def split_values(stack: str, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """A pair's one config (`stack_values`) as its two stack files hold it: the cloud stack's
     keys, and the fabric stack's (its fabric keys, `layers: fabric`, `cloudStack: <stack>`)."""
+    from gpu_fabric.registry import Platform
     from gpu_fabric.stack_config import MODELS
-    from gpu_fabric.stack_config.split import key_of
+    from gpu_fabric.stack_config.split import fabric_keys
 
-    model = next(m for p, m in MODELS.items() if p.value == values.get("gpu-fabric:platform"))
-    fabric_keys = {f"gpu-fabric:{key_of(model, name)}" for name in model.FABRIC_KEYS}
-    cloud = {k: v for k, v in values.items() if k not in fabric_keys}
-    fabric = {k: v for k, v in values.items() if k in fabric_keys}
+    model = MODELS[Platform(values["gpu-fabric:platform"])]
+    in_fabric = {f"gpu-fabric:{key}" for key in fabric_keys(model)}
+    cloud = {k: v for k, v in values.items() if k not in in_fabric}
+    fabric = {k: v for k, v in values.items() if k in in_fabric}
     fabric |= {
         "gpu-fabric:layers": "fabric",
         "gpu-fabric:cloudStack": stack,

@@ -11,13 +11,15 @@ import pulumi
 import pytest
 
 from gpu_fabric.problems import ConfigError
+from gpu_fabric.registry import Platform
 from gpu_fabric.stack_config import MODELS, parse_pulumi_config
 from gpu_fabric.stack_config.split import (
     CLOUD_CONFIG_OUTPUT,
     FabricStack,
     cloud_config_of,
     cloud_fields,
-    key_of,
+    cloud_keys,
+    fabric_keys,
 )
 from offline import engine
 from tests.conftest import encode, planned, stack_values, with_changes, write_stack_file
@@ -27,8 +29,7 @@ SPLIT = [("oke-dranet", "oke-dranet-fabric"), ("ack-lingjun", "ack-lingjun-fabri
 
 
 def _model(stack: str):
-    platform = stack_values(stack)["gpu-fabric:platform"]
-    return next(m for p, m in MODELS.items() if p.value == platform)
+    return MODELS[Platform(stack_values(stack)["gpu-fabric:platform"])]
 
 
 def _stack_key(key: str) -> str:
@@ -36,13 +37,11 @@ def _stack_key(key: str) -> str:
 
 
 def _fabric_keys(stack: str) -> list[str]:
-    model = _model(stack)
-    return [_stack_key(key_of(model, name)) for name in model.FABRIC_KEYS]
+    return sorted(_stack_key(key) for key in fabric_keys(_model(stack)))
 
 
 def _cloud_keys(stack: str) -> list[str]:
-    model = _model(stack)
-    return [_stack_key(key_of(model, name)) for name in cloud_fields(model)]
+    return sorted(_stack_key(key) for key in cloud_keys(_model(stack)))
 
 
 def _fabric_plan(fabric: str, cloud_outputs: dict, values: dict | None = None) -> engine.Plan:

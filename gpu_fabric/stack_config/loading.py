@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ..config_base import NAMESPACE, Layers
-from ..problems import MISSING, ConfigError, Problem
+from ..problems import ConfigError, Problem
 from ..problems import key as stack_key
 from ..pulumi_internals import sdk
 from ..registry import Platform
@@ -29,6 +29,8 @@ from .split import (
     CLOUD_CONFIG_OUTPUT,
     FabricStack,
     cloud_config_of,
+    cloud_stack_required,
+    fabric_keys,
     fabric_stack_of,
     misplaced_key_problems,
     without_fabric_key_problems,
@@ -93,10 +95,10 @@ def parse_whole(
     written = without_secrets(written_problems(raw), raw, secret)
     platform = _known_platform(raw)
     if platform is not None and raw.get("layers") == Layers.CLOUD.value:
-        misplaced = misplaced_key_problems(MODELS[platform], raw, Layers.CLOUD.value, fabric_stack)
+        model = MODELS[platform]
+        misplaced = misplaced_key_problems(model, raw, Layers.CLOUD.value, fabric_stack)
         written += without_secrets(misplaced, raw, secret)
-        moved = {p.key for p in misplaced}
-        raw = {k: v for k, v in raw.items() if stack_key(k) not in moved}
+        raw = {k: v for k, v in raw.items() if k not in fabric_keys(model)}
     try:
         cfg = _validated(raw)
     except ValidationError as err:
@@ -166,14 +168,7 @@ def _as_the_union_reports(err: ValidationError, raw: dict[str, Any]) -> list:
 def layer_problems(cfg) -> list[Problem]:
     """`gpu-fabric:layers` and `gpu-fabric:cloudStack` go together."""
     if cfg.layers is Layers.FABRIC and cfg.cloud_stack is None:
-        return [
-            Problem(
-                stack_key("cloudStack"),
-                MISSING,
-                "required with gpu-fabric:layers: fabric; name the stack that runs the cloud "
-                "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
-            )
-        ]
+        return [cloud_stack_required()]
     if cfg.layers is not Layers.FABRIC and cfg.cloud_stack is not None:
         return [
             Problem(

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from ..config_base import Layers, StackModel
 from ..problems import MISSING, ConfigError, Problem
 from ..problems import key as stack_key
+from .references import referenced_stack
 
 CLOUD_CONFIG_OUTPUT = "cloudConfig"
 """The cloud stack's output that holds its cloud layer's keys, as its stack file writes them, in
@@ -41,6 +42,26 @@ def cloud_fields(model: type[StackModel]) -> list[str]:
         for name in model.model_fields
         if name not in model.FABRIC_KEYS and name not in model.STACK_KEYS
     ]
+
+
+def cloud_keys(model: type[StackModel]) -> set[str]:
+    """The raw keys of `cloud_fields` (`gpuNodes`, `oci:region`)."""
+    return {key_of(model, name) for name in cloud_fields(model)}
+
+
+def fabric_keys(model: type[StackModel]) -> dict[str, str]:
+    """The raw keys of the model's `FABRIC_KEYS`, with where each acts."""
+    return {key_of(model, name): where for name, where in model.FABRIC_KEYS.items()}
+
+
+def cloud_stack_required() -> Problem:
+    """A fabric stack without `gpu-fabric:cloudStack`."""
+    return Problem(
+        stack_key("cloudStack"),
+        MISSING,
+        "required with gpu-fabric:layers: fabric; name the stack that runs the cloud layer "
+        "(<organization>/<project>/<stack>), whose outputs this stack reads",
+    )
 
 
 def _stack_file_key(key: str) -> str:
@@ -66,7 +87,7 @@ def misplaced_key_problems(
     and a fabric stack's cloud keys, each naming the stack that reads it (`other_stack`: the
     fabric stack of a cloud stack, if one is known; a fabric stack's cloud stack)."""
     if layers == Layers.CLOUD.value:
-        fabric = {key_of(model, name): where for name, where in model.FABRIC_KEYS.items()}
+        fabric = fabric_keys(model)
         there = (
             f"the fabric stack {other_stack}"
             if other_stack
@@ -84,7 +105,7 @@ def misplaced_key_problems(
             if key in fabric
         ]
     if layers == Layers.FABRIC.value:
-        cloud = {key_of(model, name) for name in cloud_fields(model)}
+        cloud = cloud_keys(model)
         named = other_stack or "named by gpu-fabric:cloudStack"
         return [
             Problem(
@@ -112,7 +133,7 @@ def top_key(problem_key: str) -> str:
 def without_fabric_key_problems(model: type[StackModel], problems: list[Problem]) -> list[Problem]:
     """A cloud stack's problems but those on a fabric key: there the key has its default, and its
     fabric stack, which holds the key, checks it together with this stack's keys."""
-    fabric = {key_of(model, name) for name in model.FABRIC_KEYS}
+    fabric = fabric_keys(model)
     return [p for p in problems if top_key(p.key) not in fabric]
 
 
@@ -121,8 +142,9 @@ class FabricStack:
     """A fabric stack's own config, checked alone: its fabric keys as written. `merged` adds the
     cloud stack's `cloudConfig` and gives the whole stack config, checked by every rule."""
 
+    model: type[StackModel]
+    """The platform's config model."""
     stack: str
-    platform: str
     cloud_stack: str
     raw: dict[str, Any]
     """`platform`, `layers`, `cloudStack` and the fabric keys, as written."""
@@ -137,6 +159,10 @@ class FabricStack:
     owned_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """A fabric stack names no cloud resource (its cloud stack's names are checked there)."""
     warnings: tuple[str, ...] = ()
+
+    @property
+    def platform(self) -> str:
+        return self.raw["platform"]
 
     def merged(self, cloud_config: Any, cloud_secret: bool) -> StackModel:
         """The whole stack config: `cloud_config` (the cloud stack's `cloudConfig` output, None
@@ -179,11 +205,8 @@ class FabricStack:
                     )
                 ],
             )
-        from .models import MODELS  # the models import this module's callers: imported when used
-
-        model = next(m for p, m in MODELS.items() if p.value == self.platform)
-        cloud_keys = {key_of(model, name) for name in cloud_fields(model)}
-        foreign = sorted(set(cloud_config) - cloud_keys - {"platform"})
+        cloud = cloud_keys(self.model)
+        foreign = sorted(set(cloud_config) - cloud - {"platform"})
         if foreign:
             raise ConfigError(
                 self.stack,
@@ -203,13 +226,11 @@ class FabricStack:
         try:
             return self.validate_whole(raw, self.stack, frozenset(secret))
         except ConfigError as err:
-            raise ConfigError(
-                self.stack, [self._located(p, cloud_keys) for p in err.problems]
-            ) from None
+            raise ConfigError(self.stack, [self._located(p, cloud) for p in err.problems]) from None
 
-    def _located(self, problem: Problem, cloud_keys: set[str]) -> Problem:
+    def _located(self, problem: Problem, cloud: set[str]) -> Problem:
         """A problem on a key of the cloud stack says where that key is set."""
-        if top_key(problem.key) not in cloud_keys:
+        if top_key(problem.key) not in cloud:
             return problem
         return Problem(
             problem.key,
@@ -233,33 +254,26 @@ def fabric_stack_of(
     naming the cloud stack; the fabric keys are validated by the platform's model (every problem
     but the cloud keys it does not hold). The rules that take the whole config run in `merged`."""
     reference = raw.get("cloudStack")
-    named = reference.rsplit("/", 1)[-1] if isinstance(reference, str) else None
+    named = referenced_stack(reference) if isinstance(reference, str) else None
     problems = misplaced_key_problems(model, raw, Layers.FABRIC.value, named)
-    cloud_keys = {key_of(model, name) for name in cloud_fields(model)}
-    own = {k: v for k, v in raw.items() if k not in cloud_keys}
+    cloud = cloud_keys(model)
+    own = {k: v for k, v in raw.items() if k not in cloud}
     try:
         validate(own)
     except ValidationError as err:
         problems += [
             problem_of(e, secret)
             for e in err.errors()
-            if not (e["type"] == "missing" and len(e["loc"]) == 1 and e["loc"][0] in cloud_keys)
+            if not (e["type"] == "missing" and len(e["loc"]) == 1 and e["loc"][0] in cloud)
         ]
     if reference is None and not any(p.key == stack_key("cloudStack") for p in problems):
-        problems.append(
-            Problem(
-                stack_key("cloudStack"),
-                MISSING,
-                "required with gpu-fabric:layers: fabric; name the stack that runs the cloud "
-                "layer (<organization>/<project>/<stack>), whose outputs this stack reads",
-            )
-        )
+        problems.append(cloud_stack_required())
     if problems:
         raise ConfigError(stack, problems)
     assert isinstance(reference, str)  # the model took it, and it is required here
     return FabricStack(
+        model=model,
         stack=stack,
-        platform=raw["platform"],
         cloud_stack=reference,
         raw=own,
         secret=secret,
