@@ -106,3 +106,16 @@ class PlatformSpec:
 
     def plan_view_module(self) -> ModuleType:
         return importlib.import_module(self.plan_view, __package__)
+
+
+def lazy_attributes(package: str, module: str, names: tuple[str, ...]) -> Callable[[str], Any]:
+    """A platform package's `__getattr__` (PEP 562): `names` come from `module` (relative to
+    `package`, e.g. `.presets`), imported when one is first asked for, so that reading the
+    package's spec imports no cloud SDK."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(module, package), name)
+
+    return __getattr__

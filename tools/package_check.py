@@ -1,25 +1,20 @@
 """What `make package-check` asks of the package installed with the GKE extra only (run with that
 environment's Python, outside the checkout, so nothing is imported from the tree): it imports,
 no other cloud's SDK came with it, its workload helpers work, and `gpu_fabric.testing` plans a
-program of the user's own offline."""
+program of the user's own offline (`a3_program`, which tests/test_testing_module.py plans too)."""
 
 import importlib.util
 
 import gpu_fabric
 from gpu_fabric import GkeCloud, GkeFabric
 from gpu_fabric.gke import PrimaryRanges, a3_high
-from gpu_fabric.registry import SPECS
 from gpu_fabric.testing import plan
-from gpu_fabric.workloads.kueue_config import kueue_values
-
-assert SPECS and GkeFabric
-kueue_values("training", {})
-assert importlib.util.find_spec("pulumi_oci") is None, "the gke extra brought pulumi-oci"
-assert importlib.util.find_spec("pulumi_alicloud") is None, "the gke extra brought pulumi-alicloud"
-assert gpu_fabric.__file__ and "site-packages" in gpu_fabric.__file__, gpu_fabric.__file__
 
 
-def program() -> None:
+def a3_program() -> None:
+    """A user's program: an A3 High cluster and its fabric from the preset, and an output."""
+    import pulumi
+
     a3 = a3_high(
         "train",
         project="my-project",
@@ -31,10 +26,24 @@ def program() -> None:
     )
     cloud = GkeCloud("train", a3.cloud_args)
     GkeFabric("train", a3.fabric_args(cloud))
+    pulumi.export("clusterId", cloud.cluster_id)
 
 
-planned = plan(program)
-(cluster,) = planned.of_type("gcp:container/cluster:Cluster")
-assert cluster.inputs["name"] == "train", cluster.inputs["name"]
-print("gpu_fabric", gpu_fabric.__version__, "installed with the gke extra only;", end=" ")
-print(f"gpu_fabric.testing planned {len(planned.resources)} resources offline")
+def main() -> None:
+    from gpu_fabric.registry import SPECS
+    from gpu_fabric.workloads.kueue_config import kueue_values
+
+    assert SPECS
+    kueue_values("training", {})
+    for other in ("pulumi_oci", "pulumi_alicloud"):
+        assert importlib.util.find_spec(other) is None, f"the gke extra brought {other}"
+    assert "site-packages" in str(gpu_fabric.__file__), gpu_fabric.__file__
+    planned = plan(a3_program)
+    (cluster,) = planned.of_type("gcp:container/cluster:Cluster")
+    assert cluster.inputs["name"] == "train", cluster.inputs["name"]
+    print("gpu_fabric", gpu_fabric.__version__, "installed with the gke extra only;", end=" ")
+    print(f"gpu_fabric.testing planned {len(planned.resources)} resources offline")
+
+
+if __name__ == "__main__":
+    main()

@@ -4,18 +4,12 @@ The preset (`ack_lingjun`, with `ExistingVswitch`; presets.py) is importable fro
 when first named: the platform spec below is read without the Alibaba Cloud SDK.
 """
 
-import importlib
-
-from ..platform_spec import GpuHardware, PlatformSpec
+from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
 from . import checks, config
 
 PRESETS = ("ack_lingjun", "ExistingVswitch")
 
-
-def __getattr__(name: str):
-    if name not in PRESETS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(".presets", __name__), name)
+__getattr__ = lazy_attributes(__name__, ".presets", PRESETS)
 
 
 def _hardware(cfg: config.AckLingjunConfig) -> GpuHardware:

@@ -4,18 +4,12 @@ The machine presets (`a3_high`, `a3_mega`, `a3_ultra`, `a4`, `a4x`; presets.py) 
 from here, loaded when first named: the platform spec below is read without the GKE SDK.
 """
 
-import importlib
-
-from ..platform_spec import GpuHardware, PlatformSpec
+from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
 from . import checks, config
 
 PRESETS = ("a3_high", "a3_mega", "a3_ultra", "a4", "a4x", "preset", "PrimaryRanges")
 
-
-def __getattr__(name: str):
-    if name not in PRESETS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(".presets", __name__), name)
+__getattr__ = lazy_attributes(__name__, ".presets", PRESETS)
 
 
 def _hardware(cfg: config.GkeStackConfig) -> GpuHardware:
