@@ -209,6 +209,19 @@ class FabricFacts(_Data):
     logging the installer turns off first (cluster-toolkit's `disable-log-martian`)."""
 
 
+class ArchImage(_Data):
+    """An image whose pods run on GPU nodes: every node architecture a machine has must be in
+    its manifest list, or its pods never pull there (`no matching manifest`)."""
+
+    reference: str
+    """REGISTRY/REPOSITORY:TAG@sha256:DIGEST, the digest of its multi-arch index."""
+    architectures: list[str]
+    """The platforms its index lists (`amd64`, `arm64`)."""
+    rdma_user_space: bool
+    """It ships libibverbs (rdma-core): NCCL's IB transport loads it at run time; without it
+    NCCL falls back to sockets on RDMA fabrics whose device plugins inject device nodes only."""
+
+
 class Images(_Data):
     tcpx: TcpxImages
     tcpxo: TcpxImages
@@ -217,8 +230,8 @@ class Images(_Data):
     gib: GibImages
     pause: str
     """Pause container of the installer DaemonSets."""
-    training_runtime: str
-    """Default image of the torch-distributed-rdma ClusterTrainingRuntime."""
+    training_runtime: ArchImage
+    """Default training image of every fabric's ClusterTrainingRuntime."""
 
 
 class PcieRoot(_Data):
@@ -599,6 +612,19 @@ class Catalog(_Data):
                     f"machine {machine_type}: fabric {machine.fabric} has no installer for "
                     f"{machine.arch} nodes"
                 )
+        runtime = self.images.training_runtime
+        for arch in sorted({m.arch for m in self.machines.values()} | {"amd64"}):
+            # OCI and Alibaba's GPU shapes here are amd64 (BM.GPU.B4.8, Lingjun's efg1).
+            if arch not in runtime.architectures:
+                raise ValueError(
+                    f"images.training_runtime: {runtime.reference} lists no {arch} image, "
+                    f"which {arch} GPU nodes pull; pick a multi-arch image"
+                )
+        if not runtime.rdma_user_space:
+            raise ValueError(
+                "images.training_runtime: an image without rdma-core leaves NCCL on sockets "
+                "over RDMA NICs; pick one that ships it"
+            )
         return self
 
 

@@ -275,6 +275,8 @@ def test_training_runtime_is_aicrs_with_the_queue_and_nvlink_added(a4x_plan):
     pod["template"] = nvlink.with_compute_domain(pod["template"])
     # The guide's tuning profile, for a job whose command is a bash script (gib.GIB_LAYOUTS).
     (node_container,) = pod["template"]["spec"]["containers"]
+    # The catalog's multi-arch image with RDMA user space, where AICR's is amd64 only.
+    node_container["image"] = catalog().images.training_runtime.reference
     node_container["env"].append(
         {"name": "BASH_ENV", "value": "/home/kubernetes/bin/gib/scripts/set_nccl_env.sh"}
     )

@@ -66,3 +66,24 @@ def test_parse_image(image, parsed):
 def test_parse_image_refuses_what_is_not_a_reference(image):
     with pytest.raises(ValueError, match="not an image reference"):
         parse_image(image)
+
+
+def _catalog_with_runtime(**runtime) -> dict:
+    from gpu_fabric import yaml_files
+    from gpu_fabric.catalog import CATALOG_FILE
+
+    data = yaml_files.load(CATALOG_FILE.read_text())
+    data["images"]["training_runtime"].update(runtime)
+    return data
+
+
+def test_the_runtime_image_runs_on_every_gpu_node_and_carries_rdma_user_space():
+    from gpu_fabric.catalog import Catalog
+
+    runtime = catalog().images.training_runtime
+    assert {m.arch for m in catalog().machines.values()} <= set(runtime.architectures)
+    assert runtime.rdma_user_space and "@sha256:" in runtime.reference
+    with pytest.raises(ValidationError, match="lists no arm64 image, which arm64 GPU nodes pull"):
+        Catalog.model_validate(_catalog_with_runtime(architectures=["amd64"]))
+    with pytest.raises(ValidationError, match="without rdma-core leaves NCCL on sockets"):
+        Catalog.model_validate(_catalog_with_runtime(rdma_user_space=False))

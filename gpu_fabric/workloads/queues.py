@@ -138,7 +138,7 @@ class TrainingQueueArgs:
 
 def runtime_image(cfg: QueuesConfig) -> str:
     """The image of the runtime's training container: the stack's, or the catalog's."""
-    return cfg.runtime_image or catalog().images.training_runtime
+    return cfg.runtime_image or catalog().images.training_runtime.reference
 
 
 def default_topology_level(levels: list[str]) -> str:
