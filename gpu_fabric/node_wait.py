@@ -47,6 +47,22 @@ class Published:
     driver: str
     count: int
     by: str
+    counted: DeviceTest | None = None
+    """Which of the driver's devices count (unset: every one)."""
+
+
+@dataclass(frozen=True)
+class DeviceTest:
+    """Which published devices count: `awk`'s condition on the device's `attributes`, read in
+    order as fields `$2`, `$3`, ... (`$1` is the device's name; an attribute the device lacks is
+    an empty field)."""
+
+    attributes: Sequence[tuple[str, str]]
+    """Each as its qualified name and its value's type: `("dra.net/rdma", "bool")`
+    (resource.k8s.io/v1 DeviceAttribute)."""
+    condition: str
+    what: str
+    """What the counted devices are, in a lack's text: `RDMA rails up`."""
 
 
 @dataclass(frozen=True)
@@ -89,13 +105,58 @@ def _in_double_quotes(text: str) -> str:
     return text.replace(HAVE, "$have")
 
 
+AT_LEAST = """at_least() {
+  # Whether Kubernetes quantity $1 (8, 1k, 2Ki, 500m, 1e3) is at least $2: an allocatable
+  # is a quantity (apimachinery resource.Quantity), and a device plugin may advertise `1k`.
+  printf '%s\\n' "$1" | awk -v want="$2" '
+    BEGIN {
+      split("n u m k M G T P E", d, " "); split("-9 -6 -3 3 6 9 12 15 18", e, " ")
+      for (i in d) scale[d[i]] = 10 ^ e[i]
+      split("Ki Mi Gi Ti Pi Ei", b, " "); for (i in b) scale[b[i]] = 1024 ^ i
+      scale[""] = 1
+    }
+    match($0, /^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?/) {
+      suffix = substr($0, RLENGTH + 1)
+      if (suffix in scale) exit !(substr($0, 1, RLENGTH) * scale[suffix] >= want)
+    }
+    { exit 1 }'
+}
+"""
+"""A shell function: whether a Kubernetes quantity is at least a number (an unreadable or
+missing one is not). Every count the waits compare goes through it."""
+
+
 def _check(count_command: str, at_least: int, lack: str) -> str:
-    """Lines that count with `count_command` (into `have`) and add `lack` (HAVE: the count)
-    when below."""
+    """Lines that count with `count_command` (into `have`, a quantity) and add `lack` (HAVE:
+    what the node has) when below."""
     return (
         f"  have=$({count_command})\n"
         "  have=${have:-0}\n"
-        f'  [ "$have" -ge {at_least} ] 2>/dev/null || lacks="$lacks {_in_double_quotes(lack)};"'
+        f'  at_least "$have" {at_least} || lacks="$lacks {_in_double_quotes(lack)};"'
+    )
+
+
+def _published_devices(need: Published) -> str:
+    """The command that counts the devices `need` counts on node `$1`."""
+    counted = need.counted
+    fields = "".join(
+        f"|{{.attributes.{_jsonpath_key(attribute)}.{kind}}}"
+        for attribute, kind in (counted.attributes if counted else ())
+    )
+    listing = (
+        f'kubectl get resourceslices --field-selector "spec.nodeName=$1,spec.driver='
+        f'{need.driver}" -o '
+        + shlex.quote(
+            f'jsonpath={{range .items[*].spec.devices[*]}}{{.name}}{fields}{{"\\n"}}{{end}}'
+        )
+        + " 2>/dev/null"
+    )
+    if counted is None:
+        return listing + " | grep -c ."
+    return (
+        listing
+        + " | awk -F'|' "
+        + shlex.quote(f"{counted.condition} {{ n++ }} END {{ print n + 0 }}")
     )
 
 
@@ -114,12 +175,10 @@ def usable_lines(needs: NodeNeeds) -> str:
     ]
     checks += [
         _check(
-            f'kubectl get resourceslices --field-selector "spec.nodeName=$1,spec.driver='
-            f'{need.driver}" -o '
-            + shlex.quote('jsonpath={range .items[*].spec.devices[*]}{.name}{"\\n"}{end}')
-            + " 2>/dev/null | grep -c .",
+            _published_devices(need),
             need.count,
-            f"{need.driver} devices published: {HAVE} of {need.count} ({need.by})",
+            f"{need.driver} {need.counted.what if need.counted else 'devices published'}: "
+            f"{HAVE} of {need.count} ({need.by})",
         )
         for need in needs.published
     ]
@@ -138,7 +197,7 @@ def usable_lines(needs: NodeNeeds) -> str:
         f'  case " $taints " in *" {key} "*) ;; *) lacks="$lacks no {key} taint;" ;; esac\n'
         for key in needs.required_taints
     )
-    return f"""lacks_of() {{
+    return f"""{AT_LEAST}lacks_of() {{
   # What node $1 lacks to be usable, or nothing.
   lacks=""
   if ! taints=$(kubectl get node "$1" -o jsonpath='{{.spec.taints[*].key}}' 2>&1); then

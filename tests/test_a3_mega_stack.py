@@ -140,8 +140,15 @@ def test_handing_the_installer_to_an_external_owner_keeps_its_daemon_sets():
     handed_over = diff.diff_plans(as_file(handover), as_file(external), RULES)
     report = diff.render_stack(handed_over, RULES)
     assert report.startswith(
-        f"## Stack `{STACK}`: 0 to replace, 0 to update, 0 to add, 0 to remove, 2 to forget "
+        f"## Stack `{STACK}`: 1 to replace, 0 to update, 0 to add, 0 to remove, 2 to forget "
         "(kept, no longer managed)\n"
+    )
+    # The one replacement is the usable wait, a local command: it guards the installer's image,
+    # which the stack no longer names, and checks the nodes again.
+    (replaced,) = [c for c in handed_over.changes if c.action == "replace"]
+    assert (replaced.name, replaced.type) == (
+        f"{STACK}-gpu-nodes-usable-wait",
+        "command:local:Command",
     )
     assert "### Remove\n" not in report
     for name in (f"{STACK}-nccl-tcpxo-installer", f"{STACK}-nri-device-injector"):

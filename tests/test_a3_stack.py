@@ -259,7 +259,11 @@ def test_kubeconfig_uses_the_auth_plugin_and_is_a_secret(a3_plan):
 
 
 def test_network_objects_wait_for_the_crd_gate(a3_plan):
-    (gate,) = [c for c in a3_plan.of_type(COMMAND) if "networking.gke.io" in c.inputs["create"]]
+    (gate,) = [
+        c
+        for c in a3_plan.of_type(COMMAND)
+        if "crd/networks.networking.gke.io" in c.inputs["create"]
+    ]
     script = gate.inputs["create"]
     for crd in ("networks.networking.gke.io", "gkenetworkparamsets.networking.gke.io"):
         assert f"crd/{crd}" in script

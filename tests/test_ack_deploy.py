@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 import yaml
 
+from gpu_fabric.catalog import catalog
 from tests.conftest import fabric_plan, run_stack
 
 STACK = "ack-lingjun"
@@ -70,7 +74,13 @@ def test_the_fabric_stack_waits_for_the_lingjun_nodes_and_names_the_step():
     assert env["POOL_ID"] == plan.outputs["lingjunNodePoolId"]
     assert env["CLUSTER_ID"] == plan.outputs["clusterId"]
     assert "environment" in wait.secret_inputs  # it carries the kubeconfig
-    assert wait.inputs["triggers"] == [plan.outputs["clusterId"], env["POOL_ID"], 2]
+    assert wait.inputs["triggers"] == [
+        plan.outputs["clusterId"],
+        env["POOL_ID"],
+        2,
+        # Again when the RDMA add-on changes (its version, its mode).
+        f"ack-rdma-device-plugin {catalog().ack.rdma_device_plugin.version} non_host_network=False",
+    ]
 
 
 def test_the_wait_timeout_is_a_fabric_setting():
@@ -188,6 +198,42 @@ def test_a_node_with_another_taint_fails_and_the_lingjun_and_gpu_taints_pass(tmp
 def test_usable_nodes_pass(tmp_path):
     result = run_wait(tmp_path, _lingjun(), timeout=600)
     assert result.returncode == 0, result.stderr
+
+
+HEALTHY = Path(__file__).parent / "fixtures" / "ack-lingjun-healthy.yaml"
+
+
+def test_nodes_as_the_lingjun_guide_shows_them_pass(tmp_path):
+    """`rdma/hca: 1k` (shared mode's 1000 IDs), verbatim: a quantity, not a number."""
+    from tests.wait_script import recorded_kubectl
+
+    result = run_wait(tmp_path, recorded_kubectl(HEALTHY), timeout=600)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("allocatable", "lack"),
+    [
+        ({"rdma/hca": None}, "rdma/hca advertised: 0 of 1"),
+        ({"rdma/hca": "0"}, "rdma/hca advertised: 0 of 1"),
+        ({"nvidia.com/gpu": "7"}, "nvidia.com/gpu advertised: 7 of 8"),
+    ],
+)
+def test_a_recorded_node_that_lacks_a_device_fails_naming_it(tmp_path, allocatable, lack):
+    from tests.wait_script import changed_copy, recorded_kubectl
+
+    def break_first_node(cluster: dict) -> None:
+        node = cluster["nodes"]["items"][0]
+        for resource, value in allocatable.items():
+            node["status"]["allocatable"].pop(resource)
+            if value is not None:
+                node["status"]["allocatable"][resource] = value
+
+    broken = changed_copy(tmp_path, HEALTHY, break_first_node)
+    result = run_wait(tmp_path, recorded_kubectl(broken))
+    assert result.returncode == 1
+    assert f"e01-cn-wulanchabu-c-0a1b2c: {lack}" in result.stderr
+    assert "3d4e5f:" not in result.stderr
 
 
 def test_the_wait_script_passes_shellcheck(tmp_path):

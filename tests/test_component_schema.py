@@ -333,6 +333,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "nodePoolId": "Input<string>!",
         "clusterId": "Input<string>!",
         "kubeconfig": "Input<string>!",
+        "rdmaPlugin": "string",
         "timeout": "string",
     },
     "AckVpc": {

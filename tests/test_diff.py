@@ -82,7 +82,7 @@ def test_an_in_place_change_names_the_resource_and_field(a3_file):
     # wait for usable GPU nodes runs again for the new count (a command's trigger replaces it).
     change, wait, quota = sorted(result.changes, key=lambda c: c.type != NODE_POOL)
     assert (wait.name, wait.action) == ("a3-prod-gpu-nodes-usable-wait", "replace")
-    assert ("triggers[3]", 2, 3, "triggers") in [
+    assert ("triggers[4]", 2, 3, "triggers") in [
         (f.path, f.before, f.after, f.forces) for f in wait.fields
     ]
     assert (change.name, change.action) == ("a3-prod-a3-highgpu", "update")

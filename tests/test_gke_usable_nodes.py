@@ -3,16 +3,24 @@ every GPU node advertises its GPUs and runs the fabric's installer pods."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke.usable_nodes import FAILURE, needs_of
 from gpu_fabric.node_wait import usable_lines, wait_script
 from tests.conftest import assert_single_rule, run_stack
-from tests.wait_script import fake_kubectl, run_wait_script, shellcheck_problems
+from tests.wait_script import (
+    changed_copy,
+    recorded_kubectl,
+    run_wait_script,
+    shellcheck_problems,
+)
 
 COMMAND = "command:local:Command"
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
+NETWORK = "kubernetes:networking.gke.io/v1:Network"
 GKE_STACKS = ["a3-prod", "a3-mega-prod", "a3-ultra-prod", "a4-prod", "a4x-prod"]
 
 
@@ -40,11 +48,14 @@ def test_the_wait_counts_every_gpu_node_after_the_installers_and_the_pools(stack
     assert all(p.urn in wait.dependencies for p in pools)
 
 
-def test_the_nvlink_driver_starts_on_usable_nodes():
-    """Its kubelet plugin needs the GPU driver: Helm's wait then sees its pods on every node."""
+def test_the_nvlink_driver_goes_in_beside_the_nodes_and_the_wait_after_it():
+    """Not on `pulumi up`'s critical path after the nodes: the wait checks its devices."""
     plan = run_stack(stack="a4x-prod")
     (release,) = [r for r in plan.of_type("kubernetes:helm.sh/v3:Release") if "nvlink" in r.name]
-    assert usable_wait(plan).urn in release.dependencies
+    pools = [r.urn for r in plan.of_type("gcp:container/nodePool:NodePool")]
+    assert not plan.depends_on(release, usable_wait(plan))
+    assert not set(pools) & set(release.dependencies)
+    assert release.urn in usable_wait(plan).dependencies
 
 
 @pytest.mark.parametrize("stack", GKE_STACKS)
@@ -53,7 +64,7 @@ def test_the_wait_checks_the_gpus_and_the_pods_of_the_fabric_installer(stack):
     script = usable_wait(plan).inputs["create"]
     machine = catalog().machines[plan_machine(plan)]
     assert "{.status.allocatable.nvidia\\.com/gpu}" in script
-    assert f'[ "$have" -ge {machine.accelerator.count} ]' in script
+    assert f'at_least "$have" {machine.accelerator.count} ||' in script
     installers = [r for r in plan.of_type(DAEMON_SET) if r.name.endswith(("-installer", "-a4x"))]
     for installer in installers:
         labels = installer.inputs["spec"]["selector"]["matchLabels"]
@@ -120,60 +131,112 @@ def test_a_changed_node_count_runs_the_wait_again():
 # --- the script, run against a fake kubectl ---------------------------------------------------
 
 
+HEALTHY = Path(__file__).with_name("fixtures") / "a3-prod-gpu-nodes-healthy.yaml"
+NETWORKS = ["vpc1", "vpc2", "vpc3", "vpc4"]
+NODE_A, NODE_B = "gke-a3-prod-a3-highgpu-3f1c9e0a-7q2x", "gke-a3-prod-a3-highgpu-3f1c9e0a-k9fz"
+
+
 def a3_high_script() -> str:
-    return wait_script(FAILURE, usable_lines(needs_of(catalog().machines["a3-highgpu-8g"])))
+    needs = needs_of(catalog().machines["a3-highgpu-8g"], NETWORKS)
+    return wait_script(FAILURE, usable_lines(needs))
 
 
-def run_usable(tmp_path, kubectl: str, timeout: int = 0):
+def run_usable(tmp_path, change=None, timeout: int = 0):
+    """The A3 High wait against the healthy recording, changed by `change` when given."""
+    cluster = changed_copy(tmp_path, HEALTHY, change) if change else HEALTHY
     env = {"SELECTOR": "cloud.google.com/gke-nodepool in (a3-highgpu)", "COUNT": "2"}
     return run_wait_script(
-        tmp_path, a3_high_script(), kubectl, {**env, "TIMEOUT_SECONDS": str(timeout)}
+        tmp_path,
+        a3_high_script(),
+        recorded_kubectl(cluster),
+        {**env, "TIMEOUT_SECONDS": str(timeout)},
     )
 
 
-GPUS = {"a": {"nvidia.com/gpu": "8"}, "b": {"nvidia.com/gpu": "8"}}
+def _node(cluster: dict, name: str) -> dict:
+    (node,) = [n for n in cluster["nodes"]["items"] if n["metadata"]["name"] == name]
+    return node
 
 
 def test_usable_nodes_end_the_wait(tmp_path):
-    kubectl = fake_kubectl(
-        ["a", "b"],
-        taints={"a": ["nvidia.com/gpu"]},
-        allocatable=GPUS,
-        running_pods={"a": 1, "b": 1},
-    )
-    result = run_usable(tmp_path, kubectl)
+    result = run_usable(tmp_path, timeout=600)
     assert result.returncode == 0, result.stderr
 
 
 def test_a_node_without_its_gpus_fails_naming_it(tmp_path):
-    kubectl = fake_kubectl(["a", "b"], allocatable={"b": GPUS["b"]}, running_pods={"a": 1, "b": 1})
-    result = run_usable(tmp_path, kubectl)
+    def no_gpus(cluster: dict) -> None:
+        del _node(cluster, NODE_A)["status"]["allocatable"]["nvidia.com/gpu"]
+
+    result = run_usable(tmp_path, no_gpus)
     assert result.returncode == 1
     assert (
-        "Ready, but not usable: a: nvidia.com/gpu advertised: 0 of 8 (GKE's NVIDIA device plugin);"
+        f"Ready, but not usable: {NODE_A}: nvidia.com/gpu advertised: 0 of 8 (GKE's NVIDIA "
+        "device plugin);"
     ) in result.stderr
-    assert " b:" not in result.stderr
+    assert f" {NODE_B}:" not in result.stderr
+
+
+def test_a_node_whose_gpu_nic_is_down_fails_naming_its_network(tmp_path):
+    """GKE's controller advertises no `.IP` for a Network whose interface is not up there."""
+
+    def nic_down(cluster: dict) -> None:
+        del _node(cluster, NODE_B)["status"]["allocatable"]["networking.gke.io.networks/vpc3.IP"]
+
+    result = run_usable(tmp_path, nic_down)
+    assert result.returncode == 1
+    assert (
+        f"{NODE_B}: networking.gke.io.networks/vpc3.IP advertised: 0 of 1 (GKE multi-networking: "
+        "the NIC's interface up on the node);"
+    ) in result.stderr
+    assert f" {NODE_A}:" not in result.stderr
 
 
 def test_a_node_without_a_running_installer_pod_fails_naming_it(tmp_path):
-    kubectl = fake_kubectl(["a", "b"], allocatable=GPUS, running_pods={"a": 1})
-    result = run_usable(tmp_path, kubectl)
+    def pending(cluster: dict) -> None:
+        cluster["pods"]["items"][1]["status"]["phase"] = "Pending"
+
+    result = run_usable(tmp_path, pending)
     assert result.returncode == 1
-    assert "b: no Running NCCL installer pod (kube-system, k8s-app=nccl-tcpx-installer);" in (
-        result.stderr
+    assert (
+        f"{NODE_B}: no Running NCCL installer pod (kube-system, k8s-app=nccl-tcpx-installer);"
+        in (result.stderr)
     )
 
 
 def test_a_node_with_another_taint_fails_naming_the_taint(tmp_path):
-    kubectl = fake_kubectl(
-        ["a", "b"],
-        taints={"b": ["nvidia.com/gpu", "node.kubernetes.io/unschedulable"]},
-        allocatable=GPUS,
-        running_pods={"a": 1, "b": 1},
-    )
-    result = run_usable(tmp_path, kubectl)
-    assert "b: taint node.kubernetes.io/unschedulable;" in result.stderr
+    def cordoned(cluster: dict) -> None:
+        _node(cluster, NODE_B)["spec"]["taints"].append(
+            {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+        )
+
+    result = run_usable(tmp_path, cordoned)
+    assert f"{NODE_B}: taint node.kubernetes.io/unschedulable;" in result.stderr
     assert "kubectl describe node NODE" in result.stderr
+
+
+def test_a4x_nodes_need_the_compute_domain_plugins_devices():
+    plan = run_stack(stack="a4x-prod")
+    script = usable_wait(plan).inputs["create"]
+    assert 'spec.driver=compute-domain.nvidia.com" ' in script
+    assert "compute-domain.nvidia.com devices published: $have of 2" in script
+    assert "compute-domain.nvidia.com" not in usable_wait(run_stack()).inputs["create"]
+
+
+def test_every_gpu_nic_network_is_awaited():
+    for stack in GKE_STACKS:
+        plan = run_stack(stack=stack)
+        script = usable_wait(plan).inputs["create"]
+        networks = [r.inputs["metadata"]["name"] for r in plan.of_type(NETWORK)]
+        assert networks
+        for network in networks:
+            assert f"networking.gke.io.networks/{network}.IP advertised" in script, (stack, network)
+
+
+def test_a_new_installer_image_or_driver_version_runs_the_wait_again():
+    triggers = usable_wait(run_stack()).inputs["triggers"]
+    assert catalog().images.tcpx.installer in triggers
+    a4x = usable_wait(run_stack(stack="a4x-prod")).inputs["triggers"]
+    assert catalog().nvidia_dra_driver.compute_domains_version in a4x
 
 
 def test_the_gke_usable_script_passes_shellcheck(tmp_path):

@@ -496,57 +496,98 @@ def test_the_wait_timeout_is_a_setting_of_both_waits():
 
 
 def run_usable(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
-    from gpu_fabric.oke.node_wait import usable_script
+    from gpu_fabric.oke.node_wait import selector, usable_script
     from tests.wait_script import run_wait_script
 
-    env = {"SELECTOR": "node.kubernetes.io/instance-type=BM.GPU.B4.8", "COUNT": "2"}
+    env = {"SELECTOR": selector("BM.GPU.B4.8"), "COUNT": "2"}
     env["TIMEOUT_SECONDS"] = str(timeout)
     return run_wait_script(tmp_path, usable_script("BM.GPU.B4.8"), kubectl, env)
 
 
-def _slices(rails_on_a: int = 16, gpus_on_a: int = 8) -> str:
-    from tests.wait_script import fake_kubectl
-
-    devices = {
-        "a": {"dra.net": rails_on_a, "gpu.nvidia.com": gpus_on_a},
-        "b": {"dra.net": 18, "gpu.nvidia.com": 8},  # DRANET publishes the other NICs too
-    }
-    taints = {"a": ["nvidia.com/gpu"], "b": ["nvidia.com/gpu"]}
-    return fake_kubectl(["a", "b"], taints=taints, devices=devices)
+HEALTHY = Path(__file__).with_name("fixtures") / "oke-dranet-healthy.yaml"
+NODE_A = "10.140.66.66"
 
 
-def test_a_node_whose_rails_are_not_published_fails_naming_it_and_the_driver(tmp_path):
-    result = run_usable(tmp_path, _slices(rails_on_a=2))
+def _recorded(tmp_path, change=None) -> str:
+    """A kubectl answering from the healthy recording, changed by `change` (its first GPU node's
+    devices, by driver) when given."""
+    from tests.wait_script import changed_copy, recorded_kubectl
+
+    if change is None:
+        return recorded_kubectl(HEALTHY)
+
+    def on_node_a(cluster: dict) -> None:
+        for slice_ in cluster["resourceslices"]["items"]:
+            if slice_["spec"]["nodeName"] == NODE_A:
+                change(slice_["spec"]["driver"], slice_["spec"]["devices"])
+
+    return recorded_kubectl(changed_copy(tmp_path, HEALTHY, on_node_a))
+
+
+def _rail(devices: list[dict], interface: str) -> dict:
+    (rail,) = [
+        d for d in devices if d["attributes"].get("dra.net/ifName", {}).get("string") == interface
+    ]
+    return rail
+
+
+def test_nodes_as_the_write_up_shows_them_pass(tmp_path):
+    """16 rails up of 18 interfaces DRANET publishes, 8 GPUs, the GPU taint."""
+    result = run_usable(tmp_path, _recorded(tmp_path), timeout=600)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_rail_that_is_down_fails_naming_the_node(tmp_path):
+    def rail_down(driver: str, devices: list[dict]) -> None:
+        if driver == "dra.net":
+            _rail(devices, "rdma3")["attributes"]["dra.net/state"] = {"string": "down"}
+
+    result = run_usable(tmp_path, _recorded(tmp_path, rail_down))
     assert result.returncode == 1
     assert (
-        "not usable: a: dra.net devices published: 2 of 16 (DRANET's kubelet plugin);"
+        f"not usable: {NODE_A}: dra.net RDMA rails up: 15 of 16 (DRANET's kubelet plugin);"
         in result.stderr
     )
     assert "kubectl get resourceslices --field-selector spec.nodeName=NODE" in result.stderr
+    assert "10.140.82.106:" not in result.stderr
 
 
-def test_a_node_without_its_gpus_fails(tmp_path):
-    result = run_usable(tmp_path, _slices(gpus_on_a=0))
-    assert "a: gpu.nvidia.com devices published: 0 of 8 (NVIDIA's DRA GPU kubelet plugin);" in (
+def test_a_rail_in_a_pods_namespace_still_counts(tmp_path):
+    """DRANET keeps a moved interface's PCI device without its link's attributes: the wait runs
+    again (a driver's new version) while jobs hold rails, and passes."""
+
+    def moved(driver: str, devices: list[dict]) -> None:
+        if driver == "dra.net":
+            attributes = _rail(devices, "rdma5")["attributes"]
+            del attributes["dra.net/ifName"], attributes["dra.net/state"]
+
+    assert run_usable(tmp_path, _recorded(tmp_path, moved), timeout=600).returncode == 0
+
+
+def test_a_node_that_publishes_no_rails_or_gpus_fails(tmp_path):
+    def unpublished(driver: str, devices: list[dict]) -> None:
+        devices.clear()
+
+    result = run_usable(tmp_path, _recorded(tmp_path, unpublished))
+    assert result.returncode == 1
+    assert f"{NODE_A}: dra.net RDMA rails up: 0 of 16 (DRANET's kubelet plugin);" in result.stderr
+    assert "gpu.nvidia.com devices published: 0 of 8 (NVIDIA's DRA GPU kubelet plugin);" in (
         result.stderr
     )
 
 
 def test_a_node_joined_without_the_gpu_taint_fails_naming_it(tmp_path):
     """Whatever path joined it (join.sh, or an image's oke-init.service reading the metadata)."""
-    from tests.wait_script import fake_kubectl
+    from tests.wait_script import changed_copy, recorded_kubectl
 
-    devices = {n: {"dra.net": 16, "gpu.nvidia.com": 8} for n in ("a", "b")}
-    kubectl = fake_kubectl(["a", "b"], taints={"a": ["nvidia.com/gpu"]}, devices=devices)
+    def untainted(cluster: dict) -> None:
+        cluster["nodes"]["items"][1]["spec"] = {}
+
+    kubectl = recorded_kubectl(changed_copy(tmp_path, HEALTHY, untainted))
     result = run_usable(tmp_path, kubectl)
     assert result.returncode == 1
-    assert "not usable: b: no nvidia.com/gpu taint;" in result.stderr
-    assert " a:" not in result.stderr
-
-
-def test_nodes_that_publish_every_rail_and_gpu_pass(tmp_path):
-    result = run_usable(tmp_path, _slices(), timeout=600)
-    assert result.returncode == 0, result.stderr
+    assert "not usable: 10.140.82.106: no nvidia.com/gpu taint;" in result.stderr
+    assert f" {NODE_A}:" not in result.stderr
 
 
 def test_the_usable_script_passes_shellcheck(tmp_path):

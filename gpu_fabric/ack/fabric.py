@@ -34,6 +34,9 @@ class AckLingjunNodes(TypedDict):
     """The cluster (the cloud layer's `clusterId`)."""
     kubeconfig: pulumi.Input[str]
     """A kubeconfig of the cluster, for kubectl where `pulumi up` runs (secret)."""
+    rdma_plugin: NotRequired[str]
+    """What the RDMA add-on runs as (its version and mode): the wait runs again when it
+    changes, so a new version that stops advertising `rdma/hca` fails the update."""
     timeout: NotRequired[str]
     """How long to wait for them to be usable (a duration: 30m, 1h)."""
 
@@ -81,6 +84,7 @@ class AckFabric(pulumi.ComponentResource):
                     node_pool_id=nodes["node_pool_id"],
                     group_id=nodes["group_id"],
                     count=nodes["count"],
+                    guarded=[nodes.get("rdma_plugin", "")],
                     **(
                         {"timeout_seconds": seconds_of(nodes["timeout"])}
                         if "timeout" in nodes

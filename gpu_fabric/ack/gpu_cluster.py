@@ -74,6 +74,8 @@ def fabric_args(
             "node_pool_id": cloud["lingjun_node_pool_id"],
             "cluster_id": cloud["cluster_id"],
             "kubeconfig": cloud["kubeconfig"],
+            "rdma_plugin": f"ack-rdma-device-plugin {cfg.rdma_addon_version} "
+            f"non_host_network={cfg.rdma.non_host_network}",
         }
         if cfg.node_wait_timeout is not None:
             args["lingjun_nodes"]["timeout"] = cfg.node_wait_timeout

@@ -19,6 +19,7 @@ documented).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -73,6 +74,8 @@ class LingjunNodeWaitArgs:
     """Nodes to wait for, Ready with `rdma/hca`."""
     timeout_seconds: int = WAIT_MINUTES * 60
     """How long to wait before failing."""
+    guarded: Sequence[pulumi.Input[str]] = ()
+    """Run again when one changes: what advertises the devices (the RDMA add-on's version)."""
 
 
 class LingjunNodeWait(pulumi.ComponentResource):
@@ -93,8 +96,8 @@ class LingjunNodeWait(pulumi.ComponentResource):
             "POOL_ID": args.node_pool_id,
             "GROUP_ID": args.group_id,
         }
-        # Again when the cluster, the pool or the expected count changes.
-        triggers = [args.cluster_id, args.node_pool_id, args.count]
+        # Again when the cluster, the pool, the expected count or what it guards changes.
+        triggers = [args.cluster_id, args.node_pool_id, args.count, *args.guarded]
         self.command = wait_command(
             f"{name}-wait", WAIT_SCRIPT, args.kubeconfig, environment, triggers, self
         )

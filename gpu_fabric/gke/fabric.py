@@ -183,6 +183,24 @@ class GkeFabric(pulumi.ComponentResource):
                     on_cluster,
                 )
                 installed.append(injector.daemon_set)
+        # The NVLink driver goes in beside the nodes (its DaemonSet's pods come with them); the
+        # usable wait checks that its kubelet plugin publishes each node's devices.
+        runtime_after: list[pulumi.Resource] = []
+        guarded: list[pulumi.Input[object]] = [args.get("installer", {}).get("image", "")]
+        if "nri_device_injector_image" in args:
+            guarded.append(args["nri_device_injector_image"])
+        if "nvlink_driver_version" in args:
+            nvlink = NvlinkDomains(
+                f"{name}-nvlink",
+                NvlinkDomainsArgs(
+                    catalog().nvidia_dra_driver.at(args["nvlink_driver_version"]),
+                    machine.accelerator.type,
+                ),
+                on_cluster,
+            )
+            installed.append(nvlink.release)
+            runtime_after.append(nvlink.release)
+            guarded.append(args["nvlink_driver_version"])
         usable: list[pulumi.Resource] = []
         if args.get("gpu_node_count") and "gpu_node_pools" in args:
             timeout = args.get("node_wait_timeout")
@@ -193,8 +211,9 @@ class GkeFabric(pulumi.ComponentResource):
                 args["gpu_node_pools"],
                 args.get("gpu_node_pool_instance_groups", []),
                 args["gpu_node_count"],
-                needs_of(machine),
+                needs_of(machine, names, compute_domains="nvlink_driver_version" in args),
                 installed,
+                guarded,
                 on_cluster,
                 **({"timeout_seconds": seconds_of(timeout)} if timeout else {}),
             )
@@ -217,19 +236,6 @@ class GkeFabric(pulumi.ComponentResource):
                 HyperdiskStorageArgs(storage["name"], storage["is_default"]),
                 on_cluster,
             )
-        runtime_after: list[pulumi.Resource] = []
-        if "nvlink_driver_version" in args:
-            nvlink = NvlinkDomains(
-                f"{name}-nvlink",
-                NvlinkDomainsArgs(
-                    catalog().nvidia_dra_driver.at(args["nvlink_driver_version"]),
-                    machine.accelerator.type,
-                    after=usable,
-                ),
-                on_cluster,
-            )
-            runtime_after.append(nvlink.release)
-
         if "training_queue" in args:
             TrainingQueue(
                 f"{name}-training-queue",

@@ -41,7 +41,9 @@ CHANNEL_CLAIM = "compute-domain-channel"
 """The pod's claim name (cluster-toolkit examples/gke-a4x/nccl-jobset-example.yaml)."""
 CHANNEL_DEVICE_CLASS = "compute-domain-default-channel.nvidia.com"
 """The channel's DeviceClass (the chart's deviceclass-compute-domain-default-channel template)."""
-CHANNEL_RESOURCE = "compute-domain.nvidia.com/channel"
+COMPUTE_DOMAIN_DRIVER = "compute-domain.nvidia.com"
+"""The DRA driver name of its ComputeDomain kubelet plugin."""
+CHANNEL_RESOURCE = f"{COMPUTE_DOMAIN_DRIVER}/channel"
 """What the queue counts for a channel claim: one per pod, so one per node of a pool."""
 COMPUTE_DOMAIN_CRDS = ["computedomains.resource.nvidia.com"]
 
@@ -126,8 +128,9 @@ class NvlinkDomainsArgs:
     accelerator: str
     """The A4X nodes' `cloud.google.com/gke-accelerator` value."""
     after: Sequence[pulumi.Resource] = ()
-    """What the release waits for: the usable GPU nodes, whose GPU driver the kubelet plugin
-    needs (so Helm's wait sees the plugin's pods on every node, not on none)."""
+    """What the release waits for besides its namespace and quota (nothing by default: it is
+    installed beside the GPU nodes, not after them, and the usable wait checks that its kubelet
+    plugin publishes each node's devices; Helm's wait alone sees no pod before a node exists)."""
 
 
 class NvlinkDomains(pulumi.ComponentResource):

@@ -145,7 +145,17 @@ class OkeFabric(pulumi.ComponentResource):
                 usable_gpu_nodes(
                     f"{name}-gpu-nodes-usable",
                     args["kubeconfig"],
-                    [args["cluster_id"], args["gpu_node_ids"]],
+                    # Again when what publishes the devices changes: a driver's new version or
+                    # values that break a node fail the update (each kubelet plugin rolls out
+                    # with maxUnavailable 100%: Helm's readiness proves nothing).
+                    [
+                        args["cluster_id"],
+                        args["gpu_node_ids"],
+                        args["dranet_version"],
+                        args["dranet_image_tag"],
+                        args.get("dranet_child_cidr") or "",
+                        args["dra_gpu_driver_version"],
+                    ],
                     shape_name,
                     gpu_node_count,
                     [drivers.dranet, drivers.dra_gpu_driver],

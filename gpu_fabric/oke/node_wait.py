@@ -16,6 +16,7 @@ import pulumi_command as command
 
 from ..catalog import catalog
 from ..node_wait import (
+    DeviceTest,
     NodeNeeds,
     Published,
     UsableNodes,
@@ -101,12 +102,30 @@ USABLE_FAILURE = """  echo "GPU nodes joined, but a job cannot use them yet: $1.
 """
 
 
+RAILS_UP = DeviceTest(
+    attributes=[
+        ("dra.net/rdma", "bool"),
+        ("dra.net/ifName", "string"),
+        ("dra.net/state", "string"),
+    ],
+    # A rail is an RDMA device whose interface is `rdmaN` (the claims' selector, RAIL_SELECTOR)
+    # and up: DRANET publishes each interface's operational state (`dra.net/state`, netlink's
+    # "up"/"down": kubernetes-sigs/dranet pkg/inventory/db.go addLinkAttributes). A rail already
+    # moved into a pod's network namespace keeps its PCI device in the slice without its
+    # interface's attributes (discoverNetworkInterfaces lists the host's links only): it counts,
+    # so the wait passes again while jobs run.
+    condition='$2 == "true" && (($3 ~ /^rdma/ && $4 == "up") || $3 == "")',
+    what="RDMA rails up",
+)
+
+
 def usable_needs(shape: str) -> NodeNeeds:
-    """Each GPU node's devices: its shape's rails and GPUs, published by the two DRA drivers."""
+    """Each GPU node's devices: its shape's rails (up) and GPUs, published by the two DRA
+    drivers."""
     oci_shape = catalog().oci_shapes[shape]
     return NodeNeeds(
         published=[
-            Published(RAIL_DRIVER, oci_shape.rail_count, "DRANET's kubelet plugin"),
+            Published(RAIL_DRIVER, oci_shape.rail_count, "DRANET's kubelet plugin", RAILS_UP),
             Published(GPU_DRA_DRIVER, oci_shape.gpu_count, "NVIDIA's DRA GPU kubelet plugin"),
         ],
         # Every join path registers it (join.sh; oke-init.service from the instance metadata's
