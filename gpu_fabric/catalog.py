@@ -167,6 +167,9 @@ class Machine(_Data):
     """NIC groups other machines have that this one must not get, with why."""
     topology_levels: list[str]
     """Kueue's Topology levels for its nodes, widest first, the node last."""
+    topology_needs_dense_capacity: bool = False
+    """GKE labels its nodes with their topology (`cloud.google.com/gce-topology-*`) only when
+    they are reservation-bound or compactly placed."""
     nvlink_domains: bool = False
     """Its GPUs reach other nodes' GPUs over NVLink (GB200 NVL72), through the NVIDIA DRA
     driver's ComputeDomains."""

@@ -87,6 +87,12 @@ class NodeNeeds:
     required_taints: Sequence[str] = ()
     """Taint keys a node must have: the GPU taint where the stack's join registers it (a node
     without it takes any pod, and CPU pods would crowd its GPUs' CPUs and memory)."""
+    topology_labels: Sequence[str] = ()
+    """Label keys a node must carry: the training queue's Topology levels. Kueue counts only
+    nodes that carry every level's label (kueue pkg/util/tas/node.go, `NodeMatchesFlavor`), so
+    a node without one takes no job while `pulumi up` would be green."""
+    topology_fix: str = "remove the level from gpu-fabric:queues.topologyLevels"
+    """What to do about a missing level label (named in the failure)."""
 
 
 def _jsonpath_key(name: str) -> str:
@@ -191,6 +197,17 @@ def usable_lines(needs: NodeNeeds) -> str:
             f"no Running {pod.what} pod ({pod.namespace}, {pod.selector})",
         )
         for pod in needs.pods
+    ]
+    checks += [
+        '  [ -n "$(kubectl get node "$1" -o jsonpath='
+        + shlex.quote(f"{{.metadata.labels.{_jsonpath_key(label)}}}")
+        + ' 2>/dev/null)" ] || lacks="$lacks '
+        + _in_double_quotes(
+            f"no label {label} (a level of the training queue's Topology: Kueue places no job "
+            f"on a node without it; {needs.topology_fix})"
+        )
+        + ';"'
+        for label in needs.topology_labels
     ]
     allowed = shlex.quote(f" {' '.join(needs.allowed_taints)} ")
     required = "".join(

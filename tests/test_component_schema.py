@@ -318,6 +318,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "namespacedObjectCrds": "[string]",
         "hostNetworkReason": "string",
         "privilegedReason": "string",
+        "claimedGpus": "integer",
     },
     "RuntimeTopology": {"level": "string!", "required": "boolean!"},
     "QueuePool": {

@@ -137,7 +137,8 @@ NODE_A, NODE_B = "gke-a3-prod-a3-highgpu-3f1c9e0a-7q2x", "gke-a3-prod-a3-highgpu
 
 
 def a3_high_script() -> str:
-    needs = needs_of(catalog().machines["a3-highgpu-8g"], NETWORKS)
+    machine = catalog().machines["a3-highgpu-8g"]
+    needs = needs_of(machine, NETWORKS, topology_levels=machine.topology_levels)
     return wait_script(FAILURE, usable_lines(needs))
 
 
@@ -212,6 +213,29 @@ def test_a_node_with_another_taint_fails_naming_the_taint(tmp_path):
     result = run_usable(tmp_path, cordoned)
     assert f"{NODE_B}: taint node.kubernetes.io/unschedulable;" in result.stderr
     assert "kubectl describe node NODE" in result.stderr
+
+
+def test_a_node_without_a_topology_levels_label_fails_naming_it_and_the_fix(tmp_path):
+    """Kueue counts no node that lacks a level's label: the queue would admit nothing there."""
+
+    def unlabelled(cluster: dict) -> None:
+        del _node(cluster, NODE_A)["metadata"]["labels"]["cloud.google.com/gce-topology-subblock"]
+
+    result = run_usable(tmp_path, unlabelled)
+    assert result.returncode == 1
+    assert (
+        f"{NODE_A}: no label cloud.google.com/gce-topology-subblock (a level of the training "
+        "queue's Topology: Kueue places no job on a node without it; GKE sets its "
+        "cloud.google.com/gce-topology-* labels on reservation-bound or compactly placed nodes"
+    ) in result.stderr
+
+
+def test_the_wait_checks_the_queues_topology_labels():
+    script = usable_wait(run_stack()).inputs["create"]
+    for level in catalog().machines["a3-highgpu-8g"].topology_levels:
+        assert f"no label {level} " in script
+    sparse = usable_wait(run_stack({"gpu-fabric:gpuPool.compactPlacement": False}))
+    assert "no label" not in sparse.inputs["create"]
 
 
 def test_a4x_nodes_need_the_compute_domain_plugins_devices():

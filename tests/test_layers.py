@@ -160,7 +160,16 @@ def test_config_and_checks_import_no_component_module():
     fabric_side = {"fabrics", "fabric_spec", "image_checks", "tcpx", "tcpxo", "gib"}
     # A config field's type (the OKE nodes' SSH keys) is config too: it registers nothing; so are
     # the Pod Security checks the queue's rules use.
-    config_side = {"config", "checks", "claim_plan", "ssh_keys", "pod_security", *fabric_side}
+    # GKE's node labels are names only (a Topology level's rule reads them).
+    config_side = {
+        "config",
+        "checks",
+        "claim_plan",
+        "ssh_keys",
+        "pod_security",
+        "node_labels",
+        *fabric_side,
+    }
     components = {
         m
         for m in ours

@@ -550,7 +550,16 @@ def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(
     kinds = {o["kind"] for o in map(manifest, oke_plan.kubernetes_objects())}
     # The training queue's kinds, but no Topology (oke/training_queue.py says why).
     queue_kinds = QUEUE_KINDS - {"Topology"}
-    assert kinds == {"Namespace", "DeviceClass", "ConfigMap", "ResourceClaimTemplate", *queue_kinds}
+    # The admission policy that asks a TrainJob on the DRA runtime for its process count.
+    admission = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+    assert kinds == {
+        "Namespace",
+        "DeviceClass",
+        "ConfigMap",
+        "ResourceClaimTemplate",
+        *queue_kinds,
+        *admission,
+    }
     for obj in (manifest(r) for p in nccl_plans.plans for r in p.kubernetes_objects()):
         if obj["kind"] == "MPIJob":
             # No MPIJob CRD in the reference: its pod templates are checked as core Pods.

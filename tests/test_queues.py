@@ -307,7 +307,7 @@ def test_versions_namespace_queue_and_levels_reach_the_objects():
                 "jobsetVersion": "0.11.1",
                 "namespace": "ml",
                 "localQueue": "gpus",
-                "topologyLevels": ["example.com/rack", "kubernetes.io/hostname"],
+                "topologyLevels": ["topology.kubernetes.io/zone", "kubernetes.io/hostname"],
             }
         }
     )
@@ -328,9 +328,46 @@ def test_versions_namespace_queue_and_levels_reach_the_objects():
     assert selector == queue["spec"]["namespaceSelector"]
     (topology,) = objects["Topology"]
     assert topology["spec"]["levels"] == [
-        {"nodeLabel": "example.com/rack"},
+        {"nodeLabel": "topology.kubernetes.io/zone"},
         {"nodeLabel": "kubernetes.io/hostname"},
     ]
+
+
+@pytest.mark.parametrize("stack", ["a3-prod", "ack-lingjun-fabric"])
+def test_a_level_no_gpu_node_carries_is_refused_naming_the_ones_they_carry(stack):
+    levels = ["example.com/rack", "kubernetes.io/hostname"]
+    assert_single_rule(
+        {"gpu-fabric:queues": {"topologyLevels": levels}},
+        "gpu-fabric:queues.topologyLevels[0]",
+        "example.com/rack",
+        "Kueue admits no job to nodes that lack a level's label; name one they carry: "
+        "topology.kubernetes.io/region, topology.kubernetes.io/zone, kubernetes.io/hostname",
+        stack,
+    )
+
+
+def test_a3_high_pools_without_dense_capacity_get_no_gke_topology():
+    """GKE labels A3 High nodes with their topology only when reserved or compactly placed:
+    without either, the queue gets no Topology (Kueue would count no node) and a stack that names
+    such a level is refused with the fix."""
+    sparse = {"gpu-fabric:gpuPool.compactPlacement": False}
+    objects = kueue_objects(run_stack(sparse))
+    assert "Topology" not in objects
+    assert all("topologyName" not in f["spec"] for f in objects["ResourceFlavor"])
+    assert "Topology" in kueue_objects(run_stack())
+    assert_single_rule(
+        {
+            **sparse,
+            "gpu-fabric:queues": {
+                "topologyLevels": ["cloud.google.com/gce-topology-block", "kubernetes.io/hostname"]
+            },
+        },
+        "gpu-fabric:queues.topologyLevels[0]",
+        "cloud.google.com/gce-topology-block",
+        "pool(s) a3-highgpu are neither, so Kueue would admit no job there; set their "
+        "compactPlacement: true or a reservation",
+        "a3-prod",
+    )
 
 
 def test_a_mirror_gives_both_charts_their_image_repository_and_keeps_their_tags():
@@ -485,3 +522,15 @@ def test_make_verify_expects_the_queue_the_fabric_layer_builds(stack):
     assert objects["ResourceFlavor"] == list(queue_manifests(queue).flavors.values())
     (local,) = objects["LocalQueue"]
     assert local["metadata"] == {"name": queue["local_queue"], "namespace": queue["namespace"]}
+
+
+def test_oke_refuses_a_topology_while_kueue_does_not_count_dra_devices_in_it():
+    levels = catalog().oke.topology_levels
+    assert_single_rule(
+        {"gpu-fabric:queues": {"topologyLevels": levels}},
+        "gpu-fabric:queues.topologyLevels",
+        levels,
+        'Kueue does not count DRA devices in topology-aware placement (its docs: "No DRA + '
+        'Topology Aware Scheduling")',
+        "oke-dranet-fabric",
+    )

@@ -216,6 +216,43 @@ def test_an_oke_job_gets_the_write_ups_aligned_claim_and_rocE_settings():
     assert set(_env(node)) == set(catalog().oci_shapes["BM.GPU.B4.8"].nccl_env)
 
 
+def admission(policy: dict, job: dict) -> str | None:
+    """What a ValidatingAdmissionPolicy says of `job`: None when it admits it, else its message
+    (CEL evaluated as the API server does: matchConditions, then each validation)."""
+    import cel
+
+    context = {"object": job}
+    if not all(cel.evaluate(c["expression"], context) for c in policy["spec"]["matchConditions"]):
+        return None
+    for validation in policy["spec"]["validations"]:
+        if not cel.evaluate(validation["expression"], context):
+            return validation["message"]
+    return None
+
+
+def test_an_oke_job_that_does_not_say_its_processes_is_refused_with_the_fix():
+    """Trainer counts `nvidia.com/gpu` requests, not a DRA claim's GPUs: a job that omits
+    `numProcPerNode` would run 1 process per node, so it is refused at admission."""
+    objects = [manifest(o) for o in planned("oke-dranet-fabric").kubernetes_objects()]
+    (policy,) = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy"]
+    (binding,) = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"]
+    for obj in (policy, binding):
+        validate(obj)
+    assert binding["spec"] == {
+        "policyName": policy["metadata"]["name"],
+        "validationActions": ["Deny"],
+    }
+    runtime = runtime_of(planned("oke-dranet-fabric"))["metadata"]["name"]
+    job = user_job(runtime)
+    assert "set spec.trainer.numProcPerNode: 8, one process per GPU" in admission(policy, job)
+    job["spec"]["trainer"]["numProcPerNode"] = 8
+    assert admission(policy, job) is None
+    assert admission(policy, user_job("torch-distributed")) is None
+    for stack in ("a3-prod", "a4x-prod"):  # device-plugin GPUs: Trainer counts them
+        kinds = {manifest(o)["kind"] for o in planned(stack).kubernetes_objects()}
+        assert "ValidatingAdmissionPolicy" not in kinds
+
+
 def test_an_ack_job_gets_the_guides_rdma_pod():
     """Alibaba's Lingjun RDMA guide's Job (hps-benchmark-job.yaml): all GPUs and `rdma/hca`,
     IPC_LOCK and SYS_RESOURCE, shared memory, the host network."""

@@ -27,6 +27,7 @@ from .config import (
     placement_policy_name,
 )
 from .fabrics import FABRICS, platform_fabric
+from .node_labels import GCE_TOPOLOGY_LABELS
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -45,8 +46,33 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
     machine = catalog().machines.get(first.machine_type) if first else None
     if machine is not None and machine.fabric in FABRICS:
         fabric = FABRICS[machine.fabric]
-        problems += queue_problems(cfg.queues, machine.topology_levels, fabric.pod_security)
+        problems += queue_problems(
+            cfg.queues, cfg.topology_levels, fabric.pod_security, cfg.node_labels
+        )
+        problems += _topology_label_problems(cfg)
     return problems
+
+
+def _topology_label_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """A Topology level of GKE's topology labels on pools whose nodes do not carry them
+    (catalog `topology_needs_dense_capacity`): Kueue would find no node for the queue."""
+    if not cfg.queues.enabled or cfg.topology_labelled:
+        return []
+    sparse = [
+        p.name for p in cfg.pools if p.reservation is None and not cfg.compact_placement_of(p)
+    ]
+    return [
+        Problem(
+            _key(f"queues.topologyLevels[{i}]"),
+            level,
+            f"GKE labels {cfg.pool.machine_type} nodes with their topology only when "
+            "they are reservation-bound or compactly placed, and pool(s) "
+            f"{', '.join(sparse)} are neither, so Kueue would admit no job there; set their "
+            "compactPlacement: true or a reservation, or leave this level out",
+        )
+        for i, level in enumerate(cfg.queues.topology_levels or [])
+        if level.startswith(GCE_TOPOLOGY_LABELS)
+    ]
 
 
 def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:

@@ -35,6 +35,8 @@ from ..versions import (
     gke_version_or_minor,
     is_minor,
 )
+from ..workloads.checks import WELL_KNOWN_NODE_LABELS
+from .node_labels import GCE_TOPOLOGY_LABELS, NODE_POOL_LABEL
 
 GCP_PROJECT_KEY = "gcp:project"
 
@@ -747,6 +749,30 @@ class GkeStackConfig(StackModel):
         if pool.compact_placement is not None:
             return pool.compact_placement
         return self.machine.placement_with_reservation or pool.reservation is None
+
+    @property
+    def topology_labelled(self) -> bool:
+        """Every GPU pool's nodes carry GKE's topology labels (`catalog topology_needs_dense_
+        capacity`: a reservation or compact placement where the machine needs one)."""
+        return not self.machine.topology_needs_dense_capacity or all(
+            pool.reservation is not None or self.compact_placement_of(pool) for pool in self.pools
+        )
+
+    @property
+    def topology_levels(self) -> list[str] | None:
+        """The queue's default Topology: the machine's levels, without GKE's topology labels
+        where a pool's nodes lack them (None when only the node would be left: no Topology)."""
+        levels = self.machine.topology_levels
+        if self.topology_labelled:
+            return levels
+        kept = [level for level in levels if not level.startswith(GCE_TOPOLOGY_LABELS)]
+        return kept if len(kept) > 1 else None
+
+    @property
+    def node_labels(self) -> list[str]:
+        """The labels GKE can put on the GPU nodes, which a Topology level may name."""
+        carried = [*WELL_KNOWN_NODE_LABELS, NODE_POOL_LABEL]
+        return carried + [label for label in self.machine.topology_levels if label not in carried]
 
     def boot_disk_type_of(self, pool: GpuPoolConfig) -> str:
         return pool.boot_disk.type or self.machine.boot_disk_types[0]

@@ -211,7 +211,12 @@ class GkeFabric(pulumi.ComponentResource):
                 args["gpu_node_pools"],
                 args.get("gpu_node_pool_instance_groups", []),
                 args["gpu_node_count"],
-                needs_of(machine, names, compute_domains="nvlink_driver_version" in args),
+                needs_of(
+                    machine,
+                    names,
+                    compute_domains="nvlink_driver_version" in args,
+                    topology_levels=args.get("training_queue", {}).get("topology_levels", []),
+                ),
                 installed,
                 guarded,
                 on_cluster,

@@ -25,13 +25,6 @@ if TYPE_CHECKING:
     from .cloud import GkeGpuPool
 
 
-NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
-"""The label GKE gives every node, set to its node pool's name (GKE docs, "About node pool
-labels": automatically applied labels)."""
-ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
-"""The label GKE gives a GPU node, set to its accelerator type (GKE docs, "About GPUs in GKE")."""
-
-
 @dataclass(frozen=True)
 class NodeNetwork:
     """One additional node network, in NIC order."""

@@ -32,7 +32,7 @@ from ..helm import helm_release
 from ..nvidia import GPU_RESOURCE, HOST_DRIVER_DIR
 from ..pod_spec import add_claim, container_named
 from .gib import ARM64_TOLERATION
-from .nodes import ACCELERATOR_LABEL
+from .node_labels import ACCELERATOR_LABEL
 
 COMPUTE_DOMAIN = "gpu-fabric-nvlink"
 CHANNEL_TEMPLATE = f"{COMPUTE_DOMAIN}-channel"

@@ -17,7 +17,7 @@ from ..workloads.runtime import node_template
 from .config import GkeStackConfig
 from .fabrics import fabric_of
 from .gib import ARM64_TOLERATION
-from .nodes import NODE_POOL_LABEL
+from .node_labels import NODE_POOL_LABEL
 from .nvlink import (
     CHANNEL_DEVICE_CLASS,
     CHANNEL_RESOURCE,
@@ -78,7 +78,7 @@ def training_queue_of(cfg: GkeStackConfig) -> TrainingQueueSettings | None:
     """The stack's training queue (None: `queues.enabled: false`)."""
     return training_queue(
         cfg.queues,
-        cfg.machine.topology_levels,
+        cfg.topology_levels,
         queue_pools(cfg),
         fabric_of(cfg.machine).pod_security,
         # Kueue refuses a claim of an unmapped DeviceClass (`kueue_config.py`).

@@ -38,7 +38,7 @@ from ..node_wait import (
 from ..nvidia import GPU_RESOURCE
 from .gib import ARM64_TOLERATION
 from .nccl_installer import NRI_DEVICE_INJECTOR, installer_file
-from .nodes import NODE_POOL_LABEL
+from .node_labels import NODE_POOL_LABEL
 from .nvlink import COMPUTE_DOMAIN_DRIVER
 
 WAIT_MINUTES = 30
@@ -87,12 +87,22 @@ COMPUTE_DOMAIN_DEVICES = Published(
 cmd/compute-domain-kubelet-plugin/deviceinfo.go: the other channels are not published)."""
 
 
+TOPOLOGY_FIX = (
+    "GKE sets its cloud.google.com/gce-topology-* labels on reservation-bound or compactly "
+    "placed nodes: give the pool a reservation or compactPlacement: true, or remove the level "
+    "from gpu-fabric:queues.topologyLevels"
+)
+
+
 def needs_of(
-    machine: Machine, network_names: Sequence[str], compute_domains: bool = False
+    machine: Machine,
+    network_names: Sequence[str],
+    compute_domains: bool = False,
+    topology_levels: Sequence[str] = (),
 ) -> NodeNeeds:
     """What a node of `machine` needs: its GPUs and each GPU NIC's Network (`network_names`)
-    advertised, the fabric's DaemonSets' pods running, and, with `compute_domains`, the
-    ComputeDomain plugin's devices published."""
+    advertised, the fabric's DaemonSets' pods running, with `compute_domains` the ComputeDomain
+    plugin's devices published, and a label for each of the queue's `topology_levels`."""
     daemon_sets = daemon_sets_of(machine)
     allowed = (
         (GPU_RESOURCE, ARM64_TOLERATION["key"]) if machine.arch == "arm64" else (GPU_RESOURCE,)
@@ -112,6 +122,8 @@ def needs_of(
         published=[COMPUTE_DOMAIN_DEVICES] if compute_domains else [],
         pods=[d.running_pod() for d in daemon_sets],
         allowed_taints=allowed,
+        topology_labels=topology_levels,
+        topology_fix=TOPOLOGY_FIX,
     )
 
 

@@ -16,7 +16,7 @@ from ..config_base import Layers
 from ..problems import NO_VALUE, Problem, deploy_path_without_effect, private_endpoint_fix
 from ..problems import key as _key
 from ..versions import OKE_VERSION
-from ..workloads.checks import queue_problems
+from ..workloads.checks import WELL_KNOWN_NODE_LABELS, queue_problems
 from .claim_plan import plan_claim
 from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
 
@@ -39,7 +39,10 @@ POD_SECURITY = (
 def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     """Every cross-field problem of an oke-dranet stack."""
     problems = _region_checks(cfg)
-    problems += queue_problems(cfg.queues, None, POD_SECURITY)
+    # The join labels the nodes with the RDMA network's locality (catalog `oke.topology_levels`).
+    carried = [*WELL_KNOWN_NODE_LABELS, *catalog().oke.topology_levels]
+    problems += queue_problems(cfg.queues, None, POD_SECURITY, list(dict.fromkeys(carried)))
+    problems += _topology_checks(cfg)
     problems += _version_checks(cfg)
     problems += _system_pool_checks(cfg)
     problems += _chart_pair_checks(cfg)
@@ -55,6 +58,26 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
         problems += _child_range_checks(cfg)
     problems += _claim_checks(cfg)
     return problems
+
+
+def _topology_checks(cfg: OkeDranetConfig) -> list[Problem]:
+    """No Topology while Kueue's topology-aware scheduling does not count DRA devices: Kueue
+    0.19 places such a job by its containers' requests ("No DRA + Topology Aware Scheduling
+    (TAS): DRA resources are not accounted for in TAS capacity calculations", kueue site/content/
+    en/docs/concepts/dynamic_resource_allocation.md, Limitations), so two pods that each claim a
+    node's 8 GPUs could be given one host and one of them never starts."""
+    if not (cfg.queues.enabled and cfg.queues.topology_levels):
+        return []
+    return [
+        Problem(
+            _key("queues.topologyLevels"),
+            cfg.queues.topology_levels,
+            'Kueue does not count DRA devices in topology-aware placement (its docs: "No DRA + '
+            "Topology Aware Scheduling\"), and this fabric's GPUs and rails are DRA claims: two "
+            "whole-node pods could be placed on one host; remove it (the nodes keep their RDMA "
+            "locality labels for a Kueue that counts them)",
+        )
+    ]
 
 
 def unknown_gpu_shape(shape_name: str, platform: str) -> str | None:

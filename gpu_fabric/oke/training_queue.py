@@ -65,6 +65,7 @@ def training_runtime(cfg: OkeDranetConfig) -> TrainingRuntimeSettings:
         "name": catalog().workloads.rdma_runtime,
         "pod_template": pod,
         "namespaced_objects": [claim_template(plan, "")],
+        "claimed_gpus": shape.gpu_count,
     }
 
 

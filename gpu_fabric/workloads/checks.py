@@ -19,14 +19,40 @@ RUNTIME_KEYS = {
 """The keys only the fabric's runtime (and Kubeflow Trainer) reads: field -> stack key."""
 
 
+WELL_KNOWN_NODE_LABELS = [
+    "topology.kubernetes.io/region",
+    "topology.kubernetes.io/zone",
+    "kubernetes.io/hostname",
+]
+"""Labels every cloud's node carries: the kubelet sets the host name, the cloud's controller the
+region and zone (Kubernetes docs, "Well-Known Labels, Annotations and Taints")."""
+
+
 def queue_problems(
-    queues: QueuesConfig, platform_levels: list[str] | None, pod_security: tuple[str, str]
+    queues: QueuesConfig,
+    platform_levels: list[str] | None,
+    pod_security: tuple[str, str],
+    carried_labels: list[str] = WELL_KNOWN_NODE_LABELS,
 ) -> list[Problem]:
     """`platform_levels`: the platform's Topology levels (None: none by default); `pod_security`:
-    the level the platform's runtime pods need, and why."""
+    the level the platform's runtime pods need, and why; `carried_labels`: the labels the
+    platform's GPU nodes carry (what a Topology level may name)."""
     if not queues.enabled:
         return []
     problems = []
+    problems += [
+        # Kueue counts only nodes that carry every level's label (kueue pkg/util/tas/node.go,
+        # `NodeMatchesFlavor`): a level no node carries leaves the queue with no capacity, and
+        # every job pending while `pulumi up` is green.
+        Problem(
+            stack_key(f"queues.topologyLevels[{i}]"),
+            level,
+            "no GPU node of this platform carries this label, and Kueue admits no job to nodes "
+            f"that lack a level's label; name one they carry: {', '.join(carried_labels)}",
+        )
+        for i, level in enumerate(queues.topology_levels or [])
+        if level not in carried_labels
+    ]
     levels = queues.topology_levels or platform_levels
     if not queues.runtime:
         problems += [

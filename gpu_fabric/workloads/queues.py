@@ -33,7 +33,7 @@ from .queue_objects import (
     topology,
     training_namespace,
 )
-from .runtime import TRAINER_CRDS, cluster_training_runtime
+from .runtime import TRAINER_CRDS, cluster_training_runtime, process_count_policy
 
 
 class QueueToleration(TypedDict):
@@ -86,6 +86,10 @@ class TrainingRuntimeSettings(TypedDict):
     """Why the pods use the host network (where the fabric needs it)."""
     privileged_reason: NotRequired[str]
     """Why a container of the pods is privileged (where the fabric needs it)."""
+    claimed_gpus: NotRequired[int]
+    """The GPUs a pod gets from a DRA claim, which Trainer does not count: a TrainJob naming the
+    runtime must give `numProcPerNode` (refused at admission otherwise; unset: the GPUs are
+    `nvidia.com/gpu` requests, which Trainer counts)."""
 
 
 class TrainingQueueSettings(TypedDict):
@@ -341,6 +345,21 @@ class TrainingQueue(pulumi.ComponentResource):
             cluster_training_runtime(runtime),
             pulumi.ResourceOptions(parent=self, depends_on=[gate], aliases=args.runtime_aliases),
         )
+        if "claimed_gpus" in runtime:
+            policy, binding = process_count_policy(runtime["name"], runtime["claimed_gpus"])
+            admission = k8s.admissionregistration.v1
+            made = admission.ValidatingAdmissionPolicy(
+                f"{name}-runtime-processes",
+                metadata=policy["metadata"],
+                spec=policy["spec"],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            admission.ValidatingAdmissionPolicyBinding(
+                f"{name}-runtime-processes-binding",
+                metadata=binding["metadata"],
+                spec=binding["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[made]),
+            )
         crds = runtime.get("namespaced_object_crds", [])
         waits: list[pulumi.Resource] = list(args.runtime_after)
         if crds:

@@ -81,7 +81,8 @@ def cluster_training_runtime(runtime: "TrainingRuntimeSettings") -> dict:
             # One node unless the TrainJob says `numNodes`. Trainer starts a process per GPU the
             # container requests as `nvidia.com/gpu` (torchrun's `auto`); GPUs from a DRA claim
             # are not counted, so there a TrainJob gives `numProcPerNode` (kubeflow/trainer
-            # pkg/runtime/framework/plugins/torch/torch.go, `EnforceMLPolicy`).
+            # pkg/runtime/framework/plugins/torch/torch.go, `EnforceMLPolicy`), and one that
+            # does not is refused at admission (`process_count_policy`).
             "mlPolicy": {"numNodes": 1, "torch": {}},
             "template": {
                 "spec": {
@@ -107,3 +108,63 @@ def cluster_training_runtime(runtime: "TrainingRuntimeSettings") -> dict:
         privileged=runtime.get("privileged_reason"),
         reasons_for=RUNTIME_REASONS,
     )
+
+
+def process_count_policy(runtime: str, processes: int) -> list[dict]:
+    """A ValidatingAdmissionPolicy and its binding that refuse a TrainJob naming `runtime`
+    without `spec.trainer.numProcPerNode`, naming the fix.
+
+    Trainer starts one process per `nvidia.com/gpu` the node container requests, and one where
+    it requests none (kubeflow/trainer pkg/runtime/framework/plugins/torch/torch.go,
+    `EnforceMLPolicy`, numProcPerNode `auto`): GPUs from a DRA claim are not counted, so such a
+    job would run 1 process per node, on 1 of its GPUs. Trainer 2.3's runtime API has no
+    per-runtime process count to default (its TorchMLPolicySource lost `numProcPerNode`; the
+    TrainJob's `trainer.numProcPerNode` is the only place), so the job is refused at admission
+    rather than run on one GPU. A ValidatingAdmissionPolicy is GA in admissionregistration.k8s.io/v1
+    since Kubernetes 1.30."""
+    name = f"{runtime}-processes"
+    return [
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": name},
+            "spec": {
+                "failurePolicy": "Fail",
+                "matchConstraints": {
+                    "resourceRules": [
+                        {
+                            "apiGroups": ["trainer.kubeflow.org"],
+                            "apiVersions": ["*"],
+                            "operations": ["CREATE", "UPDATE"],
+                            "resources": ["trainjobs"],
+                        }
+                    ]
+                },
+                "matchConditions": [
+                    {
+                        "name": "names-the-runtime",
+                        "expression": f"object.spec.runtimeRef.name == '{runtime}' && "
+                        "(!has(object.spec.runtimeRef.kind) || "
+                        "object.spec.runtimeRef.kind == 'ClusterTrainingRuntime')",
+                    }
+                ],
+                "validations": [
+                    {
+                        "expression": "has(object.spec.trainer) && "
+                        "has(object.spec.trainer.numProcPerNode)",
+                        "message": f"runtime {runtime} gives each node's GPUs through a DRA "
+                        "claim, which Trainer does not count (it would start 1 process per "
+                        f"node): set spec.trainer.numProcPerNode: {processes}, one process "
+                        "per GPU of a node",
+                        "reason": "Invalid",
+                    }
+                ],
+            },
+        },
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": name},
+            "spec": {"policyName": name, "validationActions": ["Deny"]},
+        },
+    ]
