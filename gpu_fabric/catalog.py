@@ -12,7 +12,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -118,6 +118,8 @@ class GkeVersionRules(_Data):
     """Why `unsupported_from_minor` is a limit, with its source."""
     default_driver_from: str | None = None
     """First GKE version whose `DEFAULT` GPU driver serves the GPUs; older ones need `LATEST`."""
+    release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    """The release channel a cluster of this machine is on unless its stack says otherwise."""
 
     @model_validator(mode="after")
     def _floors_parse(self) -> GkeVersionRules:

@@ -97,7 +97,8 @@ def test_cluster_is_multi_networking_dataplane_v2_and_pinned(a3_plan):
     }
     # `gke.version: "1.33"`: GKE's newest 1.33 patch (the mocks'), read at preview.
     assert i["minMasterVersion"] == "1.33.100-gke.1000000"
-    assert i["releaseChannel"] == {"channel": "UNSPECIFIED"}
+    # A3 High's default channel keeps its last COS-121 minor longest (catalog).
+    assert i["releaseChannel"] == {"channel": "EXTENDED"}
     assert i["removeDefaultNodePool"] is True
     assert i["deletionProtection"] is True
     assert i["enableShieldedNodes"] is True
@@ -154,11 +155,12 @@ def test_the_node_account_roles_are_a_setting_and_are_checked():
     )
 
 
-def test_system_pool_is_small_cpu_and_not_auto_upgraded(a3_plan):
+def test_system_pool_is_small_cpu_and_auto_upgraded_in_the_channel(a3_plan):
     (system,) = [p for p in a3_plan.of_type(NODE_POOL) if p.inputs["name"] == "system"]
     assert system.inputs["nodeConfig"]["machineType"] == "e2-standard-4"
     assert "guestAccelerators" not in system.inputs["nodeConfig"]
-    assert system.inputs["management"]["autoUpgrade"] is False
+    # GKE requires node auto-upgrade in a channel; the exclusion holds minor upgrades back.
+    assert system.inputs["management"]["autoUpgrade"] is True
 
 
 def test_a3_node_pool(a3_plan):
@@ -168,7 +170,7 @@ def test_a3_node_pool(a3_plan):
     assert i["nodeLocations"] == ["us-central1-c"]
     assert i["nodeCount"] == 2
     assert i["version"] == "1.33.100-gke.1000000"
-    assert i["management"] == {"autoUpgrade": False, "autoRepair": True}
+    assert i["management"] == {"autoUpgrade": True, "autoRepair": True}
     node = i["nodeConfig"]
     assert node["machineType"] == "a3-highgpu-8g"
     assert node["imageType"] == "COS_CONTAINERD"

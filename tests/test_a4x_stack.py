@@ -99,7 +99,9 @@ def test_a4x_node_pool(a4x_plan):
     assert "acceleratorNetworkProfile" not in i["networkConfig"]
     assert i["placementPolicy"] == {"type": "COMPACT", "policyName": "a4x-prod-a4x-highgpu-compact"}
     assert node["reservationAffinity"]["values"] == ["a4x-reservation"]
-    assert i["management"]["autoUpgrade"] is False
+    # In the Regular channel (GKE requires node auto-upgrade there; the maintenance exclusion
+    # holds minor and node upgrades back until the minor's end of support).
+    assert i["management"]["autoUpgrade"] is True
     (policy,) = a4x_plan.of_type("gcp:compute/resourcePolicy:ResourcePolicy")
     assert policy.inputs["workloadPolicy"] == {
         "type": "HIGH_THROUGHPUT",

@@ -273,7 +273,7 @@ def test_version_below_tcpx_floor(version, floor):
         "1.28.8-gke.1095000",
         "1.29.3-gke.1093000",
         "1.30.1-gke.1000",
-        "1.34.1-gke.3355002",
+        "1.33.5-gke.1862000",
     ],
 )
 def test_versions_at_or_above_floor_are_accepted(version):

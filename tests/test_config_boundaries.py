@@ -362,13 +362,14 @@ def test_the_tcpx_patch_floor_itself_is_accepted_and_the_patch_below_refused():
 
 def test_the_last_supported_minor_is_accepted_and_the_first_unsupported_refused():
     rules = catalog().machines["a3-highgpu-8g"].gke
-    assert rules.unsupported_from_minor == "1.35"
-    assert parse_stack({"gpu-fabric:gke.version": "1.34.0-gke.1"}, GKE)
+    # 1.34 ships COS 125, which a3-highgpu-8g does not support (catalog, GKE release notes).
+    assert rules.unsupported_from_minor == "1.34"
+    assert parse_stack({"gpu-fabric:gke.version": "1.33.0-gke.1"}, GKE)
     assert_single_rule(
-        {"gpu-fabric:gke.version": "1.35.0-gke.1"},
+        {"gpu-fabric:gke.version": "1.34.0-gke.1"},
         "gpu-fabric:gke.version",
-        "1.35.0-gke.1",
-        "is not supported on GKE 1.35 or newer",
+        "1.34.0-gke.1",
+        "is not supported on GKE 1.34 or newer",
         GKE,
     )
 

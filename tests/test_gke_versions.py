@@ -3,6 +3,8 @@ release channel with cluster-toolkit's maintenance exclusion."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import assert_single_rule, run_stack
 
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -10,7 +12,12 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 
 
 def test_a_pinned_cluster_has_no_channel_and_its_pools_keep_the_versions_gke_moves():
-    plan = run_stack({"gpu-fabric:gke.version": "1.33.5-gke.1862000"})
+    plan = run_stack(
+        {
+            "gpu-fabric:gke.version": "1.33.5-gke.1862000",
+            "gpu-fabric:gke.releaseChannel": "UNSPECIFIED",
+        }
+    )
     (cluster,) = plan.of_type(CLUSTER)
     assert cluster.inputs["minMasterVersion"] == "1.33.5-gke.1862000"
     assert cluster.inputs["releaseChannel"] == {"channel": "UNSPECIFIED"}
@@ -45,6 +52,26 @@ def test_a_release_channel_holds_back_minor_and_node_upgrades_until_end_of_suppo
     for pool in plan.of_type(NODE_POOL):
         # GKE requires node auto-upgrade in a channel.
         assert pool.inputs["management"]["autoUpgrade"] is True, pool.name
+
+
+@pytest.mark.parametrize(
+    ("stack", "channel"),
+    [
+        # A3 High's last COS-121 minor (1.33) stays offered longest on Extended.
+        ("a3-prod", "EXTENDED"),
+        # cluster-toolkit's GPU blueprints: Regular with the exclusion.
+        ("a3-mega-prod", "REGULAR"),
+        ("a3-ultra-prod", "REGULAR"),
+        ("a4-prod", "REGULAR"),
+        ("a4x-prod", "REGULAR"),
+    ],
+)
+def test_a_cluster_is_on_its_machines_channel_by_default(stack, channel):
+    plan = run_stack(stack=stack)
+    (cluster,) = plan.of_type(CLUSTER)
+    assert cluster.inputs["releaseChannel"] == {"channel": channel}
+    exclusion = cluster.inputs["maintenancePolicy"]["maintenanceExclusions"][0]
+    assert exclusion["exclusionOptions"]["scope"] == "NO_MINOR_OR_NODE_UPGRADES"
 
 
 def test_an_unknown_channel_is_refused():
@@ -136,11 +163,15 @@ def test_a_resolved_patch_is_checked_for_gkes_default_driver_too():
     assert floor_problems("1.31.4-gke.1183000", [{**pool, "gpu_driver_version": "LATEST"}]) == []
 
 
-def test_a_minor_gke_does_not_offer_fails_naming_the_fix(monkeypatch):
-    import pytest
-
+def test_a_minor_gke_no_longer_offers_warns_and_the_preview_goes_on(monkeypatch):
+    """The minor is a creation floor: a running cluster is not broken by GKE dropping it."""
     from gpu_fabric.gke import offline_mocks
 
     monkeypatch.setattr(offline_mocks.CloudMocks, "call", lambda self, token, args: None)
-    with pytest.raises(Exception, match="GKE offers no 1.33 version in us-central1"):
-        run_stack({"gpu-fabric:gke.version": "1.33"}, cached=False)
+    plan = run_stack({"gpu-fabric:gke.version": "1.33"}, cached=False)
+    (cluster,) = plan.of_type(CLUSTER)
+    assert cluster.inputs["minMasterVersion"] == "1.33"
+    assert "minMasterVersion" in cluster.ignore_changes
+    (warning,) = [w for w in plan.warnings if "GKE offers no 1.33 version" in w]
+    assert "in the EXTENDED channel any more: a running cluster keeps what it runs" in warning
+    assert "move gke.version to a minor `gcloud container get-server-config` lists" in warning

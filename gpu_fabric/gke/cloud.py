@@ -10,6 +10,7 @@ from typing import NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
 from ..versions import gke_version_or_minor, is_minor
 from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs, in_a_channel
@@ -149,7 +150,9 @@ class GkeCloudArgs(TypedDict):
     """GKE version at creation (control plane and pools): a minor (`1.33`, GKE's newest patch of
     it now) or a full version (`1.33.5-gke.1862000`)."""
     release_channel: NotRequired[str]
-    """GKE release channel (unset: UNSPECIFIED, the version pinned, auto-upgrade off)."""
+    """GKE release channel (unset: the pools' machine's, catalog `gke.release_channel`:
+    REGULAR, or EXTENDED for A3 High; UNSPECIFIED: none, the version pinned, auto-upgrade
+    off)."""
     gpu_networks: list[GkeGpuNetwork]
     """The GPU VPCs, in NIC order."""
     gpu_pools: list[GkeGpuPool]
@@ -176,7 +179,12 @@ class GkeCloudArgs(TypedDict):
 
 
 def _channel(args: GkeCloudArgs) -> str:
-    return args.get("release_channel", ReleaseChannel.UNSPECIFIED.value)
+    """The given channel, or the pools' machine's (catalog `gke.release_channel`)."""
+    machine = (
+        catalog().machines[args["gpu_pools"][0]["machine_type"]] if args["gpu_pools"] else None
+    )
+    default = machine.gke.release_channel if machine else ReleaseChannel.REGULAR.value
+    return args.get("release_channel", default)
 
 
 def _primary(name: str, args: GkeCloudArgs, opts: pulumi.ResourceOptions):

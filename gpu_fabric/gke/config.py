@@ -347,13 +347,17 @@ class GkeConfig(ConfigModel):
         description="`{cidrBlock, displayName}` ranges allowed to reach the control plane, not "
         "empty (include where `pulumi up` runs); unset: any address (a warning).",
     )
-    release_channel: ReleaseChannel = Field(
-        ReleaseChannel.UNSPECIFIED,
-        description="`UNSPECIFIED`: no channel, `gke.version` pinned, node auto-upgrade off (the "
-        "GPUDirect guides). A channel (`REGULAR`, as cluster-toolkit's GPU blueprints): GKE "
-        "keeps the versions current within it, with a maintenance exclusion of minor and node "
-        "upgrades until the minor's end of support; `gke.version` is then the creation "
-        "version only, and node auto-upgrade is on (GKE requires it in a channel).",
+    release_channel: ReleaseChannel | None = Field(
+        None,
+        description="GKE's release channel. Default: the machine's (catalog "
+        "`gke.release_channel`): `REGULAR`, as cluster-toolkit's GPU blueprints, and `EXTENDED` "
+        "for A3 High, whose last COS-121 minor (1.33) it keeps longest. In a channel GKE keeps "
+        "the versions current, with cluster-toolkit's maintenance exclusion of minor and node "
+        "upgrades until the minor's end of support (of extended support on `EXTENDED`, which "
+        "GKE bills for that period); `gke.version` is the creation version, and node "
+        "auto-upgrade is on (GKE requires it in a channel). `UNSPECIFIED`: no channel, "
+        "`gke.version` pinned, node auto-upgrade off (the GPUDirect guides; GKE still upgrades "
+        "a minor at its end of support).",
     )
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
     node_account_roles: list[NodeAccountRole] = Field(
@@ -749,6 +753,12 @@ class GkeStackConfig(StackModel):
         if pool.compact_placement is not None:
             return pool.compact_placement
         return self.machine.placement_with_reservation or pool.reservation is None
+
+    @property
+    def release_channel(self) -> ReleaseChannel:
+        """The stack's channel, or its machine's."""
+        given = self.gke.release_channel
+        return given or ReleaseChannel(self.machine.gke.release_channel)
 
     @property
     def topology_labelled(self) -> bool:

@@ -73,10 +73,18 @@ def resolved_version(
             by_channel = result_field(result, "release_channel_latest_version") or {}
             latest = by_channel.get(release_channel) or latest
         if not latest:
-            raise ResolvedVersionTooOld(
-                f"GKE offers no {version} version in {location}: pick a minor that "
-                "`gcloud container get-server-config` lists, or pin a full version"
+            # The version is a creation floor (the cluster ignores it once made), so a running
+            # cluster whose minor GKE stopped offering is fine: the preview warns and goes on.
+            # GKE takes the minor itself as a version alias ("1.X": GKE API, Cluster
+            # `initialClusterVersion`), so a new cluster fails only at GKE, naming the version.
+            pulumi.log.warn(
+                f"gke.version {version}: GKE offers no {version} version in {location} "
+                f"{'in the ' + release_channel + ' channel ' if in_a_channel(release_channel) else ''}"
+                "any more: a running cluster keeps what it runs, but a new cluster or pool at it "
+                "fails; move gke.version to a minor `gcloud container get-server-config` lists",
+                parent,
             )
+            return version
         problems = floor_problems(latest, pools)
         if problems:
             raise ResolvedVersionTooOld(

@@ -106,7 +106,7 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
         "system_machine_type": gke.system_pool.machine_type,
         "system_node_count": gke.system_pool.node_count,
         "node_account_roles": gke.node_account_roles,
-        "release_channel": gke.release_channel.value,
+        "release_channel": cfg.release_channel.value,
     }
     if primary.existing is not None:
         e = primary.existing
