@@ -77,9 +77,9 @@ def resolved_version(
             # cluster whose minor GKE stopped offering is fine: the preview warns and goes on.
             # GKE takes the minor itself as a version alias ("1.X": GKE API, Cluster
             # `initialClusterVersion`), so a new cluster fails only at GKE, naming the version.
+            channel = f"in the {release_channel} channel " if in_a_channel(release_channel) else ""
             pulumi.log.warn(
-                f"gke.version {version}: GKE offers no {version} version in {location} "
-                f"{'in the ' + release_channel + ' channel ' if in_a_channel(release_channel) else ''}"
+                f"gke.version {version}: GKE offers no {version} version in {location} {channel}"
                 "any more: a running cluster keeps what it runs, but a new cluster or pool at it "
                 "fails; move gke.version to a minor `gcloud container get-server-config` lists",
                 parent,
