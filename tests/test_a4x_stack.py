@@ -279,9 +279,25 @@ def test_training_runtime_is_aicrs_with_the_queue_and_nvlink_added(a4x_plan):
     (node_container,) = pod["template"]["spec"]["containers"]
     # The catalog's multi-arch image with RDMA user space, where AICR's is amd64 only.
     node_container["image"] = catalog().images.training_runtime.reference
+    # GKE's A4X doc's paths: the host's directories at /usr/local (where the profile script the
+    # installer lays down points), where AICR mounts the host paths as they are.
+    for env in node_container["env"]:
+        if env["name"] == "LD_LIBRARY_PATH":
+            env["value"] = "/usr/local/nvidia/lib64"
     node_container["env"].append(
-        {"name": "BASH_ENV", "value": "/home/kubernetes/bin/gib/scripts/set_nccl_env.sh"}
+        {"name": "BASH_ENV", "value": "/usr/local/gib/scripts/set_nccl_env.sh"}
     )
+    renamed = {"nvidia-host": "library-dir-host", "gib-host": "gib"}
+    mounted_at = {"library-dir-host": "/usr/local/nvidia", "gib": "/usr/local/gib"}
+    node_container["volumeMounts"] = [
+        {"name": renamed[m["name"]], "mountPath": mounted_at[renamed[m["name"]]]}
+        if m["name"] in renamed
+        else m
+        for m in node_container["volumeMounts"]
+    ]
+    pod["template"]["spec"]["volumes"] = [
+        {**v, "name": renamed.get(v["name"], v["name"])} for v in pod["template"]["spec"]["volumes"]
+    ]
     assert ours == secure_workload(reference, default_size="none", reasons_for=RUNTIME_REASONS)
     (node,) = ours["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
         "spec"
@@ -334,21 +350,24 @@ def test_with_gib_wires_the_seed_fields():
         "requests": {"nvidia.com/gpu": "4"},
     }
     assert container["securityContext"] == {"capabilities": {"add": ["IPC_LOCK"]}}
+    # GKE's A4X doc: the host's directories at /usr/local, as the profile script expects.
     assert {e["name"]: e["value"] for e in container["env"]} == {
-        "LD_LIBRARY_PATH": "/home/kubernetes/bin/nvidia/lib64:/home/kubernetes/bin/gib",
+        "LD_LIBRARY_PATH": "/usr/local/nvidia/lib64",
         "NCCL_NET": "gIB",
         "NCCL_SOCKET_IFNAME": "eth0",
         # A container with no command yet (a runtime's) sources the guide's profile through bash.
-        "BASH_ENV": "/home/kubernetes/bin/gib/scripts/set_nccl_env.sh",
+        "BASH_ENV": "/usr/local/gib/scripts/set_nccl_env.sh",
     }
-    assert {m["mountPath"] for m in container["volumeMounts"]} == {
-        "/dev/shm",
-        "/home/kubernetes/bin/nvidia",
-        "/home/kubernetes/bin/gib",
+    assert {m["name"]: m["mountPath"] for m in container["volumeMounts"]} == {
+        "dshm": "/dev/shm",
+        "library-dir-host": "/usr/local/nvidia",
+        "gib": "/usr/local/gib",
     }
-    assert {v["name"]: v for v in template["spec"]["volumes"]}["gib-host"] == {
-        "name": "gib-host",
-        "hostPath": {"path": "/home/kubernetes/bin/gib"},
+    volumes = {v["name"]: v for v in template["spec"]["volumes"]}
+    assert volumes["gib"] == {"name": "gib", "hostPath": {"path": "/home/kubernetes/bin/gib"}}
+    assert volumes["library-dir-host"] == {
+        "name": "library-dir-host",
+        "hostPath": {"path": "/home/kubernetes/bin/nvidia"},
     }
     assert template["spec"]["tolerations"] == [
         {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"}

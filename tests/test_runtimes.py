@@ -181,7 +181,7 @@ def test_an_a4x_job_gets_aicrs_wiring_and_an_nvlink_channel():
     ]
     assert _env(node)["NCCL_NET"] == "gIB"
     # The A4X guide's tuning profile, sourced by a bash command (a runtime cannot source it).
-    assert _env(node)["BASH_ENV"] == "/home/kubernetes/bin/gib/scripts/set_nccl_env.sh"
+    assert _env(node)["BASH_ENV"] == "/usr/local/gib/scripts/set_nccl_env.sh"
     assert node["resources"]["limits"]["nvidia.com/gpu"] == "4"
 
 

@@ -1,10 +1,16 @@
 """GPUDirect-RDMA (gIB) on GKE: the pod-spec wiring (`with_gib`) of A3 Ultra, A4 and A4X.
 
-A4X (arm64): NVIDIA AICR's A4X networking guide and its `torch-distributed-rdma` runtime
-(gpu_fabric/gke/upstream/) are the source of every field. A3 Ultra and A4 (amd64): upstream's
-`nccl-test-rdma.yaml` (gpu_fabric/gke/upstream/, GoogleCloudPlatform/container-engine-accelerators),
-the GKE doc's test pods: the host's driver and gIB directories mounted at /usr/local/nvidia and
-/usr/local/gib, and /usr/local/gib/scripts/set_nccl_env.sh sourced before NCCL runs. A4X's
+Every GKE gIB pod sees the host's driver and gIB directories at /usr/local/nvidia and
+/usr/local/gib and sources /usr/local/gib/scripts/set_nccl_env.sh before NCCL runs: A3 Ultra and
+A4 (amd64) as upstream's `nccl-test-rdma.yaml` (gpu_fabric/gke/upstream/,
+GoogleCloudPlatform/container-engine-accelerators, the GKE doc's test pods), field for field; A4X
+(arm64) as GKE's A4X doc ("Run NCCL on A4X": host /home/kubernetes/bin/nvidia and
+/home/kubernetes/bin/gib mounted at /usr/local/nvidia and /usr/local/gib, LD_LIBRARY_PATH
+/usr/local/nvidia/lib64), with NVIDIA AICR's `NCCL_NET=gIB` and socket interface (its A4X
+networking guide and `torch-distributed-rdma` runtime, gpu_fabric/gke/upstream/, which mount the
+host paths as they are). GKE's own pods source the installer's profile at
+/usr/local/gib/scripts/set_nccl_env.sh, so it is written for that layout; its contents ship in
+the gIB image only (UNVERIFIED here which paths it exports). A4X's
 StorageClass is `storage.py`, its NVLink domains `nvlink.py`. The fabric's spec (`FABRIC`) is
 at the end.
 """
@@ -30,28 +36,18 @@ if TYPE_CHECKING:
 
 NVIDIA_HOST = HOST_DRIVER_DIR
 GIB_HOST = "/home/kubernetes/bin/gib"
+# Where the pod sees the host's directories (upstream nccl-test-rdma.yaml, GKE's A4X doc).
+NVIDIA_MOUNT = CONTAINER_DRIVER_DIR
+GIB_MOUNT = "/usr/local/gib"
+NCCL_ENV_SCRIPT = f"{GIB_MOUNT}/scripts/set_nccl_env.sh"
+"""What upstream's test pods source before NCCL runs (`source .../set_nccl_env.sh`)."""
 GIB_ENV = [
-    {"name": "LD_LIBRARY_PATH", "value": f"{NVIDIA_HOST}/lib64:{GIB_HOST}"},
+    {"name": "LD_LIBRARY_PATH", "value": f"{NVIDIA_MOUNT}/lib64"},
     # Selects the fabric explicitly: a missing RDMA fabric fails instead of falling back (NVIDIA
     # AICR's A4X networking guide).
     {"name": "NCCL_NET", "value": "gIB"},
     {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
 ]
-GIB_VOLUMES = [
-    {"name": "dshm", "emptyDir": {"medium": "Memory"}},
-    {"name": "nvidia-host", "hostPath": {"path": NVIDIA_HOST}},
-    {"name": "gib-host", "hostPath": {"path": GIB_HOST}},
-]
-GIB_MOUNTS: list[dict[str, Any]] = [
-    {"name": "dshm", "mountPath": "/dev/shm"},
-    {"name": "nvidia-host", "mountPath": NVIDIA_HOST, "readOnly": True},
-    {"name": "gib-host", "mountPath": GIB_HOST, "readOnly": True},
-]
-# upstream nccl-test-rdma.yaml (A3 Ultra, A4): where the pod sees the host's directories.
-NVIDIA_MOUNT = CONTAINER_DRIVER_DIR
-GIB_MOUNT = "/usr/local/gib"
-NCCL_ENV_SCRIPT = f"{GIB_MOUNT}/scripts/set_nccl_env.sh"
-"""What upstream's test pods source before NCCL runs (`source .../set_nccl_env.sh`)."""
 
 
 @dataclass(frozen=True)
@@ -68,13 +64,20 @@ class GibLayout:
 
 
 GIB_LAYOUTS = {
-    # A4X: AICR's runtime (and its A4X networking guide) mount the host paths as they are. The
-    # guide: the installer lays NCCL's tuning profile at /home/kubernetes/bin/gib/scripts/
-    # set_nccl_env.sh, and a job sources it from its own command (a runtime cannot), as AICR's
-    # NVLS validator does; skipping it costs tuning, not correctness (NCCL_NET=gIB selects the
-    # fabric).
+    # A4X: GKE's A4X doc's volumes and mounts, AICR's NCCL settings, and /dev/shm in memory.
     "arm64": GibLayout(
-        GIB_ENV, GIB_VOLUMES, GIB_MOUNTS, env_script=f"{GIB_HOST}/scripts/set_nccl_env.sh"
+        env=GIB_ENV,
+        volumes=[
+            {"name": "dshm", "emptyDir": {"medium": "Memory"}},
+            {"name": "library-dir-host", "hostPath": {"path": NVIDIA_HOST}},
+            {"name": "gib", "hostPath": {"path": GIB_HOST}},
+        ],
+        mounts=[
+            {"name": "dshm", "mountPath": "/dev/shm"},
+            {"name": "library-dir-host", "mountPath": NVIDIA_MOUNT},
+            {"name": "gib", "mountPath": GIB_MOUNT},
+        ],
+        env_script=NCCL_ENV_SCRIPT,
     ),
     # A3 Ultra and A4: upstream nccl-test-rdma.yaml, field for field (its volume names too).
     "amd64": GibLayout(
@@ -134,8 +137,8 @@ def with_gib(
     Adds the `networking.gke.io` interface annotations (eth2.. -> the RDMA networks: 4 on A4X, 8
     on A3 Ultra and A4; eth1 -> the gVNIC network on A4X only, as AICR's runtime has it, while
     upstream's A3 Ultra/A4 pods leave it out), the shared-memory, driver and gIB mounts of
-    the architecture's layout (`GIB_LAYOUTS`: A4X mounts `/home/kubernetes/bin/{nvidia,gib}` as
-    AICR does; amd64 mounts them at /usr/local/nvidia and /usr/local/gib as upstream's
+    the architecture's layout (`GIB_LAYOUTS`: both mount the host's directories at
+    /usr/local/nvidia and /usr/local/gib, A4X as GKE's A4X doc, amd64 as upstream's
     nccl-test-rdma.yaml, and a `bash -c`/`sh -c` script sources set_nccl_env.sh first),
     `NCCL_NET=gIB`, IPC_LOCK, the arm64 toleration on arm64 nodes (the catalog's `arch`), and a
     request for all `gpus` GPUs of the node on the pod's first container: RDMA cannot be shared
