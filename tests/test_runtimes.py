@@ -96,7 +96,9 @@ def test_a_tcpx_job_gets_the_guides_wiring():
     for field in ("hostNetwork", "dnsPolicy"):
         assert pod["spec"][field] == guide[field], field
     libraries = {v["name"]: v for v in guide["volumes"] if "hostPath" in v}
-    assert {v["name"]: v for v in pod["spec"]["volumes"]} == libraries
+    # ...and /dev/shm in memory, which the guide's test pods leave at the runtime's 64 MiB.
+    shared_memory = {"shared-memory": tcpx.SHARED_MEMORY_VOLUME}
+    assert {v["name"]: v for v in pod["spec"]["volumes"]} == {**libraries, **shared_memory}
     daemon = _by_name(guide["containers"])["tcpx-daemon"]
     (sidecar,) = pod["spec"]["initContainers"]
     assert sidecar.pop("restartPolicy") == "Always"  # a job's pods end with their trainer
@@ -106,7 +108,7 @@ def test_a_tcpx_job_gets_the_guides_wiring():
     guide_gpu = _by_name(guide["containers"])["nccl-test"]
     node = node_container(pod)
     mounts = [m for m in guide_gpu["volumeMounts"] if m["name"] in libraries]
-    assert node["volumeMounts"] == mounts
+    assert node["volumeMounts"] == [*mounts, tcpx.SHARED_MEMORY_MOUNT]
     assert _env(node)["LD_LIBRARY_PATH"] == _env(guide_gpu)["LD_LIBRARY_PATH"]
     assert node["resources"]["limits"]["nvidia.com/gpu"] == 8
     # What upstream's test gives its ranks (nccl-config.yaml's run-nccl.sh, nccl-test-latest.yaml).

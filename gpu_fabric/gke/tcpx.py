@@ -266,8 +266,22 @@ def _wire_pod(template: dict, cfg: GkeA3HighConfig) -> dict:
     daemon = next(c for c in spec["containers"] if c["name"] == "tcpx-daemon")
     spec["containers"] = [c for c in spec["containers"] if c is not daemon]
     spec.setdefault("initContainers", []).append({**daemon, "restartPolicy": "Always"})
+    # /dev/shm in memory, as the other fabrics' runtimes and upstream's TCPXO and gIB test pods
+    # have it: a container's own is 64 MiB (the container runtime's default), which NCCL's
+    # shared-memory transport and PyTorch's DataLoader workers outgrow.
+    add_named(spec.setdefault("volumes", []), [SHARED_MEMORY_VOLUME], "the pod's volumes")
+    for container in (c for c in spec["containers"] if _requests_gpu(c)):
+        add_named(
+            container.setdefault("volumeMounts", []),
+            [SHARED_MEMORY_MOUNT],
+            f"container {container['name']}'s mounts",
+        )
     wired["spec"] = spec
     return wired
+
+
+SHARED_MEMORY_VOLUME = {"name": "shared-memory", "emptyDir": {"medium": "Memory"}}
+SHARED_MEMORY_MOUNT = {"name": "shared-memory", "mountPath": "/dev/shm"}
 
 
 FABRIC = GkeFabricSpec(
