@@ -489,6 +489,8 @@ class Workloads(_Data):
     jobset: ControllerChart
     trainer: ControllerChart
     """Kubeflow Trainer, which runs TrainJobs on the fabric's ClusterTrainingRuntime."""
+    trainer_for_kueue: dict[str, str]
+    """Kueue minor -> the Trainer minor its TrainJob integration is built against."""
     rdma_runtime: str
     """The ClusterTrainingRuntime's name on OKE and ACK."""
 

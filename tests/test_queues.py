@@ -71,6 +71,29 @@ def test_the_vendored_files_are_upstreams_byte_for_byte():
         assert git_blob_id((UPSTREAM / path).read_bytes()) == blob, path
 
 
+def _vendored_tags() -> dict[str, tuple[str, str]]:
+    """file -> (project, tag), from the vendored files' README table."""
+    rows = (UPSTREAM / "README.md").read_text().splitlines()
+    cells = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in rows]
+    return {c[0]: (c[1], c[2]) for c in cells if len(c) == 4 and c[2].startswith("v")}
+
+
+def test_every_vendored_file_is_of_the_version_the_catalog_pins():
+    """A version bump in the catalog that leaves a vendored CRD or configuration behind fails."""
+    pinned = {
+        "kubernetes-sigs/kueue": catalog().workloads.kueue.version,
+        "kubernetes-sigs/jobset": catalog().workloads.jobset.version,
+        "kubeflow/trainer": catalog().workloads.trainer.version,
+        # The ComputeDomain CRD is v0.4.0's, read for the catalog's 0.4.1 (README says why).
+        "kubernetes-sigs/dra-driver-nvidia-gpu": "0.4.0",
+    }
+    tags = _vendored_tags()
+    assert set(tags) == {str(p.relative_to(UPSTREAM)) for p in UPSTREAM.rglob("*.yaml")}
+    for path, (project, tag) in tags.items():
+        assert tag == f"v{pinned[project]}", path
+    assert catalog().nvidia_dra_driver.compute_domains_version == "0.4.1"
+
+
 def test_the_configuration_is_the_charts_with_quota_counted_on_what_the_queue_covers():
     chart = yaml_files.load(
         yaml_files.read(CHART_VALUES)["managerConfig"]["controllerManagerConfigYaml"]
@@ -534,3 +557,26 @@ def test_oke_refuses_a_topology_while_kueue_does_not_count_dra_devices_in_it():
         'Topology Aware Scheduling")',
         "oke-dranet-fabric",
     )
+
+
+@pytest.mark.parametrize(
+    ("queues", "key", "value"),
+    [
+        ({"trainerVersion": "2.3.0"}, "gpu-fabric:queues.trainerVersion", "2.3.0"),
+        ({"kueueVersion": "0.20.0"}, "gpu-fabric:queues.kueueVersion", "0.20.0"),
+    ],
+)
+def test_a_trainer_its_kueue_is_not_built_against_is_refused(queues, key, value):
+    """Trainer 2.2 and 2.3 are not API compatible; Kueue 0.19 builds against 2.2, 0.20 on 2.3."""
+    assert_single_rule(
+        {"gpu-fabric:queues": queues},
+        key,
+        value,
+        "pick a pair: Kueue 0.19 with Trainer 2.2, Kueue 0.20 with Trainer 2.3",
+        "a3-prod",
+    )
+    both = {"kueueVersion": "0.20.0", "trainerVersion": "2.3.0"}
+    plan = run_stack({"gpu-fabric:queues": both})
+    assert release(plan, "kubeflow-trainer").inputs["version"] == "2.3.0"
+    external = run_stack({"gpu-fabric:queues": {"kueueVersion": "0.20.0", "trainer": "external"}})
+    assert not [r for r in external.helm_releases() if r.inputs["name"] == "kubeflow-trainer"]

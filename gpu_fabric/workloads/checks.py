@@ -4,9 +4,10 @@ cross-field rules call `queue_problems` with its Topology levels and its runtime
 
 from __future__ import annotations
 
+from ..catalog import catalog
 from ..problems import Problem
 from ..problems import key as stack_key
-from .config import QueuesConfig
+from .config import QueuesConfig, TrainerOwner
 from .pod_security import is_stricter
 
 RUNTIME_KEYS = {
@@ -81,6 +82,7 @@ def queue_problems(
                 "gpu-fabric:queues.topologyLevels, or remove it",
             )
         )
+    problems += _trainer_pair_problems(queues)
     needed, why = pod_security
     if (
         queues.pod_security_level
@@ -96,3 +98,36 @@ def queue_problems(
             )
         )
     return problems
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _trainer_pair_problems(queues: QueuesConfig) -> list[Problem]:
+    """The Trainer the stack installs must be the minor its Kueue's TrainJob integration is built
+    against (catalog `workloads.trainer_for_kueue`): Trainer 2.2 and 2.3 are not API compatible,
+    and a mismatched pair admits TrainJobs whose pods Kueue counts wrong or never starts."""
+    if not queues.runtime or queues.trainer is not TrainerOwner.STACK:
+        return []
+    pins = catalog().workloads
+    kueue = queues.kueue_version or pins.kueue.version
+    trainer = queues.trainer_version or pins.trainer.version
+    wanted = pins.trainer_for_kueue.get(_minor(kueue))
+    if wanted is None or _minor(trainer) == wanted:
+        return []
+    pairs = ", ".join(f"Kueue {k} with Trainer {t}" for k, t in pins.trainer_for_kueue.items())
+    key = (
+        "queues.trainerVersion"
+        if "trainer_version" in queues.model_fields_set
+        else "queues.kueueVersion"
+    )
+    value = trainer if key == "queues.trainerVersion" else kueue
+    return [
+        Problem(
+            stack_key(key),
+            value,
+            f"Kueue {kueue} runs TrainJobs with Trainer {wanted}'s API, and Trainer {trainer} is "
+            f"not compatible with it (Kueue's changelog); pick a pair: {pairs}",
+        )
+    ]

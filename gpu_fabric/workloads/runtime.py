@@ -117,8 +117,8 @@ def process_count_policy(runtime: str, processes: int) -> list[dict]:
     Trainer starts one process per `nvidia.com/gpu` the node container requests, and one where
     it requests none (kubeflow/trainer pkg/runtime/framework/plugins/torch/torch.go,
     `EnforceMLPolicy`, numProcPerNode `auto`): GPUs from a DRA claim are not counted, so such a
-    job would run 1 process per node, on 1 of its GPUs. Trainer 2.3's runtime API has no
-    per-runtime process count to default (its TorchMLPolicySource lost `numProcPerNode`; the
+    job would run 1 process per node, on 1 of its GPUs. Trainer's runtime API (2.2 and 2.3) has no
+    per-runtime process count to default (its TorchMLPolicySource has no `numProcPerNode`; the
     TrainJob's `trainer.numProcPerNode` is the only place), so the job is refused at admission
     rather than run on one GPU. A ValidatingAdmissionPolicy is GA in admissionregistration.k8s.io/v1
     since Kubernetes 1.30."""
