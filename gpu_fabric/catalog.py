@@ -378,6 +378,8 @@ class ShapeNames(_Data):
 
 class OkeCatalog(_Data):
     min_kubernetes: str
+    namespace: str
+    """The fabric layer's namespace: the DRA drivers' tools, test pods and claim templates."""
     dranet: DranetChart
     nccl_tests_image: str
     topology_levels: list[str]
@@ -577,6 +579,14 @@ class Source(_Data):
     """The version or date read, where known."""
 
 
+class ManagedNamespaces(_Data):
+    names: list[str]
+    prefixes: list[str]
+
+    def owns(self, namespace: str) -> bool:
+        return namespace in self.names or namespace.startswith(tuple(self.prefixes))
+
+
 class Catalog(_Data):
     machines: dict[str, Machine]
     """GKE machine types."""
@@ -590,11 +600,24 @@ class Catalog(_Data):
     """By cloud (`gke`, `oke`, `ack`): machine families a system pool refuses."""
     nvidia_dra_driver: NvidiaDraChart
     """The NVIDIA DRA driver for GPUs: OKE's GPUs, A4X's ComputeDomains."""
+    gke_namespaces: ManagedNamespaces
+    """Namespaces GKE makes and manages itself."""
     workloads: Workloads
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
     sources: dict[str, Source] = {}
     """The documents the platforms were built from, by id (`sources: <id>` in a citation)."""
+
+    def stack_namespaces(self) -> set[str]:
+        """The namespaces the stacks' charts and layers create, on any platform."""
+        pins = self.workloads
+        return {
+            pins.kueue.namespace,
+            pins.jobset.namespace,
+            pins.trainer.namespace,
+            self.nvidia_dra_driver.namespace,
+            self.oke.namespace,
+        }
 
     def machines_of(self, platform: str) -> dict[str, Machine]:
         """The machine types a platform (`gke-a3-high`) builds, by name."""

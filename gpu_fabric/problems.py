@@ -90,3 +90,18 @@ def private_endpoint_fix(network: str, public_option: str) -> str:
         f"(3) an existing {network} (network.existing) with network.existing.deployPath saying how "
         "the runner reaches the endpoint (VPN, peering, a runner inside it)"
     )
+
+
+def timeout_without_wait(timeout: str | None, awaited_nodes: int) -> list[Problem]:
+    """`nodeWaitTimeout` where no GPU node is awaited (the wait exists only for a pool with
+    nodes): it would time nothing out."""
+    if timeout is None or awaited_nodes:
+        return []
+    return [
+        Problem(
+            key("nodeWaitTimeout"),
+            timeout,
+            "has no effect: no GPU node is awaited (every GPU pool is at 0 nodes, so there is no "
+            "wait); remove it, or give a pool nodes",
+        )
+    ]

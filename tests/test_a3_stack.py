@@ -441,3 +441,16 @@ def test_components_have_typed_tokens_and_derived_child_names(a3_plan):
         if resource.parent and not resource.parent.endswith("::gpu-fabric-a3-prod"):
             parent = a3_plan.by_urn(resource.parent)
             assert resource.name.startswith(parent.name), (resource.name, parent.name)
+
+
+def test_the_smoke_test_on_fewer_than_two_gpu_nodes_is_refused():
+    """The guide's test is two pods, each taking a node's 8 GPUs."""
+    from tests.conftest import assert_single_rule
+
+    assert_single_rule(
+        {"gpu-fabric:smokeTest": True, "gpu-fabric:gpuPool.nodeCount": 1},
+        "gpu-fabric:smokeTest",
+        True,
+        "runs on two GPU nodes, and the stack has 1",
+        "a3-prod",
+    )

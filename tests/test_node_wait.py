@@ -49,3 +49,24 @@ def test_a_quantity_is_compared_by_its_value(quantity, want, enough):
     )
     assert done.stderr == ""
     assert (done.returncode == 0) is enough
+
+
+@pytest.mark.parametrize(
+    ("stack", "no_nodes"),
+    [
+        ("a3-prod", {"gpu-fabric:gpuPool.nodeCount": 0}),
+        ("ack-lingjun", {"gpu-fabric:lingjun.nodeCount": 0}),
+        ("oke-dranet", {"gpu-fabric:gpuNodes.count": 0}),
+    ],
+)
+def test_a_timeout_with_no_wait_is_refused(stack, no_nodes):
+    """No GPU node is awaited, so there is no wait to time out."""
+    from tests.conftest import assert_single_rule
+
+    assert_single_rule(
+        {**no_nodes, "gpu-fabric:nodeWaitTimeout": "45m"},
+        "gpu-fabric:nodeWaitTimeout",
+        "45m",
+        "has no effect: no GPU node is awaited",
+        stack,
+    )

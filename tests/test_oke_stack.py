@@ -725,3 +725,16 @@ def test_the_nodes_wait_a_moment_after_the_iam_writes(oke_plan):
     assert pause.inputs["triggers"] == [group.inputs["matchingRule"], policy.inputs["statements"]]
     for instance in oke_plan.of_type(INSTANCE):
         assert pause.urn in instance.dependencies
+
+
+def test_a_claim_named_like_the_runtimes_claim_template_is_refused():
+    """Both would be made in the training namespace under one name."""
+    from tests.conftest import assert_single_rule
+
+    assert_single_rule(
+        {"gpu-fabric:claims": [{"name": "gpu-fabric-node", "gpus": 8, "rails": 16}]},
+        "gpu-fabric:claims[0].name",
+        "gpu-fabric-node",
+        "is the training runtime's claim template",
+        "oke-dranet-fabric",
+    )

@@ -419,8 +419,14 @@ def test_a_mirror_gives_both_charts_their_image_repository_and_keeps_their_tags(
         ("kueueVersion", "0.18.2", "", "use 0.19.0 or newer"),
         ("jobsetVersion", "0.12", "", "not a chart version"),
         ("namespace", "Training", "", "not a DNS label"),
-        ("namespace", "default", "", "a namespace the cluster or the queue's charts own"),
-        ("namespace", "kueue-system", "", "a namespace the cluster or the queue's charts own"),
+        ("namespace", "default", "", "a namespace the cluster, GKE or another part of the stack"),
+        ("namespace", "kueue-system", "", "a namespace the cluster, GKE or another part"),
+        # Trainer's chart, the NVIDIA DRA driver's, OKE's fabric layer, GKE's own.
+        ("namespace", "kubeflow-system", "", "a namespace the cluster, GKE or another part"),
+        ("namespace", "dra-driver-nvidia-gpu", "", "a namespace the cluster, GKE or another"),
+        ("namespace", "rdma-dranet", "", "a namespace the cluster, GKE or another part"),
+        ("namespace", "gmp-system", "", "a namespace the cluster, GKE or another part"),
+        ("namespace", "gke-managed-system", "", "a namespace the cluster, GKE or another part"),
         ("namespace", "kube-gpu", "", "kube-* is reserved"),
         ("localQueue", "-q", "", "not a DNS label"),
         ("kueueImageRepository", "registry.example.com/kueue:v0.19.2", "", "the repository only"),
@@ -580,3 +586,41 @@ def test_a_trainer_its_kueue_is_not_built_against_is_refused(queues, key, value)
     assert release(plan, "kubeflow-trainer").inputs["version"] == "2.3.0"
     external = run_stack({"gpu-fabric:queues": {"kueueVersion": "0.20.0", "trainer": "external"}})
     assert not [r for r in external.helm_releases() if r.inputs["name"] == "kubeflow-trainer"]
+
+
+@pytest.mark.parametrize(
+    ("queues", "key", "value", "says", "stack"),
+    [
+        (
+            {"enabled": False, "namespace": "ml"},
+            "gpu-fabric:queues.namespace",
+            "ml",
+            "has no effect with gpu-fabric:queues.enabled: false",
+            "a3-prod",
+        ),
+        (
+            {"trainer": "external", "trainerVersion": "2.2.1"},
+            "gpu-fabric:queues.trainerVersion",
+            "2.2.1",
+            "has no effect with gpu-fabric:queues.trainer: external",
+            "a3-prod",
+        ),
+        (
+            {"topologyLevel": "kubernetes.io/hostname", "topologyRequired": True},
+            "gpu-fabric:queues.topologyRequired",
+            True,
+            "each runtime pod takes a whole node, so no job of more than one node is ever admitted",
+            "a3-prod",
+        ),
+        (
+            # ACK's Topology is the node alone: requiring it is requiring one host.
+            {"topologyRequired": True},
+            "gpu-fabric:queues.topologyRequired",
+            True,
+            "require a wider level (queues.topologyLevel), or prefer",
+            "ack-lingjun-fabric",
+        ),
+    ],
+)
+def test_a_queue_key_that_cannot_act_is_refused(queues, key, value, says, stack):
+    assert_single_rule({"gpu-fabric:queues": queues}, key, value, says, stack)

@@ -13,7 +13,13 @@ import re
 
 from ..catalog import catalog
 from ..config_base import Layers
-from ..problems import MISSING, Problem, deploy_path_without_effect, private_endpoint_fix
+from ..problems import (
+    MISSING,
+    Problem,
+    deploy_path_without_effect,
+    private_endpoint_fix,
+    timeout_without_wait,
+)
 from ..problems import key as _key
 from ..versions import ACK_VERSION, ADDON_VERSION, MINOR_VERSION
 from ..workloads.checks import queue_problems
@@ -35,6 +41,7 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     """Every cross-field problem of an ack-lingjun stack."""
     problems = _region_checks(cfg)
     problems += queue_problems(cfg.queues, catalog().ack.topology_levels, POD_SECURITY)
+    problems += timeout_without_wait(cfg.node_wait_timeout, cfg.lingjun.node_count)
     problems += _version_checks(cfg)
     problems += _rdma_checks(cfg)
     problems += _system_pool_checks(cfg)

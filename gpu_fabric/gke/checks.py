@@ -16,7 +16,7 @@ import string
 
 from ..catalog import Machine, NicGroup, catalog, minor_tuple
 from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
-from ..problems import MISSING, Problem
+from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
 from ..versions import GKE_VERSION, gke_version_or_minor, is_minor
 from ..workloads.checks import queue_problems
@@ -50,6 +50,20 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
             cfg.queues, cfg.topology_levels, fabric.pod_security, cfg.node_labels
         )
         problems += _topology_label_problems(cfg)
+    if first is not None and machine is not None:
+        awaited = sum(pool.node_count for pool in cfg.pools)
+        problems += timeout_without_wait(cfg.node_wait_timeout, awaited)
+        if getattr(cfg, "smoke_test", False) and awaited < 2:
+            # The GKE GPUDirect-TCPX guide's test is two pods on two nodes (nccl-host-1 and -2),
+            # each taking a node's 8 GPUs: with one node the second stays Pending.
+            problems.append(
+                Problem(
+                    _key("smokeTest"),
+                    True,
+                    f"the GKE GPUDirect-TCPX guide's test runs on two GPU nodes, and the stack "
+                    f"has {awaited}; give the GPU pools two nodes, or remove it",
+                )
+            )
     return problems
 
 

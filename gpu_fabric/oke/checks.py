@@ -13,11 +13,17 @@ import re
 
 from ..catalog import catalog, closest_known
 from ..config_base import Layers
-from ..problems import NO_VALUE, Problem, deploy_path_without_effect, private_endpoint_fix
+from ..problems import (
+    NO_VALUE,
+    Problem,
+    deploy_path_without_effect,
+    private_endpoint_fix,
+    timeout_without_wait,
+)
 from ..problems import key as _key
 from ..versions import OKE_VERSION
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS, queue_problems
-from .claim_plan import plan_claim
+from .claim_plan import RUNTIME_CLAIM, plan_claim
 from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
 
 # Availability domains are `<tenancy prefix>:<REGION>-AD-<n>`. The oldest regions name it without
@@ -43,6 +49,7 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     carried = [*WELL_KNOWN_NODE_LABELS, *catalog().oke.topology_levels]
     problems += queue_problems(cfg.queues, None, POD_SECURITY, list(dict.fromkeys(carried)))
     problems += _topology_checks(cfg)
+    problems += timeout_without_wait(cfg.node_wait_timeout, cfg.gpu_nodes.count)
     problems += _version_checks(cfg)
     problems += _system_pool_checks(cfg)
     problems += _chart_pair_checks(cfg)
@@ -500,6 +507,16 @@ def _claim_checks(cfg: OkeDranetConfig) -> list[Problem]:
                 Problem(f"{key}.name", claim.name, "another claim has this name; rename one")
             )
         seen.add(claim.name)
+        if claim.name == RUNTIME_CLAIM and cfg.queues.enabled and cfg.queues.runtime:
+            # Both templates are made in the training namespace under that name.
+            problems.append(
+                Problem(
+                    f"{key}.name",
+                    claim.name,
+                    "is the training runtime's claim template, which the queue makes in the "
+                    "training namespace beside the claims; rename the claim",
+                )
+            )
     problems += _nccl_job_checks(cfg)
     return problems
 

@@ -13,6 +13,10 @@ from typing import Protocol
 
 from ..catalog import OciShape
 
+RUNTIME_CLAIM = "gpu-fabric-node"
+"""The training runtime's claim template, made in the training namespace: all of a node's GPUs
+and rails, each GPU pair with its PCIe root's rails."""
+
 
 class ClaimRequest(Protocol):
     """A claim shape as asked for: the stack's `claims` entry, or the fabric layer's."""

@@ -14,12 +14,12 @@ from pathlib import Path
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import ChartPin
+from ..catalog import ChartPin, catalog
 from ..helm import helm_release
 from .claims import DRA_API_VERSION, INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS
 
 SEED_FILES = Path(__file__).with_name("seed")
-NAMESPACE = "rdma-dranet"
+NAMESPACE = catalog().oke.namespace
 TOOLS_CONFIG_MAP = "rdma-dranet-tools"
 
 

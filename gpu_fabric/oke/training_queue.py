@@ -15,7 +15,7 @@ from ..workloads.queues import (
 )
 from ..workloads.runtime import node_template
 from .checks import POD_SECURITY
-from .claim_plan import Claim, plan_claim
+from .claim_plan import RUNTIME_CLAIM, Claim, plan_claim
 from .claims import INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS, claim_template, with_dra_claim
 from .config import OkeDranetConfig
 from .nccl_jobs import SHM_MOUNT, SHM_VOLUME
@@ -42,11 +42,6 @@ def queue_pools(shape_name: str, node_count: int) -> list[QueuePool]:
             },
         }
     ]
-
-
-RUNTIME_CLAIM = "gpu-fabric-node"
-"""The runtime's claim template: all of a node's GPUs and rails, each GPU pair with its PCIe
-root's rails."""
 
 
 def training_runtime(cfg: OkeDranetConfig) -> TrainingRuntimeSettings:

@@ -4,10 +4,12 @@ cross-field rules call `queue_problems` with its Topology levels and its runtime
 
 from __future__ import annotations
 
+from pydantic.alias_generators import to_camel
+
 from ..catalog import catalog
 from ..problems import Problem
 from ..problems import key as stack_key
-from .config import QueuesConfig, TrainerOwner
+from .config import HOSTNAME_LEVEL, QueuesConfig, TrainerOwner, default_topology_level
 from .pod_security import is_stricter
 
 RUNTIME_KEYS = {
@@ -39,7 +41,15 @@ def queue_problems(
     the level the platform's runtime pods need, and why; `carried_labels`: the labels the
     platform's GPU nodes carry (what a Topology level may name)."""
     if not queues.enabled:
-        return []
+        return [
+            Problem(
+                stack_key(f"queues.{to_camel(field)}"),
+                getattr(queues, field),
+                "has no effect with gpu-fabric:queues.enabled: false (no queue is made); "
+                "remove it, or turn the queue on",
+            )
+            for field in sorted(queues.model_fields_set - {"enabled"})
+        ]
     problems = []
     problems += [
         # Kueue counts only nodes that carry every level's label (kueue pkg/util/tas/node.go,
@@ -80,6 +90,31 @@ def queue_problems(
                 True,
                 "has no effect without a Topology (none by default here); set "
                 "gpu-fabric:queues.topologyLevels, or remove it",
+            )
+        )
+    elif (
+        queues.topology_required
+        and levels
+        and (queues.topology_level or default_topology_level(levels)) == HOSTNAME_LEVEL
+    ):
+        # Every fabric's runtime pod takes a whole node: a job of two or more pods never fits
+        # one host, and Kueue keeps it pending for good.
+        problems.append(
+            Problem(
+                stack_key("queues.topologyRequired"),
+                True,
+                f"requires every pod of a job on one {HOSTNAME_LEVEL}, and each runtime pod takes "
+                "a whole node, so no job of more than one node is ever admitted; require a wider "
+                "level (queues.topologyLevel), or prefer (topologyRequired: false)",
+            )
+        )
+    if queues.trainer is not TrainerOwner.STACK and "trainer_version" in queues.model_fields_set:
+        problems.append(
+            Problem(
+                stack_key("queues.trainerVersion"),
+                queues.trainer_version,
+                "has no effect with gpu-fabric:queues.trainer: external (its owner installs "
+                "Trainer); remove it, or let the stack install Trainer",
             )
         )
     problems += _trainer_pair_problems(queues)

@@ -64,19 +64,27 @@ def _topology_levels(levels: list[str]) -> list[str]:
     return levels
 
 
+def default_topology_level(levels: list[str]) -> str:
+    """The level a runtime asks for by default: the Topology's second (GKE's sub-block, the
+    level cluster-toolkit's A4X NCCL JobSet requires), or the only one."""
+    return levels[1] if len(levels) > 2 else levels[0]
+
+
 KUBERNETES_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 """The namespaces every cluster starts with (Kubernetes docs, "Namespaces": initial namespaces)."""
 
 
 def _own_namespace(value: str) -> str:
-    """The training namespace is created by the stack: not one the cluster or a chart owns."""
+    """The training namespace is created by the stack: not one the cluster, GKE, or another
+    part of the stack (a chart, a driver, the fabric layer) creates, which two owners would
+    fight over (and a `pulumi destroy` of the queue would delete)."""
     value = _dns_label(value)
-    pins = catalog().workloads
-    taken = {*KUBERNETES_NAMESPACES, pins.kueue.namespace, pins.jobset.namespace}
-    if value in taken or value.startswith("kube-"):
+    taken = {*KUBERNETES_NAMESPACES, *catalog().stack_namespaces()}
+    if value in taken or value.startswith("kube-") or catalog().gke_namespaces.owns(value):
         raise ValueError(
-            "is a namespace the cluster or the queue's charts own (kube-* is reserved); the stack "
-            "creates the training namespace itself, so name a new one, e.g. training"
+            "is a namespace the cluster, GKE or another part of the stack creates (kube-* is "
+            "reserved); the stack creates the training namespace itself, so name a new one, "
+            "e.g. training"
         )
     return value
 

@@ -23,7 +23,7 @@ from ..catalog import catalog
 from ..crd_gate import CrdGate, CrdGateArgs
 from ..helm import helm_release
 from ..k8s_objects import custom_resource
-from .config import QueuesConfig, TrainerOwner
+from .config import QueuesConfig, TrainerOwner, default_topology_level
 from .kueue_config import kueue_values
 from .queue_objects import (
     KUEUE_CRDS,
@@ -143,12 +143,6 @@ class TrainingQueueArgs:
 def runtime_image(cfg: QueuesConfig) -> str:
     """The image of the runtime's training container: the stack's, or the catalog's."""
     return cfg.runtime_image or catalog().images.training_runtime.reference
-
-
-def default_topology_level(levels: list[str]) -> str:
-    """The level a runtime asks for by default: the Topology's second (GKE's sub-block, the
-    level cluster-toolkit's A4X NCCL JobSet requires), or the only one."""
-    return levels[1] if len(levels) > 2 else levels[0]
 
 
 def training_queue(
