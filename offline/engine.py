@@ -166,6 +166,7 @@ def stack_names() -> list[str]:
 
 
 def _referenced_outputs(
+    stack: str,
     values: dict[str, str],
     cloud_outputs: dict[str, Any] | None,
     cloud_secret_outputs: list[str] | None = None,
@@ -181,9 +182,11 @@ def _referenced_outputs(
     secret = list(cloud_secret_outputs or [])
     if cloud_outputs is None:
         cloud = reference.rsplit("/", 1)[-1]
+        if cloud == stack:
+            return {}, {}  # the program refuses it, naming the key ("names this stack itself")
         if not (STACKS_DIR / f"Pulumi.{cloud}.yaml").is_file():
             raise ConfigError(
-                "",
+                stack,
                 [
                     Problem(
                         f"{PROJECT}:cloudStack",
@@ -193,6 +196,11 @@ def _referenced_outputs(
                     )
                 ],
             )
+        if stack_config_and_secrets(cloud)[0].get(f"{PROJECT}:layers") != "cloud":
+            # Only a cloud stack exports `cloudConfig`, and the program refuses any other,
+            # naming the key (stack_config/references.py); planning a fabric stack here would
+            # read its own reference in turn, and a circle of them would never end.
+            return {}, {}
         cloud_plan = run(cloud)
         cloud_outputs, secret = cloud_plan.outputs, sorted(cloud_plan.secret_outputs)
     return {reference: cloud_outputs}, {reference: secret}
@@ -228,7 +236,9 @@ def run(
         unread += undecrypted
     else:
         values = config
-    stack_outputs, secret_outputs = _referenced_outputs(values, cloud_outputs, cloud_secret_outputs)
+    stack_outputs, secret_outputs = _referenced_outputs(
+        stack, values, cloud_outputs, cloud_secret_outputs
+    )
     global LAST_RUN
     plan = LAST_RUN = Plan(
         stack=stack, cloud_stack=next((r.rsplit("/", 1)[-1] for r in stack_outputs), "")

@@ -81,3 +81,31 @@ def test_every_reference_leads_to_a_plan_or_a_clear_problem():
         values = with_changes(stack_values(FABRIC), {KEY: reference})
         with pytest.raises(ConfigError):
             engine.run(FABRIC, encode(values))
+
+
+def test_fabric_stacks_naming_each_other_get_a_fix_that_leads_out(tmp_path):
+    """Not "name the cloud stack it reads" when that is this stack or another fabric stack."""
+    other = with_changes(stack_values(FABRIC), {KEY: FABRIC})
+    beside = {CLOUD: stack_values(CLOUD), "other-fabric": other}
+    message = refusal(tmp_path, "other-fabric", beside).message
+    assert "a fabric stack itself" in message
+    assert "name the stack whose file sets gpu-fabric:layers: cloud" in message
+    assert f"({FABRIC})" not in message
+
+
+def test_a_circle_of_fabric_stacks_is_refused_offline_not_planned_forever(tmp_path, monkeypatch):
+    """The engine plans a fabric stack's cloud stack first: it plans only a cloud stack, so two
+    fabric stacks that name each other end in the program's refusal, not in a recursion."""
+    from gpu_fabric import stack_file
+    from offline import engine
+
+    fabric = stack_values(FABRIC)
+    monkeypatch.setattr(engine, "STACKS_DIR", tmp_path)
+    monkeypatch.setattr(stack_file, "STACKS_DIR", tmp_path)
+    for stack, names in (("a-fabric", "b-fabric"), ("b-fabric", "a-fabric")):
+        write_stack_file(tmp_path, stack, with_changes(fabric, {KEY: names}))
+    values = with_changes(fabric, {KEY: "b-fabric"})
+    with pytest.raises(ConfigError) as err:
+        engine.run("a-fabric", encode(values))
+    (problem,) = err.value.problems
+    assert problem.key == KEY

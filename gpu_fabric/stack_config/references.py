@@ -63,12 +63,18 @@ def cloud_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> lis
             )
         ]
     if layers == Layers.FABRIC.value:
+        theirs_reads = values.get(f"{NAMESPACE}:cloudStack")
+        fix = (
+            f"name the cloud stack it reads too ({theirs_reads})"
+            if isinstance(theirs_reads, str) and _is_cloud_stack(stacks_dir, theirs_reads)
+            else "name the stack whose file sets gpu-fabric:layers: cloud (the one that runs "
+            "this cluster's network, cluster and GPU nodes)"
+        )
         return [
             Problem(
                 KEY,
                 reference,
-                f"names stack {named}, a fabric stack itself (gpu-fabric:layers: fabric); name "
-                f"the cloud stack it reads too ({values.get(f'{NAMESPACE}:cloudStack', '?')})",
+                f"names stack {named}, a fabric stack itself (gpu-fabric:layers: fabric); {fix}",
             )
         ]
     if layers != Layers.CLOUD.value:
@@ -84,6 +90,18 @@ def cloud_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> lis
             )
         ]
     return []
+
+
+def _is_cloud_stack(stacks_dir: Path, reference: str) -> bool:
+    """Whether the stack file `reference` names beside this one runs the cloud layer alone."""
+    if "/" in reference:
+        return True  # another project's stack: its file is not here to read
+    path = stacks_dir / f"Pulumi.{referenced_stack(reference)}.yaml"
+    try:
+        values, _ = file_config_and_secrets(path)
+    except (ConfigError, ValueError, OSError):
+        return False
+    return values.get(f"{NAMESPACE}:layers") == Layers.CLOUD.value
 
 
 def fabric_stack_reading(stack: str, stacks_dir: Path, project: str) -> str | None:

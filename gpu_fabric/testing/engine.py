@@ -324,10 +324,13 @@ class _CloudMocks(pulumi_mocks.Mocks):
     def call(self, args: pulumi_mocks.MockCallArgs):
         if args.token == READ_STACK_OUTPUTS:
             # The engine's own function (a fabric stack reads its cloud stack's outputs with it
-            # before it registers anything), answered as the engine answers it.
+            # before it registers anything), answered as the engine answers it: a stack that
+            # was not planned (not a cloud stack) as one with no outputs, which the program
+            # refuses naming gpu-fabric:cloudStack.
             name = args.args["name"]
             secret = self.secret_outputs.get(name, [])
-            return {"name": name, "outputs": self.stack_outputs[name], "secretOutputNames": secret}
+            outputs = self.stack_outputs.get(name, {})
+            return {"name": name, "outputs": outputs, "secretOutputNames": secret}
         cloud = self.clouds.get(args.token.split(":", 1)[0])
         result = cloud.call(args.token, args.args) if cloud else None
         return {} if result is None else result
