@@ -209,6 +209,15 @@ def run_pair(stack: str, values: dict[str, Any]) -> engine.Plan:
     )
 
 
+@pytest.fixture
+def without_fabric_stacks(monkeypatch):
+    """As in a repository that splits no stack: no fabric stack reads a cloud stack, so one may
+    run both layers (with a fabric stack reading it, that is refused)."""
+    from gpu_fabric.stack_config import references
+
+    monkeypatch.setattr(references, "fabric_stacks_reading", lambda *args: [])
+
+
 @pytest.fixture(scope="session")
 def a3_plan() -> engine.Plan:
     """The a3-prod stack exactly as committed."""

@@ -89,7 +89,7 @@ def test_the_wait_timeout_is_a_fabric_setting():
     assert lingjun_wait(plan).inputs["environment"]["TIMEOUT_SECONDS"] == "3600"
 
 
-def test_in_one_stack_the_wait_follows_the_lingjun_pool():
+def test_in_one_stack_the_wait_follows_the_lingjun_pool(without_fabric_stacks):
     from tests.test_ack_stack import EXISTING_VPC
 
     existing = {**EXISTING_VPC, "deployPath": "a runner inside the VPC"}

@@ -614,7 +614,7 @@ def test_a_resource_renamed_through_an_alias_is_reported_as_renamed():
     assert f"renamed or retyped: `net` (`{NETWORK}`) as `net-1` (`{NETWORK}`)." in report
 
 
-def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
+def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path, monkeypatch):
     """oke-dranet as one stack before; its cloud stack and fabric stack after."""
     from offline import engine
     from tests.conftest import OKE_EXISTING_VCN, encode, pair_values, split_values, with_changes
@@ -629,9 +629,14 @@ def test_a_split_carries_the_in_cluster_resources_to_the_fabric_stack(tmp_path):
             "gpu-fabric:network": {"existing": {**OKE_EXISTING_VCN, "deployPath": "a VPN"}},
         },
     )
-    (base / "oke-dranet.json").write_text(
-        json.dumps(as_file(engine.run("oke-dranet", encode(one))))
-    )
+    with monkeypatch.context() as before_the_split:
+        # Before the split no fabric stack read it (with one, both layers here are refused).
+        from gpu_fabric.stack_config import references
+
+        before_the_split.setattr(references, "fabric_stacks_reading", lambda *args: [])
+        (base / "oke-dranet.json").write_text(
+            json.dumps(as_file(engine.run("oke-dranet", encode(one))))
+        )
     # Split, the cloud stack needs no deploy path (refused there: it has no effect).
     split = {
         **one,

@@ -71,7 +71,7 @@ def test_a_malformed_cloud_stack_reference_is_refused():
     assert problem.value == "org/stack"
 
 
-def test_an_existing_vcn_with_a_stated_path_may_run_both_layers():
+def test_an_existing_vcn_with_a_stated_path_may_run_both_layers(without_fabric_stacks):
     from tests.conftest import OKE_EXISTING_VCN
 
     existing = {**OKE_EXISTING_VCN, "deployPath": "site-to-site VPN from the CI runners"}
@@ -82,7 +82,7 @@ def test_an_existing_vcn_with_a_stated_path_may_run_both_layers():
     assert problem.key == "gpu-fabric:layers"
 
 
-def test_an_oke_public_endpoint_needs_an_allow_list():
+def test_an_oke_public_endpoint_needs_an_allow_list(without_fabric_stacks):
     from tests.conftest import OKE_EXISTING_VCN
 
     changes = {

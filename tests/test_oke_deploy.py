@@ -270,7 +270,7 @@ def test_a_hosted_fabric_given_display_names_needs_the_instance_ids():
     assert "the cloud layer's gpuNodeIds output" in reasons["gpuNodeIds"]
 
 
-def test_in_one_stack_the_wait_depends_on_the_instances_and_the_cluster():
+def test_in_one_stack_the_wait_depends_on_the_instances_and_the_cluster(without_fabric_stacks):
     from tests.conftest import OKE_EXISTING_VCN, run_stack
 
     existing = {**OKE_EXISTING_VCN, "deployPath": "a runner inside the VCN"}

@@ -109,3 +109,29 @@ def test_a_circle_of_fabric_stacks_is_refused_offline_not_planned_forever(tmp_pa
         engine.run("a-fabric", encode(values))
     (problem,) = err.value.problems
     assert problem.key == KEY
+
+
+def test_two_fabric_stacks_on_one_cloud_stack_are_refused(tmp_path):
+    """Each would create the same in-cluster objects on the one cluster."""
+    beside = {CLOUD: stack_values(CLOUD), "second-fabric": stack_values(FABRIC)}
+    message = refusal(tmp_path, CLOUD, beside).message
+    assert f"fabric stack second-fabric reads cloud stack {CLOUD} too" in message
+    assert "keep one fabric stack per cloud stack" in message
+
+
+def test_a_cloud_stack_switched_to_both_layers_under_its_fabric_stack_is_refused(tmp_path):
+    from tests.conftest import OKE_EXISTING_VCN, pair_values
+
+    write_stack_file(tmp_path, FABRIC, stack_values(FABRIC))
+    existing = {**OKE_EXISTING_VCN, "deployPath": "a runner inside the VCN"}
+    changes = {"gpu-fabric:layers": "all", "gpu-fabric:network": {"existing": existing}}
+    both = with_changes(pair_values(CLOUD), changes)
+    with pytest.raises(ConfigError) as err:
+        parse_pulumi_config(encode(both), CLOUD, stacks_dir=tmp_path)
+    problems = err.value.problems
+    assert [p.key for p in problems] == ["gpu-fabric:layers"], problems
+    assert f"fabric stack {FABRIC} reads this stack's cloud layer" in problems[0].message
+    assert (
+        f"set gpu-fabric:layers: cloud, or destroy that stack first (pulumi destroy -s {FABRIC})"
+        in (problems[0].message)
+    )

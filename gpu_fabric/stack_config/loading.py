@@ -23,7 +23,12 @@ from .masking import without_secrets
 from .models import CROSS_FIELD_RULES, MODELS, PROVIDER_KEYS, StackConfig, adapter
 from .namespaces import OTHER_NAMESPACES, credential_problems, key_problems
 from .pydantic_errors import problem_from_pydantic
-from .references import cloud_stack_problems, fabric_stack_reading, referenced_stack
+from .references import (
+    cloud_stack_problems,
+    fabric_stack_reading,
+    reader_problems,
+    referenced_stack,
+)
 from .second_round import cross_field_problems_despite
 from .split import (
     CLOUD_CONFIG_OUTPUT,
@@ -211,6 +216,7 @@ def parse_pulumi_config(
     if stacks_dir is not None:
         # A wrong reference is reported as what it is, not as a copy of the stack it names.
         wrong_reference = cloud_stack_problems(stack, cfg, stacks_dir, project)
+        wrong_reference = wrong_reference or reader_problems(stack, cfg, stacks_dir, project)
         problems += wrong_reference or copied_stack_problems(stack, cfg, stacks_dir, project)
     if problems:
         raise ConfigError(stack, problems)

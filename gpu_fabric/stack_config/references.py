@@ -104,18 +104,57 @@ def _is_cloud_stack(stacks_dir: Path, reference: str) -> bool:
     return values.get(f"{NAMESPACE}:layers") == Layers.CLOUD.value
 
 
-def fabric_stack_reading(stack: str, stacks_dir: Path, project: str) -> str | None:
-    """The stack file beside this one whose `gpu-fabric:cloudStack` names this stack (its fabric
-    stack), if any: a fabric key written here is refused naming it."""
+def fabric_stacks_reading(stack: str, stacks_dir: Path, project: str) -> list[str]:
+    """The fabric stacks beside this one whose `gpu-fabric:cloudStack` names this stack."""
+    readers = []
     for path in sorted(stacks_dir.glob("Pulumi.*.yaml")):
         try:
             values, _ = file_config_and_secrets(path)
         except (ConfigError, ValueError, OSError):
             continue  # a broken stack file is that stack's problem, reported when it runs
         reference = values.get(f"{NAMESPACE}:cloudStack")
+        if values.get(f"{NAMESPACE}:layers") != Layers.FABRIC.value:
+            continue
         if not isinstance(reference, str) or referenced_stack(reference) != stack:
             continue
         parts = reference.split("/")
         if len(parts) == 1 or parts[-2] == project:
-            return path.name[len("Pulumi.") : -len(".yaml")]
-    return None
+            readers.append(path.name[len("Pulumi.") : -len(".yaml")])
+    return readers
+
+
+def fabric_stack_reading(stack: str, stacks_dir: Path, project: str) -> str | None:
+    """The stack file beside this one whose `gpu-fabric:cloudStack` names this stack (its fabric
+    stack), if any: a fabric key written here is refused naming it."""
+    return next(iter(fabric_stacks_reading(stack, stacks_dir, project)), None)
+
+
+def reader_problems(stack: str, cfg, stacks_dir: Path, project: str) -> list[Problem]:
+    """Problems of the fabric stacks that read this stack: two of them (each would own the same
+    in-cluster objects), or one under a stack that runs both layers itself."""
+    readers = [r for r in fabric_stacks_reading(stack, stacks_dir, project) if r != stack]
+    if cfg.layers is Layers.ALL and readers:
+        return [
+            Problem(
+                stack_key("layers"),
+                cfg.layers.value,
+                f"fabric stack {readers[0]} reads this stack's cloud layer and owns the cluster's "
+                "in-cluster objects: running both layers here would create them a second time "
+                "(AlreadyExists); set gpu-fabric:layers: cloud, or destroy that stack first "
+                f"(pulumi destroy -s {readers[0]}) and remove its file",
+            )
+        ]
+    if cfg.layers is Layers.FABRIC and cfg.cloud_stack:
+        named = referenced_stack(cfg.cloud_stack)
+        others = [r for r in fabric_stacks_reading(named, stacks_dir, project) if r != stack]
+        if others:
+            return [
+                Problem(
+                    KEY,
+                    cfg.cloud_stack,
+                    f"fabric stack {others[0]} reads cloud stack {named} too: two fabric stacks "
+                    "on one cluster would each create the same in-cluster objects (the second "
+                    "`pulumi up` fails with AlreadyExists); keep one fabric stack per cloud stack",
+                )
+            ]
+    return []
