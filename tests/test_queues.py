@@ -430,7 +430,8 @@ def test_a_mirror_gives_both_charts_their_image_repository_and_keeps_their_tags(
         ("namespace", "kube-gpu", "", "kube-* is reserved"),
         ("localQueue", "-q", "", "not a DNS label"),
         ("kueueImageRepository", "registry.example.com/kueue:v0.19.2", "", "the repository only"),
-        ("jobsetImageRepository", "Registry Example", "", "not an image reference"),
+        # Its fix names no tag: a repository key refuses one (the fix must not loop).
+        ("jobsetImageRepository", "Registry Example", "", "write REGISTRY/PATH without a tag"),
         ("topologyLevels", ["kubernetes.io/hostname", "example.com/rack"], "", "only be the last"),
         ("topologyLevels", ["example.com/rack", "example.com/rack"], "[1]", "keep one"),
         ("topologyLevels", [], "", "1 to 16 levels"),

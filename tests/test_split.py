@@ -22,7 +22,15 @@ from gpu_fabric.stack_config.split import (
     fabric_keys,
 )
 from offline import engine
-from tests.conftest import encode, planned, stack_values, with_changes, write_stack_file
+from tests.conftest import (
+    DELETE,
+    assert_single_rule,
+    encode,
+    planned,
+    stack_values,
+    with_changes,
+    write_stack_file,
+)
 
 SPLIT = [("oke-dranet", "oke-dranet-fabric"), ("ack-lingjun", "ack-lingjun-fabric")]
 """Example cloud stacks with the fabric stack that reads them."""
@@ -250,3 +258,16 @@ def test_a_mistyped_layers_in_a_fabric_stack_is_the_one_problem(layers):
         parse_pulumi_config(encode(values), "oke-dranet-fabric", stacks_dir=None)
     (problem,) = err.value.problems
     assert problem.key == "gpu-fabric:layers" and problem.value == layers
+
+
+@pytest.mark.parametrize("layers", [DELETE, "all"])
+def test_a_fabric_file_without_its_layers_is_refused_on_that_key_alone(layers):
+    """Not on every cluster key it rightly leaves out: adding them would be refused as misplaced."""
+    assert_single_rule(
+        {"gpu-fabric:layers": layers},
+        "gpu-fabric:layers",
+        None,
+        "this file names gpu-fabric:cloudStack, which only a fabric stack reads, so it runs the "
+        "fabric layer; set gpu-fabric:layers: fabric",
+        "oke-dranet-fabric",
+    )

@@ -11,7 +11,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from ..config_base import NAMESPACE, Layers
+from ..config_base import NAMESPACE, Layers, StackModel
 from ..problems import ConfigError, Problem
 from ..problems import key as stack_key
 from ..pulumi_internals import sdk
@@ -34,6 +34,7 @@ from .split import (
     CLOUD_CONFIG_OUTPUT,
     FabricStack,
     cloud_config_of,
+    cloud_keys,
     cloud_stack_required,
     fabric_keys,
     fabric_stack_of,
@@ -57,7 +58,7 @@ def parse(
     config (stack_config/split.py). `fabric_stack`: the stack that reads this cloud stack, if
     known (a fabric key here is refused naming it)."""
     platform = _known_platform(raw)
-    if platform is not None and _is_fabric_stack(raw):
+    if platform is not None and _is_fabric_stack(raw, MODELS[platform]):
         written = without_secrets(written_problems(raw), raw, secret)
         try:
             fabric = fabric_stack_of(
@@ -81,13 +82,19 @@ def parse(
     return parse_whole(raw, stack, secret, fabric_stack)
 
 
-def _is_fabric_stack(raw: dict[str, Any]) -> bool:
+def _is_fabric_stack(raw: dict[str, Any], model: type[StackModel]) -> bool:
     """A fabric stack's file: `layers: fabric`, or a `cloudStack` with a `layers` that is no
-    value (a typo reports on that key, not on every cluster key the file rightly leaves out)."""
+    value (a typo), or missing or `all` in a file without the cluster's keys: the problem is then
+    that key, not every cluster key the file rightly leaves out (whose fix, adding them, would be
+    refused as misplaced)."""
     layers = raw.get("layers")
+    if layers == Layers.FABRIC.value:
+        return True
+    if "cloudStack" not in raw or layers == Layers.CLOUD.value:
+        return False
     known = {layer.value for layer in Layers}
     mistyped = "layers" in raw and not (isinstance(layers, str) and layers in known)
-    return layers == Layers.FABRIC.value or ("cloudStack" in raw and mistyped)
+    return mistyped or not set(raw) & cloud_keys(model)
 
 
 def parse_whole(

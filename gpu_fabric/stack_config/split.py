@@ -268,6 +268,19 @@ def fabric_stack_of(
         ]
     if reference is None and not any(p.key == stack_key("cloudStack") for p in problems):
         problems.append(cloud_stack_required())
+    layers = raw.get("layers")
+    if layers in (None, Layers.ALL.value):
+        # A file with a cloudStack and no cluster keys is a fabric stack that left out or lost
+        # its `layers` (default `all`): that key is the one to fix, not the cluster keys.
+        problems.append(
+            Problem(
+                stack_key("layers"),
+                layers if layers is not None else MISSING,
+                "this file names gpu-fabric:cloudStack, which only a fabric stack reads, so it "
+                "runs the fabric layer; set gpu-fabric:layers: fabric (a stack that runs both "
+                "layers names no cloudStack: remove it and add the cluster's keys)",
+            )
+        )
     if problems:
         raise ConfigError(stack, problems)
     assert isinstance(reference, str)  # the model took it, and it is required here

@@ -100,7 +100,14 @@ def _kueue_version(value: str) -> str:
 
 
 def _repository(value: str) -> str:
-    image = parse_image(value)
+    try:
+        image = parse_image(value)
+    except ValueError:
+        # parse_image's own fix asks for a tag, which a repository key then refuses.
+        raise ValueError(
+            "not an image repository; write REGISTRY/PATH without a tag, e.g. "
+            "registry.example.com/mirror/kueue"
+        ) from None
     if image.tag or image.digest:
         raise ValueError(
             "give the repository only (REGISTRY/PATH, e.g. registry.example.com/mirror/kueue): the "
