@@ -137,9 +137,62 @@ def _check_gke_version_or_minor(text: str) -> str:
     return text
 
 
+OKE_MINOR = VersionGrammar("vN.N", "write vMAJOR.MINOR, e.g. v1.36", "an OKE minor")
+"""An OKE minor (`v1.36`), which the stack resolves to OKE's newest patch of it at preview."""
+
+
+def oke_version_or_minor(text: str) -> Version:
+    """A full OKE version (`v1.36.1`), or a minor (`v1.36`) resolved at preview."""
+    return _version_or_minor(text, OKE_VERSION, OKE_MINOR, "OKE", "v1.36")
+
+
+def ack_version_or_minor(text: str) -> Version:
+    """A full ACK version (`1.33.3-aliyun.1`), or a minor (`1.33`) resolved at preview."""
+    return _version_or_minor(text, ACK_VERSION, MINOR_VERSION, "ACK", "1.33")
+
+
+def _version_or_minor(
+    text: str, full: VersionGrammar, minor: VersionGrammar, cloud: str, example: str
+) -> Version:
+    for grammar in (full, minor):
+        try:
+            return grammar.parse(text)
+        except ValueError:
+            pass
+    raise ValueError(
+        f"not a {cloud} minor or a full {cloud} version{_leading_zeros(text)}; write a minor, "
+        f"e.g. {example} ({cloud}'s newest patch of it, read at preview), or pin one: {full.fix}"
+    )
+
+
+def newest_of_minor(offered: list[str], minor: Version, grammar: VersionGrammar) -> str | None:
+    """The newest of the `offered` versions (in `grammar`) of `minor`, or None."""
+    versions = []
+    for text in offered:
+        try:
+            version = grammar.parse(text)
+        except ValueError:
+            continue
+        if version.parts[:2] == minor.parts[:2]:
+            versions.append(version)
+    return max(versions).text if versions else None
+
+
+def _check_oke_version_or_minor(text: str) -> str:
+    oke_version_or_minor(text)
+    return text
+
+
+def _check_ack_version_or_minor(text: str) -> str:
+    ack_version_or_minor(text)
+    return text
+
+
 # Config field types: text that must parse in the grammar (the text is what the cloud takes).
 GkeVersionOrMinorText = Annotated[str, AfterValidator(_check_gke_version_or_minor)]
 AckVersionText = Annotated[str, AfterValidator(ACK_VERSION.check)]
 OkeVersionText = Annotated[str, AfterValidator(OKE_VERSION.check)]
+OkeVersionOrMinorText = Annotated[str, AfterValidator(_check_oke_version_or_minor)]
+AckVersionOrMinorText = Annotated[str, AfterValidator(_check_ack_version_or_minor)]
 AddonVersionText = Annotated[str, AfterValidator(ADDON_VERSION.check)]
 ChartVersionText = Annotated[str, AfterValidator(CHART_VERSION.check)]

@@ -21,7 +21,7 @@ from ..problems import (
     timeout_without_wait,
 )
 from ..problems import key as _key
-from ..versions import ACK_VERSION, ADDON_VERSION, MINOR_VERSION
+from ..versions import ADDON_VERSION, MINOR_VERSION, ack_version_or_minor
 from ..workloads.checks import queue_problems
 from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork
 
@@ -136,7 +136,7 @@ def _region_checks(cfg: AckLingjunConfig) -> list[Problem]:
 def _version_checks(cfg: AckLingjunConfig) -> list[Problem]:
     floor = catalog().ack.min_kubernetes
     version = cfg.ack.kubernetes_version
-    if ACK_VERSION.parse(version).minor_parts < MINOR_VERSION.parse(floor).minor_parts:
+    if ack_version_or_minor(version).minor_parts < MINOR_VERSION.parse(floor).minor_parts:
         return [
             Problem(
                 _key("ack.kubernetesVersion"),

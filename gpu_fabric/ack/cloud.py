@@ -18,6 +18,7 @@ from .cluster import AckClusterArgs, Cluster, SystemPoolArgs
 from .inputs import CLOUD_INPUTS
 from .network import AckNetworkArgs, ExistingAckNetworkArgs, Network, VswitchArgs
 from .nodes import LingjunPool, LingjunPoolArgs
+from .versions_offered import moves, resolved_version
 
 
 class AckVswitch(TypedDict):
@@ -163,7 +164,9 @@ class AckCloud(pulumi.ComponentResource):
             AckClusterArgs(
                 name=args["cluster_name"],
                 cluster_spec=facts.cluster_spec,
-                kubernetes_version=args["kubernetes_version"],
+                # A minor is ACK's newest version of it, read now; a full one as written.
+                kubernetes_version=resolved_version(args["kubernetes_version"], self),
+                version_moves=moves(args["kubernetes_version"]),
                 vswitch_ids=net.node_vswitch_ids,
                 pod_vswitch_ids=net.pod_vswitch_ids,
                 service_cidr=args["service_cidr"],

@@ -49,8 +49,11 @@ class AckClusterArgs:
     """The cluster's name (pass it always: the provider auto-names otherwise)."""
     cluster_spec: str
     """The ACK managed cluster edition (`ack.pro.small`)."""
-    kubernetes_version: str
+    kubernetes_version: pulumi.Input[str]
     """ACK Kubernetes version (`1.33.3-aliyun.1`)."""
+    version_moves: bool
+    """The version is a minor's newest, read on each run: set at creation, then left to ACK's
+    upgrades (a newer patch does not upgrade the cluster; an upgrade is not rolled back)."""
     vswitch_ids: Sequence[pulumi.Input[str]]
     """Node vSwitches of the control plane's endpoints and the nodes."""
     pod_vswitch_ids: Sequence[pulumi.Input[str]]
@@ -124,7 +127,11 @@ class Cluster(pulumi.ComponentResource):
             new_nat_gateway=True,
             # The cluster's certificate attributes are deprecated; the credential comes below.
             skip_set_certificate_authority=True,
-            opts=pulumi.ResourceOptions(parent=self, protect=args.deletion_protection),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                protect=args.deletion_protection,
+                ignore_changes=["version"] if args.version_moves else [],
+            ),
         )
         credential = cs.get_cluster_credential_output(cluster_id=self.cluster.id)
         self.kubeconfig = pulumi.Output.secret(

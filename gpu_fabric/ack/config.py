@@ -24,7 +24,7 @@ from ..config_base import (
 )
 from ..images import ImageRef
 from ..problems import key
-from ..versions import AckVersionText, AddonVersionText
+from ..versions import AckVersionOrMinorText, AddonVersionText
 
 REGION_KEY = "alicloud:region"
 
@@ -133,7 +133,7 @@ def _key_pair_name(value: str) -> str:
     )
 
 
-AckVersion = AckVersionText
+AckVersion = AckVersionOrMinorText
 ZoneId = Annotated[str, AfterValidator(_zone_id)]
 InstanceType = Annotated[str, AfterValidator(_instance_type)]
 KeyPairName = Annotated[str, AfterValidator(_key_pair_name)]
@@ -259,7 +259,11 @@ class AckClusterConfig(ConfigModel):
         description="Cluster name, 1-40 characters; also the prefix of every resource name."
     )
     kubernetes_version: AckVersion = Field(
-        description="ACK's `-aliyun.N` form, e.g. 1.33.3-aliyun.1; 1.31 or newer."
+        description="An ACK minor, e.g. 1.33, which the stack resolves at preview to ACK's newest "
+        "patch of it (`alicloud.cs.get_kubernetes_version`), or a full version in ACK's "
+        "`-aliyun.N` form to pin, e.g. 1.33.3-aliyun.1; 1.31 or newer. A minor is the version at "
+        "creation: upgrades are yours (ACK console or API), and the stack does not roll them "
+        "back; a pinned version stays managed."
     )
     service_cidr: Cidr = Field("192.168.0.0/16", description="Service range, outside the VPC.")
     ip_stack: IpStack = Field("ipv4", description="Only ipv4: Lingjun pools refuse dual stack.")

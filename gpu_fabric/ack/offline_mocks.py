@@ -108,6 +108,13 @@ class CloudMocks:
             cluster_id = args["clusterId"]
             temporary = args.get("temporaryDurationMinutes") is not None
             return {"id": cluster_id, "kubeConfig": mock_ack_kubeconfig(cluster_id, temporary)}
+        if token == "alicloud:cs/getKubernetesVersion:getKubernetesVersion":
+            # The newest of each minor the stacks name is the one they pinned before.
+            versions = ["1.31.9-aliyun.1", "1.32.7-aliyun.1", "1.33.1-aliyun.1", "1.33.3-aliyun.1"]
+            return {
+                "clusterType": args.get("clusterType"),
+                "metadatas": [{"version": v} for v in versions],
+            }
         if token == "alicloud:cs/getKubernetesAddonMetadata:getKubernetesAddonMetadata":
             key = catalog().ack.rdma_device_plugin.non_host_network_key
             return {

@@ -21,7 +21,7 @@ from ..problems import (
     timeout_without_wait,
 )
 from ..problems import key as _key
-from ..versions import OKE_VERSION
+from ..versions import OKE_MINOR, oke_version_or_minor
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS, queue_problems
 from .claim_plan import RUNTIME_CLAIM, plan_claim
 from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
@@ -220,7 +220,7 @@ def _image_region_checks(cfg: OkeDranetConfig) -> list[Problem]:
 def _version_checks(cfg: OkeDranetConfig) -> list[Problem]:
     floor = catalog().oke.min_kubernetes
     version = cfg.oke.kubernetes_version
-    if OKE_VERSION.parse(version).minor_parts < OKE_VERSION.parse(f"{floor}.0").minor_parts:
+    if oke_version_or_minor(version).minor_parts < OKE_MINOR.parse(floor).minor_parts:
         return [
             Problem(
                 _key("oke.kubernetesVersion"),

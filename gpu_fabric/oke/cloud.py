@@ -21,6 +21,7 @@ from .cluster import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .inputs import CLOUD_INPUTS
 from .network import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
 from .nodes import RDMA_GPU_MONITORING_PLUGIN, RUN_COMMAND_PLUGIN, RdmaNodes, RdmaNodesArgs
+from .versions_offered import moves, resolved_version
 
 
 class OkeVcn(TypedDict):
@@ -277,12 +278,15 @@ class OkeCloud(pulumi.ComponentResource):
         nodes, system = args["gpu_nodes"], args["system_pool"]
         net = Network(f"{name}-network", _network_args(args), child)
         pods_nsg = net.nsg_ids.get(Nsg.PODS)
+        # A minor is OKE's newest patch of it, read now; a full version is taken as written.
+        version = resolved_version(args["kubernetes_version"], args["compartment_id"], self)
         cluster = Cluster(
             name,
             OkeClusterArgs(
                 compartment_id=args["compartment_id"],
                 name=args["cluster_name"],
-                kubernetes_version=args["kubernetes_version"],
+                kubernetes_version=version,
+                version_moves=moves(args["kubernetes_version"]),
                 vcn_id=net.vcn_id,
                 api_subnet_id=net.api_subnet_id,
                 api_nsg_id=net.nsg_ids[Nsg.API],
@@ -324,7 +328,7 @@ class OkeCloud(pulumi.ComponentResource):
                 availability_domain=nodes["availability_domain"],
                 image_id=nodes["image_id"],
                 boot_volume_size_gbs=nodes["boot_volume_size_gbs"],
-                kubernetes_version=args["kubernetes_version"],
+                kubernetes_version=version,
                 cluster_id=cluster.cluster.id,
                 api_server_host=cluster.api_server_host,
                 # The CA certificate is public (every client gets it); only the kubeconfig that

@@ -49,8 +49,11 @@ class OkeClusterArgs:
     """Compartment of the cluster and its pool."""
     name: str
     """Cluster name."""
-    kubernetes_version: str
+    kubernetes_version: pulumi.Input[str]
     """`v`-prefixed, e.g. v1.36.1."""
+    version_moves: bool
+    """The version is a minor's newest patch, read on each run: set at creation, then left to
+    OKE's upgrades (a newer patch does not upgrade the cluster; an upgrade is not rolled back)."""
     vcn_id: pulumi.Input[str]
     """The VCN of the cluster."""
     api_subnet_id: pulumi.Input[str]
@@ -99,6 +102,7 @@ class Cluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: OkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-fabric:oke:Cluster", name, None, opts)
+        self._moved_by_oke = ["kubernetesVersion"] if args.version_moves else []
         child = pulumi.ResourceOptions(parent=self)
         network_config: oci.containerengine.ClusterOptionsKubernetesNetworkConfigArgsDict = {
             "services_cidr": args.services_cidr
@@ -123,7 +127,9 @@ class Cluster(pulumi.ComponentResource):
                 "service_lb_subnet_ids": [args.load_balancer_subnet_id],
                 "ip_families": ["IPv4"],
             },
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+            opts=pulumi.ResourceOptions(
+                parent=self, protect=args.protect, ignore_changes=self._moved_by_oke
+            ),
         )
         self.kubeconfig = pulumi.Output.secret(
             oci.containerengine.get_cluster_kube_config_output(
@@ -193,5 +199,5 @@ class Cluster(pulumi.ComponentResource):
             ),
             node_source_details={"source_type": "IMAGE", "image_id": args.image_id},
             node_config_details=details,
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=self._moved_by_oke),
         )

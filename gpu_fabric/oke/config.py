@@ -27,7 +27,7 @@ from ..config_base import (
 )
 from ..images import ImageRef
 from ..problems import key
-from ..versions import OkeVersionText
+from ..versions import OkeVersionOrMinorText
 from .ssh_keys import SshPublicKeys
 
 TENANCY_KEY = "oci:tenancyOcid"
@@ -106,7 +106,7 @@ TenancyId = Annotated[str, AfterValidator(_ocid("tenancy"))]
 ImageId = Annotated[str, AfterValidator(_ocid("image"))]
 VcnId = Annotated[str, AfterValidator(_ocid("vcn"))]
 SubnetId = Annotated[str, AfterValidator(_ocid("subnet"))]
-KubernetesVersion = OkeVersionText
+KubernetesVersion = OkeVersionOrMinorText
 Shape = Annotated[str, AfterValidator(_shape)]
 # The cluster name also makes the VCN's DNS label, which must start with a letter.
 Name = Annotated[str, AfterValidator(_dns_label(40, _NAME, "a letter"))]
@@ -214,7 +214,11 @@ class OkeClusterConfig(ConfigModel):
 
     name: Name = Field(description="Cluster name; also the prefix of every resource name.")
     kubernetes_version: KubernetesVersion = Field(
-        description="The OKE Kubernetes version, `v`-prefixed, e.g. v1.36.1; v1.34 or newer."
+        description="An OKE minor, e.g. v1.36, which the stack resolves at preview to OKE's newest "
+        "patch of it (`oci.containerengine.get_cluster_option`), or a full version to pin, e.g. "
+        "v1.36.1 (OKE stops offering a patch after some months: new nodes then fail); v1.34 or "
+        "newer. A minor is the version at creation: OKE upgrades are yours (`oci ce cluster "
+        "update`), and the stack does not roll them back; a pinned version stays managed."
     )
     cni: Cni = Field(Cni.VCN_NATIVE, description="The pod network: VCN-native or flannel.")
     pods_cidr: Cidr | None = Field(

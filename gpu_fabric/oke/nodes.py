@@ -145,7 +145,7 @@ class RdmaNodesArgs:
     """GPU image OCID (NVIDIA driver and DOCA-OFED)."""
     boot_volume_size_gbs: int
     """Boot volume, GB."""
-    kubernetes_version: str
+    kubernetes_version: pulumi.Input[str]
     """The cluster's version, for the node's kubelet."""
     cluster_id: pulumi.Input[str]
     """The OKE cluster the nodes join."""
@@ -250,11 +250,9 @@ class RdmaNodes(pulumi.ComponentResource):
             display_name=f"{args.name}-rdma",
             opts=child,
         )
-        user_data = pulumi.Output.all(args.api_server_host, args.ca_certificate_b64).apply(
-            lambda parts: base64.b64encode(
-                cloud_init(parts[0], parts[1], args.kubernetes_version).encode()
-            ).decode()
-        )
+        user_data = pulumi.Output.all(
+            args.api_server_host, args.ca_certificate_b64, args.kubernetes_version
+        ).apply(lambda parts: base64.b64encode(cloud_init(*parts).encode()).decode())
         metadata = {
             "user_data": user_data,
             "apiserver_host": args.api_server_host,

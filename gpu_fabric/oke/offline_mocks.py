@@ -73,6 +73,10 @@ FLEX_SHAPES = {
 and 1,024 GB, 1-64 GB per OCPU); `pulumi preview` reads the tenancy's own."""
 
 
+OKE_VERSIONS_OFFERED = ["v1.34.2", "v1.35.0", "v1.35.1", "v1.36.0", "v1.36.1"]
+"""What the mocks answer OKE offers (the newest of v1.36 is the committed stacks' earlier pin)."""
+
+
 class CloudMocks:
     """Outputs of the `oci:*` resources (OCIDs in the stack's region) and results of its
     functions."""
@@ -116,6 +120,10 @@ class CloudMocks:
             }
         if token == "oci:Core/getShapes:getShapes":
             return {"shapes": [shape | {"name": name} for name, shape in FLEX_SHAPES.items()]}
+        if token == "oci:ContainerEngine/getClusterOption:getClusterOption":
+            # The versions `oci ce cluster-options get --cluster-option-id all` lists: the
+            # newest patch of each minor the stacks name is the one they pinned before.
+            return {"kubernetesVersions": OKE_VERSIONS_OFFERED}
         if token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
             cluster_id = args["clusterId"]
             return {"content": mock_oke_kubeconfig(cluster_id, self.OKE_PRIVATE_ENDPOINT)}
