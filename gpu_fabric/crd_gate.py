@@ -34,6 +34,9 @@ class CrdGateArgs:
     """How long the CRDs may take to appear."""
     after: list[pulumi.Resource] = field(default_factory=list)
     """What installs the CRDs (a Helm release): the wait starts once it is done."""
+    installer_version: pulumi.Input[str] = ""
+    """The version of what installs them: the gate runs again when it changes (a chart that
+    drops its CRDs on an upgrade or a downgrade fails the update here, naming them)."""
 
 
 class CrdGate(pulumi.ComponentResource):
@@ -53,7 +56,10 @@ class CrdGate(pulumi.ComponentResource):
             create=wait_script(args.crds, args.timeout),
             interpreter=["/bin/sh", "-c"],
             environment={KUBECONFIG_ENV: pulumi.Output.secret(args.kubeconfig)},
-            triggers=[args.cluster_id],
+            triggers=[
+                args.cluster_id,
+                *([args.installer_version] if args.installer_version else []),
+            ],
             # A component's own `depends_on` does not hold back its children: the command waits.
             opts=pulumi.ResourceOptions(parent=self, depends_on=args.after),
         )

@@ -116,10 +116,13 @@ AT_LEAST = """at_least() {
   # is a quantity (apimachinery resource.Quantity), and a device plugin may advertise `1k`.
   printf '%s\\n' "$1" | awk -v want="$2" '
     BEGIN {
-      split("n u m k M G T P E", d, " "); split("-9 -6 -3 3 6 9 12 15 18", e, " ")
-      for (i in d) scale[d[i]] = 10 ^ e[i]
-      split("Ki Mi Gi Ti Pi Ei", b, " "); for (i in b) scale[b[i]] = 1024 ^ i
-      scale[""] = 1
+      # Literal scales: BusyBox awk built without math support has no power operator.
+      scale[""] = 1; scale["n"] = 1e-9; scale["u"] = 1e-6; scale["m"] = 1e-3
+      scale["k"] = 1e3; scale["M"] = 1e6; scale["G"] = 1e9; scale["T"] = 1e12
+      scale["P"] = 1e15; scale["E"] = 1e18
+      scale["Ki"] = 1024; scale["Mi"] = 1048576; scale["Gi"] = 1073741824
+      scale["Ti"] = 1099511627776; scale["Pi"] = 1125899906842624
+      scale["Ei"] = 1152921504606846976
     }
     match($0, /^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?/) {
       suffix = substr($0, RLENGTH + 1)

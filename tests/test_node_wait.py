@@ -70,3 +70,10 @@ def test_a_timeout_with_no_wait_is_refused(stack, no_nodes):
         "has no effect: no GPU node is awaited",
         stack,
     )
+
+
+def test_the_quantity_check_needs_no_power_operator():
+    """BusyBox awk built without math support refuses `^` ("Math support is not compiled in"),
+    which would fail every wait on healthy nodes where awk is BusyBox's."""
+    program = AT_LEAST.split("awk -v", 1)[1]
+    assert "^" not in program.replace("/^", "/")  # a regex anchor is no operator

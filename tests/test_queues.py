@@ -625,3 +625,10 @@ def test_a_trainer_its_kueue_is_not_built_against_is_refused(queues, key, value)
 )
 def test_a_queue_key_that_cannot_act_is_refused(queues, key, value, says, stack):
     assert_single_rule({"gpu-fabric:queues": queues}, key, value, says, stack)
+
+
+def test_the_trainer_crd_gate_runs_again_on_a_new_trainer():
+    """A Helm upgrade across Trainer 2.3.0's move of its CRDs into templates leaves none: the
+    gate fails that update, naming them, instead of the stack going on without them."""
+    gate = next(r for r in run_stack().of_type("command:local:Command") if "trainer-crds" in r.name)
+    assert catalog().workloads.trainer.version in gate.inputs["triggers"]

@@ -244,6 +244,9 @@ def test_an_oke_job_that_does_not_say_its_processes_is_refused_with_the_fix():
         "policyName": policy["metadata"]["name"],
         "validationActions": ["Deny"],
     }
+    # On create only: Kueue updates a job queued before the policy existed (to start it).
+    (rule,) = policy["spec"]["matchConstraints"]["resourceRules"]
+    assert rule["operations"] == ["CREATE"]
     runtime = runtime_of(planned("oke-dranet-fabric"))["metadata"]["name"]
     job = user_job(runtime)
     assert "set spec.trainer.numProcPerNode: 8, one process per GPU" in admission(policy, job)

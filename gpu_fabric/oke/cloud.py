@@ -328,7 +328,9 @@ class OkeCloud(pulumi.ComponentResource):
                 availability_domain=nodes["availability_domain"],
                 image_id=nodes["image_id"],
                 boot_volume_size_gbs=nodes["boot_volume_size_gbs"],
-                kubernetes_version=version,
+                # The cluster's own version (its state once made), not OKE's newest patch now:
+                # a node added later joins at the control plane's version.
+                kubernetes_version=cluster.cluster.kubernetes_version,
                 cluster_id=cluster.cluster.id,
                 api_server_host=cluster.api_server_host,
                 # The CA certificate is public (every client gets it); only the kubeconfig that

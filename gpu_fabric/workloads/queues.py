@@ -331,7 +331,15 @@ class TrainingQueue(pulumi.ComponentResource):
             )
         gate = CrdGate(
             f"{name}-trainer-crds",
-            CrdGateArgs(TRAINER_CRDS, args.kubeconfig, args.cluster_id, after=after),
+            CrdGateArgs(
+                TRAINER_CRDS,
+                args.kubeconfig,
+                args.cluster_id,
+                after=after,
+                # Again on a new Trainer: its chart moved its CRDs between `crds/` and templates
+                # (2.3.0), and a Helm upgrade across that move leaves none.
+                installer_version=queue.get("trainer_version", ""),
+            ),
             pulumi.ResourceOptions(parent=self),
         )
         custom_resource(

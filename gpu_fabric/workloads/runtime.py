@@ -135,7 +135,9 @@ def process_count_policy(runtime: str, processes: int) -> list[dict]:
                         {
                             "apiGroups": ["trainer.kubeflow.org"],
                             "apiVersions": ["*"],
-                            "operations": ["CREATE", "UPDATE"],
+                            # CREATE only: a job admitted before the policy existed is
+                            # updated by Kueue (unsuspended) and must not be refused then.
+                            "operations": ["CREATE"],
                             "resources": ["trainjobs"],
                         }
                     ]
