@@ -538,6 +538,38 @@ def _moved_to_lines(diff: StackDiff) -> list[str]:
     return lines
 
 
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def _version_key(text: Any) -> tuple[int, ...] | None:
+    numbers = str(text).lstrip("v").split("-")[0].split(".")
+    return tuple(int(n) for n in numbers) if all(n.isdigit() for n in numbers) else None
+
+
+def _chart_downgrade_lines(diff: StackDiff) -> list[str]:
+    """A Helm release moved to an older chart: Helm deletes every object the older chart does
+    not render, CRDs the newer one templated among them (and with a CRD, every object of its
+    kind), and installs an older chart's `crds/` only on a first install (Helm docs, "Custom
+    Resource Definitions": CRDs in `crds/` are never upgraded or deleted)."""
+    lines = []
+    for change in diff.of_action("update"):
+        if change.type != HELM_RELEASE:
+            continue
+        for f in change.fields:
+            before, after = _version_key(f.before), _version_key(f.after)
+            if f.path == "version" and before and after and after < before:
+                lines += [
+                    "> [!WARNING]",
+                    f"> Helm release `{change.name}` goes back from chart {f.before} to "
+                    f"{f.after}: Helm deletes what the older chart does not render, CRDs the "
+                    "newer one templated among them (with every object of their kinds), and "
+                    "does not install the older chart's `crds/` on an upgrade. Read both "
+                    "charts' changelogs before this runs on a cluster with jobs.",
+                    "",
+                ]
+    return lines
+
+
 def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
     if diff.error:
         return f"## Stack `{diff.stack}`: no diff\n\n{diff.error}\n"
@@ -567,6 +599,7 @@ def render_stack(diff: StackDiff, rules: ReplaceRules) -> str:
                 f" **Cost:** {rules.cost(type_) or 'not recorded'}"
             )
         lines.append("")
+    lines += _chart_downgrade_lines(diff)
     lines += _moved_lines(diff)
     lines += _moved_to_lines(diff)
     lines += _component_lines(diff)

@@ -703,3 +703,14 @@ def test_planning_a_tree_says_which_stack_it_plans(tmp_path, monkeypatch, capsys
     assert ran == ["a", "b"] and errors == {"b": "bad"}
     err = capsys.readouterr().err.splitlines()
     assert err == ["==> planning a (at abc123, 1/2)", "==> planning b (at abc123, 2/2)"]
+
+
+def test_a_chart_going_back_a_version_is_called_out(a3_file):
+    """Trainer 2.3.0 templates its CRDs and 2.2.1 ships them in `crds/`: going back, Helm deletes
+    them (and every TrainJob) and does not reinstall them. A reviewer sees that in the report."""
+    back = diff_with(a3_file, {"gpu-fabric:queues": {"trainerVersion": "2.2.0"}})
+    report = diff.render_stack(back, RULES)
+    assert "> [!WARNING]" in report
+    assert "goes back from chart 2.2.1 to 2.2.0" in report
+    forward = diff_with(a3_file, {"gpu-fabric:queues": {"kueueVersion": "0.19.3"}})
+    assert "[!WARNING]" not in diff.render_stack(forward, RULES)
