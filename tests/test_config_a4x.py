@@ -101,7 +101,7 @@ def test_tcpx_with_gib_names_the_incompatibility():
             }
         }
     )
-    assert "incompatible with gIB" in problem.message
+    assert "a TCPX plugin on a gIB cluster is refused" in problem.message
 
 
 def test_fast_socket_is_refused_on_tcpx_too():
@@ -256,3 +256,16 @@ def test_bad_a4x_config_registers_nothing(changes):
     with pytest.raises(ConfigError):
         engine.run("a4x-prod", encode(with_changes(stack_values("a4x-prod"), changes)))
     assert engine.LAST_RUN.resources == []
+
+
+def test_a_key_of_a3_high_names_no_other_platform_as_its_fix():
+    """On gke-a4 the smoke test's refusal must not send the user to gke-a4x."""
+    from tests.conftest import assert_single_rule
+
+    assert_single_rule(
+        {"gpu-fabric:smokeTest": True},
+        "gpu-fabric:smokeTest",
+        True,
+        "on the other machines `make verify BANDWIDTH=1` tests the fabric",
+        "a4-prod",
+    )

@@ -903,10 +903,12 @@ class GkeA3HighConfig(GkeStackConfig):
     }
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
-        "images.tcpx": "GPUDirect-TCPX/TCPXO plugins are incompatible with gIB (GPUDirect-RDMA) "
-        "on the same cluster (NVIDIA AICR's A4X networking guide)",
-        "smokeTest": "the smoke test is the GKE GPUDirect-TCPX guide's test; on gke-a4x use "
-        "`make verify`",
+        # Said of every other platform's stack: why the key is A3 High's, not what that one runs.
+        "images.tcpx": "the GPUDirect-TCPX installer and RxDM of a3-highgpu-8g; another "
+        "machine's fabric has its own images key (a TCPX plugin on a gIB cluster is refused: "
+        "NVIDIA AICR's A4X networking guide)",
+        "smokeTest": "the smoke test is the GKE GPUDirect-TCPX guide's test of a3-highgpu-8g; "
+        "on the other machines `make verify BANDWIDTH=1` tests the fabric",
     }
 
     @property
