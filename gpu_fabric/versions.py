@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -116,25 +117,12 @@ MINOR_VERSION = VersionGrammar("N.N", "write MAJOR.MINOR, e.g. 1.33", "a MAJOR.M
 
 def gke_version_or_minor(text: str) -> Version:
     """A full GKE version, or a minor (`1.33`) that GKE resolves to its newest patch."""
-    for grammar in (GKE_VERSION, MINOR_VERSION):
-        try:
-            return grammar.parse(text)
-        except ValueError:
-            pass
-    raise ValueError(
-        f"not a GKE minor or a full GKE version{_leading_zeros(text)}; write a minor, e.g. 1.33 "
-        f"(GKE's newest patch of it, read at preview), or pin one: {GKE_VERSION.fix}"
-    )
+    return _version_or_minor(text, GKE_VERSION, MINOR_VERSION, "GKE", "1.33")
 
 
 def is_minor(version: Version) -> bool:
     """A minor only (`1.33`), not a full version."""
     return len(version.parts) == 2
-
-
-def _check_gke_version_or_minor(text: str) -> str:
-    gke_version_or_minor(text)
-    return text
 
 
 OKE_MINOR = VersionGrammar("vN.N", "write vMAJOR.MINOR, e.g. v1.36", "an OKE minor")
@@ -178,21 +166,21 @@ def newest_of_minor(offered: list[str], minor: Version, grammar: VersionGrammar)
     return max(versions).text if versions else None
 
 
-def _check_oke_version_or_minor(text: str) -> str:
-    oke_version_or_minor(text)
-    return text
+def _taking(parse: Callable[[str], Version]) -> Callable[[str], str]:
+    """A pydantic validator: the text as written, once `parse` takes it."""
 
+    def check(text: str) -> str:
+        parse(text)
+        return text
 
-def _check_ack_version_or_minor(text: str) -> str:
-    ack_version_or_minor(text)
-    return text
+    return check
 
 
 # Config field types: text that must parse in the grammar (the text is what the cloud takes).
-GkeVersionOrMinorText = Annotated[str, AfterValidator(_check_gke_version_or_minor)]
+GkeVersionOrMinorText = Annotated[str, AfterValidator(_taking(gke_version_or_minor))]
 AckVersionText = Annotated[str, AfterValidator(ACK_VERSION.check)]
 OkeVersionText = Annotated[str, AfterValidator(OKE_VERSION.check)]
-OkeVersionOrMinorText = Annotated[str, AfterValidator(_check_oke_version_or_minor)]
-AckVersionOrMinorText = Annotated[str, AfterValidator(_check_ack_version_or_minor)]
+OkeVersionOrMinorText = Annotated[str, AfterValidator(_taking(oke_version_or_minor))]
+AckVersionOrMinorText = Annotated[str, AfterValidator(_taking(ack_version_or_minor))]
 AddonVersionText = Annotated[str, AfterValidator(ADDON_VERSION.check)]
 ChartVersionText = Annotated[str, AfterValidator(CHART_VERSION.check)]
