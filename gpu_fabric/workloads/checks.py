@@ -9,6 +9,7 @@ from pydantic.alias_generators import to_camel
 from ..catalog import catalog
 from ..problems import Problem
 from ..problems import key as stack_key
+from ..versions import CHART_VERSION
 from .config import HOSTNAME_LEVEL, QueuesConfig, TrainerOwner, default_topology_level
 from .pod_security import is_stricter
 
@@ -135,10 +136,6 @@ def queue_problems(
     return problems
 
 
-def _minor(version: str) -> str:
-    return ".".join(version.split(".")[:2])
-
-
 def _trainer_pair_problems(queues: QueuesConfig) -> list[Problem]:
     """The Trainer the stack installs must be the minor its Kueue's TrainJob integration is built
     against (catalog `workloads.trainer_for_kueue`): Trainer 2.2 and 2.3 are not API compatible,
@@ -148,8 +145,8 @@ def _trainer_pair_problems(queues: QueuesConfig) -> list[Problem]:
     pins = catalog().workloads
     kueue = queues.kueue_version or pins.kueue.version
     trainer = queues.trainer_version or pins.trainer.version
-    wanted = pins.trainer_for_kueue.get(_minor(kueue))
-    if wanted is None or _minor(trainer) == wanted:
+    wanted = pins.trainer_for_kueue.get(CHART_VERSION.parse(kueue).minor)
+    if wanted is None or CHART_VERSION.parse(trainer).minor == wanted:
         return []
     pairs = ", ".join(f"Kueue {k} with Trainer {t}" for k, t in pins.trainer_for_kueue.items())
     key = (
