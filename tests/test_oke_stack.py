@@ -616,14 +616,6 @@ def test_nccl_jobs_are_off_by_default_and_wait_for_the_crd_and_their_own_claim(
 # --- dependency order --------------------------------------------------------------------------
 
 
-def test_gpu_nodes_wait_for_the_join_policy_and_the_cluster(oke_plan):
-    policy = oke_plan.of_type("oci:Identity/policy:Policy")[0]
-    (cluster,) = oke_plan.of_type(CLUSTER)
-    for instance in oke_plan.of_type(INSTANCE):
-        assert oke_plan.depends_on(instance, policy)
-        assert oke_plan.depends_on(instance, cluster)
-
-
 def test_in_cluster_objects_do_not_wait_for_the_gpu_nodes(oke_plan):
     instances = oke_plan.of_type(INSTANCE)
     for resource in oke_plan.kubernetes_objects() + oke_plan.helm_releases():
@@ -712,19 +704,18 @@ def test_seed_files_are_read_whole():
     assert seed_file("rdma-dranet-tools.yaml").rstrip().endswith("done")
 
 
-def test_the_nodes_wait_a_moment_after_the_iam_writes(oke_plan):
-    """terraform-oci-oke modules/iam/await.tf: 30 s after the IAM writes, which OCI applies
-    eventually; the wait runs again when the group's rule or the policy changes."""
-    (pause,) = [
-        c for c in oke_plan.of_type("command:local:Command") if c.name.endswith("-iam-await")
-    ]
+def test_the_nodes_do_not_wait_for_the_iam_writes(oke_plan):
+    """A bare-metal node asks to join minutes after the policy is written (and retries), so
+    waiting for the IAM writes (terraform-oci-oke modules/iam/await.tf) only lengthens
+    `pulumi up`; the instances wait for the cluster they join."""
     (group,) = oke_plan.of_type("oci:Identity/dynamicGroup:DynamicGroup")
     (policy,) = oke_plan.of_type("oci:Identity/policy:Policy")
-    assert pause.inputs["create"] == "sleep 30"
-    assert oke_plan.depends_on(pause, group) and oke_plan.depends_on(pause, policy)
-    assert pause.inputs["triggers"] == [group.inputs["matchingRule"], policy.inputs["statements"]]
+    (cluster,) = oke_plan.of_type("oci:ContainerEngine/cluster:Cluster")
+    assert [c.name for c in oke_plan.of_type("command:local:Command") if "iam" in c.name] == []
     for instance in oke_plan.of_type(INSTANCE):
-        assert pause.urn in instance.dependencies
+        assert not oke_plan.depends_on(instance, policy)
+        assert not oke_plan.depends_on(instance, group)
+        assert oke_plan.depends_on(instance, cluster)
 
 
 def test_a_claim_named_like_the_runtimes_claim_template_is_refused():

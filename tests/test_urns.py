@@ -93,12 +93,9 @@ def test_every_old_urn_is_kept_or_aliased(stack):
     # OKE's home-region provider, now also made when the home region is looked up (a provider
     # holds no cloud state).
     providers = {"pulumi:providers:oci"}
-    # Added beside what was there: GKE's node account's Artifact Registry grant, and the pause
-    # OKE's nodes take after the IAM writes.
-    added = [
-        r for r in new if r.name.endswith(("-nodes-artifactregistry.reader", "-gpu-iam-await"))
-    ]
-    assert {r.type for r in added} <= {"gcp:projects/iAMMember:IAMMember", "command:local:Command"}
+    # Added beside what was there: GKE's node account's Artifact Registry grant.
+    added = [r for r in new if r.name.endswith("-nodes-artifactregistry.reader")]
+    assert {r.type for r in added} <= {"gcp:projects/iAMMember:IAMMember"}
     new = [r for r in new if r not in added]
     assert sorted(r.type for r in new if r.type not in LAYERS | reads_cloud | providers) == []
     assert all(not r.custom for r in new if r.type in LAYERS), "a layer holds no cloud state"

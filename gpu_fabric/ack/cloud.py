@@ -198,7 +198,7 @@ class AckCloud(pulumi.ComponentResource):
                 addon_version=args["rdma_addon_version"],
                 non_host_network=args["non_host_network"],
                 non_host_network_key=args["non_host_network_key"],
-                addon_after=[cluster.system_pool],
+                pool_after=[cluster.system_pool],
             ),
             child,
         )

@@ -95,8 +95,8 @@ class LingjunPoolArgs:
     """RDMA for non-hostNetwork pods (the add-on's switch)."""
     non_host_network_key: str
     """The switch's key in the add-on config."""
-    addon_after: list[pulumi.Resource]
-    """What the add-on waits for besides the cluster (the system pool)."""
+    pool_after: list[pulumi.Resource]
+    """What the Lingjun pool waits for besides the add-on (the system pool)."""
 
 
 class LingjunPool(pulumi.ComponentResource):
@@ -122,9 +122,11 @@ class LingjunPool(pulumi.ComponentResource):
             config=schema.apply(
                 lambda text: addon_config(text, args.non_host_network_key, args.non_host_network)
             ),
-            # ACK installs add-ons onto running nodes; the ECS pool is where its controllers run.
-            # UNVERIFIED that an install waits for nodes; waiting costs only the pool's minutes.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=args.addon_after),
+            # Right after the cluster, beside the ECS pool: the add-on is one DaemonSet
+            # (ack-rdma-dp-ds) with Lingjun node affinity (add-on 1.1.1 release notes), whose
+            # nodes join only after it, so its install waits for no node, as the add-ons ACK
+            # installs with a cluster that has no node yet do not.
+            opts=pulumi.ResourceOptions(parent=self),
         )
         self.pool = cs.NodePool(
             f"{name}-pool",
@@ -139,8 +141,9 @@ class LingjunPool(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(
                 parent=self,
                 # The add-on is a documented prerequisite of a Lingjun pool (Alibaba, "Create and
-                # manage a Lingjun node pool").
-                depends_on=[self.addon],
+                # manage a Lingjun node pool"), and so are ECS nodes for ACK's system components
+                # (the same page: 3 or more), which Lingjun nodes, tainted, do not take.
+                depends_on=[self.addon, *args.pool_after],
                 ignore_changes=ACK_OWNED_POOL_FIELDS,
                 # The provider reads `eflo_node_group` only when it creates the pool and ignores a
                 # change later (terraform-provider-alicloud, resource_alicloud_cs_kubernetes_node_

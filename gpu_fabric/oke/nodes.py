@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pulumi
-import pulumi_command as command
 import pulumi_oci as oci
 import yaml
 
@@ -26,8 +25,6 @@ RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-
 # Optional plugins oci-hpc-oke also enables on its RDMA workers (terraform/oke-workers.tf).
 RUN_COMMAND_PLUGIN = "Compute Instance Run Command"
 RDMA_GPU_MONITORING_PLUGIN = "Compute RDMA GPU Monitoring"
-IAM_AWAIT_SECONDS = 30
-"""How long the nodes wait after the IAM writes (terraform-oci-oke modules/iam/await.tf)."""
 TAG_DEFAULTS = ["Oracle-Tags.CreatedBy", "Oracle-Tags.CreatedOn"]
 """Defined tags OCI's default tag defaults add to every new resource of a tenancy (OCI docs,
 "Managing Tag Defaults"): set by OCI, not by this stack, so not drift to undo."""
@@ -209,7 +206,7 @@ class RdmaNodes(pulumi.ComponentResource):
             opts=identity,
         )
         scope = _policy_scope(args.compartment_id)
-        join = oci.identity.Policy(
+        oci.identity.Policy(
             f"{name}-join",
             compartment_id=args.compartment_id,
             name=f"{dynamic_group_name(args.name, args.compartment_id)}-join",
@@ -231,16 +228,13 @@ class RdmaNodes(pulumi.ComponentResource):
             ],
             opts=identity,
         )
-        # OCI IAM is eventually consistent: a node that boots right after the policy is written
-        # can be refused its join. terraform-oci-oke waits 30 s after its IAM writes
-        # (modules/iam/await.tf, `time_sleep`); the join itself retries `oke bootstrap` 20 times.
-        iam_written = command.local.Command(
-            f"{name}-iam-await",
-            create=f"sleep {IAM_AWAIT_SECONDS}",
-            interpreter=["/bin/sh", "-c"],
-            triggers=[group.matching_rule, join.statements],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[group, join]),
-        )
+        # The instances do not wait for the policy. OCI IAM is eventually consistent, and
+        # terraform-oci-oke waits 30 s after its IAM writes before its workers (modules/iam/
+        # await.tf); here the policy is written seconds after the cluster, while a bare-metal
+        # instance takes minutes to reach RUNNING, and only then does cloud-init ask to join,
+        # retrying `oke bootstrap` 20 times 15 s apart. Waiting would put the IAM writes on
+        # `pulumi up`'s critical path for nothing; a node that still cannot join fails the fabric
+        # layer's node wait, which names it.
         # Compute clusters are the RDMA placement unit of bare-metal GPU shapes: every instance
         # of one cluster shares the RDMA network, in one availability domain.
         self.compute_cluster = oci.core.ComputeCluster(
@@ -289,7 +283,7 @@ class RdmaNodes(pulumi.ComponentResource):
         )
         joinable = pulumi.ResourceOptions(
             parent=self,
-            depends_on=[join, iam_written, *args.depends_on],
+            depends_on=args.depends_on,
             ignore_changes=["metadata", "agentConfig", *tags_set_by_oci],
             replace_with=[args.cluster] if args.cluster is not None else None,
             delete_before_replace=True,
