@@ -150,7 +150,7 @@ def test_the_node_account_roles_are_a_setting_and_are_checked():
         {"gpu-fabric:gke.nodeAccountRoles": []},
         "gpu-fabric:gke.nodeAccountRoles",
         [],
-        "at least 1",
+        "must not be an empty list",
         "a3-prod",
     )
 

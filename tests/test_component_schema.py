@@ -297,6 +297,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
     "OkeNcclTests": {"claims": "[string]!", "image": "string!", "workers": "integer!"},
     "TrainingQueueSettings": {
         "namespace": "string!",
+        "teamNamespaces": "[string]",
         "localQueue": "string!",
         "podSecurityLevel": "string!",
         "podSecurityReason": "string!",

@@ -515,6 +515,21 @@ def test_a_hosted_fabric_layer_builds_the_queue_it_is_given():
             "not a DNS label",
         ),
         (
+            (("team_namespaces",), ["training"]),
+            "trainingQueue.teamNamespaces",
+            "a namespace of its own",
+        ),
+        (
+            (("team_namespaces",), ["llm", "llm"]),
+            "trainingQueue.teamNamespaces",
+            "a namespace of its own",
+        ),
+        (
+            (("team_namespaces",), ["kube-system"]),
+            "trainingQueue.teamNamespaces[0]",
+            "is a namespace the cluster",
+        ),
+        (
             (("topology_levels",), ["example.com/rack", "example.com/rack"]),
             "trainingQueue.topologyLevels",
             "remove the repeated one",
@@ -632,3 +647,112 @@ def test_the_trainer_crd_gate_runs_again_on_a_new_trainer():
     gate fails that update, naming them, instead of the stack going on without them."""
     gate = next(r for r in run_stack().of_type("command:local:Command") if "trainer-crds" in r.name)
     assert catalog().workloads.trainer.version in gate.inputs["triggers"]
+
+
+# --- teams: a training namespace each ------------------------------------------------------------
+
+TEAMS = {"teams": [{"namespace": "vision"}, {"namespace": "llm"}]}
+
+
+def with_queues(stack: str, changes: dict) -> dict:
+    """`changes` to the stack's `gpu-fabric:queues` (a split pair's from its fabric stack)."""
+    from tests.conftest import pair_values
+
+    return {"gpu-fabric:queues": {**pair_values(stack).get("gpu-fabric:queues", {}), **changes}}
+
+
+def named(plan: Plan, kind: str) -> dict[str, dict]:
+    """The plan's objects of `kind` by namespace/name."""
+    found = {}
+    for r in plan.resources:
+        if r.type.rsplit(":", 1)[-1] == kind and r.type.startswith("kubernetes:"):
+            body = manifest(r)
+            meta = body["metadata"]
+            found[f"{meta.get('namespace', '')}/{meta['name']}"] = body
+    return found
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_each_team_gets_its_namespace_local_queue_and_the_runtimes_objects(stack):
+    """The one ClusterQueue admits every team's namespace; each namespace has what the runtime's
+    pods name (A4X: a ComputeDomain of its own, so two teams' jobs share no NVLink domain; OKE:
+    the claim templates)."""
+    base = stack.removesuffix("-fabric") if stack.endswith("-fabric") else stack
+    plan = run_stack(with_queues(base, TEAMS), base)
+    one = run_stack(stack=base)
+    (queue,) = kueue_objects(plan)["ClusterQueue"]
+    assert queue["spec"]["namespaceSelector"] == {
+        "matchExpressions": [
+            {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["vision", "llm"]}
+        ]
+    }
+    namespaces = {n.split("/")[1]: body for n, body in named(plan, "Namespace").items()}
+    training = [b for b in named(one, "Namespace").values() if b["metadata"]["name"] == "training"]
+    for team in ("vision", "llm"):
+        assert namespaces[team]["metadata"]["labels"] == training[0]["metadata"]["labels"]
+        (lq,) = [q for q in kueue_objects(plan)["LocalQueue"] if q["metadata"]["namespace"] == team]
+        assert lq["spec"]["clusterQueue"] == queue["metadata"]["name"]
+    # What the runtime's pods name in their own namespace is in every team's.
+    for kind in ("ComputeDomain", "ResourceClaimTemplate"):
+        in_training = {n.split("/")[1] for n in named(one, kind) if n.startswith("training/")}
+        for team in ("vision", "llm"):
+            in_team = {n.split("/")[1] for n in named(plan, kind) if n.startswith(f"{team}/")}
+            assert in_team == in_training, (kind, team)
+
+
+def test_a_first_team_named_as_the_namespace_keeps_the_stacks_state():
+    """Listing the training namespace as the first team moves nothing: same URNs, same objects;
+    a second team only adds."""
+    one = run_stack(stack="a4x-prod")
+    first = run_stack(with_queues("a4x-prod", {"teams": [{"namespace": "training"}]}), "a4x-prod")
+    assert {r.urn: r.inputs for r in first.resources} == {r.urn: r.inputs for r in one.resources}
+    two = run_stack(
+        with_queues("a4x-prod", {"teams": [{"namespace": "training"}, {"namespace": "llm"}]}),
+        "a4x-prod",
+    )
+    added = {r.urn for r in two.resources} - {r.urn for r in one.resources}
+    assert sorted(u.rsplit("::", 1)[1] for u in added) == [
+        "a4x-prod-training-queue-gpu-fabric-nvlink-llm",
+        "a4x-prod-training-queue-local-queue-llm",
+        "a4x-prod-training-queue-namespace-llm",
+    ]
+
+
+def test_the_namespace_key_beside_teams_is_refused():
+    assert_single_rule(
+        with_queues("a3-prod", {"namespace": "training", **TEAMS}),
+        "gpu-fabric:queues.namespace",
+        "training",
+        "the first team's namespace takes its place",
+        "a3-prod",
+    )
+
+
+def test_two_teams_in_one_namespace_are_refused():
+    assert_single_rule(
+        with_queues("a3-prod", {"teams": [{"namespace": "llm"}, {"namespace": "llm"}]}),
+        "gpu-fabric:queues.teams[1]",
+        None,
+        "repeats item [0]",
+        "a3-prod",
+    )
+
+
+def test_no_team_is_refused():
+    assert_single_rule(
+        with_queues("a3-prod", {"teams": []}),
+        "gpu-fabric:queues.teams",
+        [],
+        "must not be an empty list",
+        "a3-prod",
+    )
+
+
+def test_a_team_namespace_another_owner_makes_is_refused():
+    assert_single_rule(
+        with_queues("a3-prod", {"teams": [{"namespace": "kueue-system"}]}),
+        "gpu-fabric:queues.teams[0].namespace",
+        "kueue-system",
+        "another part of the stack creates",
+        "a3-prod",
+    )

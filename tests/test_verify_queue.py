@@ -57,9 +57,9 @@ def snapshot_of(objects: dict) -> QueueSnapshot:
             "kubeflow-system/kubeflow-trainer-controller-manager": objects["trainer"],
         },
         cluster_queue=objects["clusterqueue"],
-        local_queue=objects["localqueue"],
+        local_queues={"training": objects["localqueue"]},
         runtime=objects["runtime"],
-        claim_templates={"gpu-fabric-nvlink-channel": objects["channel"]},
+        claim_templates={"training/gpu-fabric-nvlink-channel": objects["channel"]},
         flavor_nodes={"a4x-highgpu": objects["nodes"]["items"]},
     )
 
@@ -179,3 +179,24 @@ def test_a_missing_local_queue_reads_as_missing(queue):
     assert queue_problems(queue, read_queue_snapshot(queue, api_client)) == [
         "LocalQueue training/default: missing"
     ]
+
+
+def test_every_teams_local_queue_and_claim_templates_are_checked(queue):
+    """With teams, each training namespace must have its LocalQueue and the runtime's claim
+    templates: a team whose namespace lacks them is named."""
+    teams = {**queue, "team_namespaces": ["llm"]}
+    objects = recorded()
+    routes = queue_routes(objects)
+    api_client, _ = client_for_routes(routes)
+    assert queue_problems(teams, read_queue_snapshot(teams, api_client)) == [
+        "LocalQueue llm/default: missing",
+        "ResourceClaimTemplate llm/gpu-fabric-nvlink-channel: missing (the runtime's pods claim "
+        "from it, and cannot start without it)",
+    ]
+    kueue = "/apis/kueue.x-k8s.io/v1beta2"
+    routes[f"{kueue}/namespaces/llm/localqueues/default"] = objects["localqueue"]
+    routes[
+        "/apis/resource.k8s.io/v1/namespaces/llm/resourceclaimtemplates/gpu-fabric-nvlink-channel"
+    ] = objects["channel"]
+    api_client, _ = client_for_routes(routes)
+    assert queue_problems(teams, read_queue_snapshot(teams, api_client)) == []

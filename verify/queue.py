@@ -14,7 +14,11 @@ from typing import Any, cast
 
 from gpu_fabric.catalog import catalog
 from gpu_fabric.workloads.queue_objects import CLUSTER_QUEUE, KUEUE_API
-from gpu_fabric.workloads.queues import TrainingQueueSettings, queue_manifests
+from gpu_fabric.workloads.queues import (
+    TrainingQueueSettings,
+    queue_manifests,
+    training_namespaces,
+)
 from gpu_fabric.workloads.runtime import TRAINER_API
 
 KUEUE_GROUP, KUEUE_VERSION = KUEUE_API.split("/")
@@ -28,11 +32,13 @@ class QueueSnapshot:
     controllers: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     """`namespace/name` of Kueue's and JobSet's Deployments -> the Deployment (None: missing)."""
     cluster_queue: dict[str, Any] | None = None
-    local_queue: dict[str, Any] | None = None
+    local_queues: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    """Each training namespace -> its LocalQueue (None: missing)."""
     runtime: dict[str, Any] | None = None
     """The fabric's ClusterTrainingRuntime (None: missing, or the queue has none)."""
     claim_templates: dict[str, dict[str, Any] | None] = field(default_factory=dict)
-    """The ResourceClaimTemplates the runtime's pods claim from -> the object (None: missing)."""
+    """`namespace/name` of the ResourceClaimTemplates the runtime's pods claim from, in each
+    training namespace -> the object (None: missing)."""
     flavor_nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Flavor -> the nodes its node labels select."""
 
@@ -46,12 +52,14 @@ def controllers(queue: TrainingQueueSettings) -> list[str]:
 
 
 def runtime_claim_templates(queue: TrainingQueueSettings) -> list[str]:
-    """The ResourceClaimTemplates the runtime's pods name: they must be in the training namespace
-    (OKE's whole-node claim; A4X's channel, which the ComputeDomain's controller makes)."""
+    """`namespace/name` of the ResourceClaimTemplates the runtime's pods name: they must be in
+    each training namespace (OKE's whole-node claim; A4X's channel, which the namespace's
+    ComputeDomain's controller makes)."""
     if "runtime" not in queue:
         return []
     claims = queue["runtime"]["pod_template"]["spec"].get("resourceClaims", [])
-    return [c["resourceClaimTemplateName"] for c in claims if "resourceClaimTemplateName" in c]
+    names = [c["resourceClaimTemplateName"] for c in claims if "resourceClaimTemplateName" in c]
+    return [f"{ns}/{name}" for ns in training_namespaces(queue) for name in names]
 
 
 def _selector(labels: dict[str, str]) -> str:
@@ -83,8 +91,9 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
         if active is None or active.get("status") != "True":
             why = (active or {}).get("message") or "no Active condition yet"
             problems.append(f"ClusterQueue {CLUSTER_QUEUE}: not active, admits nothing ({why})")
-    if snapshot.local_queue is None:
-        problems.append(f"LocalQueue {queue['namespace']}/{queue['local_queue']}: missing")
+    for namespace in training_namespaces(queue):
+        if snapshot.local_queues.get(namespace) is None:
+            problems.append(f"LocalQueue {namespace}/{queue['local_queue']}: missing")
     if "runtime" in queue and snapshot.runtime is None:
         problems.append(
             f"ClusterTrainingRuntime {queue['runtime']['name']}: missing (a TrainJob naming it "
@@ -93,7 +102,7 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
     for name in runtime_claim_templates(queue):
         if snapshot.claim_templates.get(name) is None:
             problems.append(
-                f"ResourceClaimTemplate {queue['namespace']}/{name}: missing (the runtime's pods "
+                f"ResourceClaimTemplate {name}: missing (the runtime's pods "
                 "claim from it, and cannot start without it)"
             )
     flavors = queue_manifests(queue).flavors
@@ -144,11 +153,18 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
             KUEUE_GROUP, KUEUE_VERSION, "clusterqueues", CLUSTER_QUEUE
         )
     )
-    local_queue = or_none(
-        lambda: custom.get_namespaced_custom_object(
-            KUEUE_GROUP, KUEUE_VERSION, queue["namespace"], "localqueues", queue["local_queue"]
+    local_queues = {
+        namespace: or_none(
+            lambda: custom.get_namespaced_custom_object(
+                KUEUE_GROUP,
+                KUEUE_VERSION,
+                namespace,  # noqa: B023
+                "localqueues",
+                queue["local_queue"],
+            )
         )
-    )
+        for namespace in training_namespaces(queue)
+    }
     runtime = None
     if "runtime" in queue:
         name = queue["runtime"]["name"]
@@ -159,9 +175,10 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
         )
 
     def claim_template(name: str) -> Any:
+        namespace, template = name.split("/")
         return or_none(
             lambda: custom.get_namespaced_custom_object(
-                "resource.k8s.io", "v1", queue["namespace"], "resourceclaimtemplates", name
+                "resource.k8s.io", "v1", namespace, "resourceclaimtemplates", template
             )
         )
 
@@ -174,7 +191,7 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
     return QueueSnapshot(
         controllers=deployments,
         cluster_queue=cast(dict[str, Any] | None, cluster_queue),
-        local_queue=cast(dict[str, Any] | None, local_queue),
+        local_queues=cast(dict[str, dict[str, Any] | None], local_queues),
         runtime=cast(dict[str, Any] | None, runtime),
         claim_templates=cast(dict[str, dict[str, Any] | None], claim_templates),
         flavor_nodes=flavor_nodes,

@@ -10,12 +10,15 @@ cluster-toolkit's examples/gke-a4x installs it (modules/management/kubectl-apply
 
 A ComputeDomain makes, in its namespace, the ResourceClaimTemplate its channel is claimed from
 (dra-driver-nvidia-gpu templates/compute-domain-workload-claim-template.tmpl.yaml). A
-ClusterTrainingRuntime names one template for every namespace it runs in, so the training
-namespace has one ComputeDomain, `gpu-fabric-nvlink`, whose channel every job's pods claim; its
+ClusterTrainingRuntime names one template for every namespace it runs in, so each training
+namespace has one ComputeDomain, `gpu-fabric-nvlink`, whose channel its jobs' pods claim; its
 IMEX daemons follow the pods (`numNodes: 0`, the driver's recommendation with
 `IMEXDaemonsWithDNSNames`, on by default; docs/computedomain.md). The driver's README binds a
-ComputeDomain to one workload; jobs of one namespace sharing one is UNVERIFIED (a job that must not
-share an IMEX domain runs in a namespace with its own ComputeDomain).
+ComputeDomain to one workload, and GKE's A4X guide and XPK make one per job; nothing upstream makes
+one per job without the job's author writing it (a ClusterTrainingRuntime cannot, and Trainer has
+no hook that creates objects per TrainJob), so the isolation domain here is the namespace: jobs that
+must not share an IMEX domain go to different `queues.teams`, each a namespace with its own
+ComputeDomain. Jobs of one namespace sharing one is UNVERIFIED.
 """
 
 from __future__ import annotations

@@ -15,7 +15,12 @@ import pulumi_kubernetes as k8s
 from ..catalog import catalog
 from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
-from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
+from ..workloads.queues import (
+    TrainingQueue,
+    TrainingQueueArgs,
+    TrainingQueueSettings,
+    training_namespaces,
+)
 from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
 from .dranet import DraDrivers, DraDriversArgs
@@ -203,10 +208,14 @@ class OkeFabric(pulumi.ComponentResource):
                 on_cluster,
             )
             # A pod's claims name templates of its own namespace (Kubernetes DRA, and Kueue reads
-            # them there, kueue pkg/dra/claims.go): the training namespace gets them too.
-            ClaimTemplates(
-                f"{name}-training-claims", plans, queue.namespace, on_cluster, after=usable
-            )
+            # them there, kueue pkg/dra/claims.go): each training namespace gets them too, a
+            # further team's under its namespace's name.
+            teams = training_namespaces(args["training_queue"])
+            for team, made in zip(teams, queue.namespaces, strict=True):
+                suffix = "" if team == teams[0] else f"-{team}"
+                ClaimTemplates(
+                    f"{name}-training-claims{suffix}", plans, made, on_cluster, after=usable
+                )
         self.namespace = namespace
         self.claim_templates = pulumi.Output.from_input([p.name for p in plans])
         self.register_outputs(declared_outputs(self))

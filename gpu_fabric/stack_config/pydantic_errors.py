@@ -26,6 +26,8 @@ _TYPE_FIXES = {
     "model_type": "must be a mapping of keys to values",
     "model_attributes_type": "must be a mapping of keys to values",
     "string_too_short": "must not be empty: give a value, or remove the key where it has a default",
+    "too_short": "must not be an empty list: list at least one, or remove the key where it has a "
+    "default",
 }
 # What a key of each type needs, for a secret (text) written where it does not fit.
 _SECRET_TYPE_NEEDS = {

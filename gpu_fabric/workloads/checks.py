@@ -42,16 +42,26 @@ def queue_problems(
     the level the platform's runtime pods need, and why; `carried_labels`: the labels the
     platform's GPU nodes carry (what a Topology level may name)."""
     if not queues.enabled:
+        written = queues.model_dump(by_alias=True, mode="json")
         return [
             Problem(
                 stack_key(f"queues.{to_camel(field)}"),
-                getattr(queues, field),
+                written[to_camel(field)],
                 "has no effect with gpu-fabric:queues.enabled: false (no queue is made); "
                 "remove it, or turn the queue on",
             )
             for field in sorted(queues.model_fields_set - {"enabled"})
         ]
     problems = []
+    if queues.teams and "namespace" in queues.model_fields_set:
+        problems.append(
+            Problem(
+                stack_key("queues.namespace"),
+                queues.namespace,
+                "has no effect with gpu-fabric:queues.teams (the first team's namespace takes its "
+                "place); remove it",
+            )
+        )
     problems += [
         # Kueue counts only nodes that carry every level's label (kueue pkg/util/tas/node.go,
         # `NodeMatchesFlavor`): a level no node carries leaves the queue with no capacity, and

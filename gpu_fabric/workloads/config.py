@@ -135,6 +135,18 @@ PodSecurityLevel = Literal["privileged", "baseline", "restricted"]
 """Pod Security Standards' levels (Kubernetes docs, "Pod Security Standards")."""
 
 
+TrainingNamespace = Annotated[str, AfterValidator(_own_namespace)]
+
+
+class TeamConfig(ConfigModel):
+    """A team of the training queue: a training namespace of its own."""
+
+    namespace: TrainingNamespace = Field(
+        description="The team's training namespace, with its LocalQueue and the runtime's "
+        "objects (A4X: its own ComputeDomain); created by the stack.",
+    )
+
+
 class QueuesConfig(ConfigModel):
     """The training queue: Kueue and JobSet, a Topology, a ResourceFlavor per GPU pool, a
     ClusterQueue with the pools' GPUs as quota, and a LocalQueue in the training namespace."""
@@ -144,9 +156,16 @@ class QueuesConfig(ConfigModel):
         description="Install Kueue and JobSet and set up the training queue; `false`: none of it "
         "(another owner runs Kueue).",
     )
-    namespace: Annotated[str, AfterValidator(_own_namespace)] = Field(
+    namespace: TrainingNamespace = Field(
         "training",
         description="The namespace users' jobs run in, with the LocalQueue; created by the stack.",
+    )
+    teams: Annotated[list[TeamConfig], Field(min_length=1)] | None = Field(
+        None,
+        description="One training namespace per team (or per set of jobs that must not share an "
+        "NVLink domain): each gets its LocalQueue and the runtime's objects (A4X: a ComputeDomain "
+        "of its own), all admitted by the one ClusterQueue; the first takes `namespace`'s place. "
+        "Default: one, `namespace`.",
     )
     local_queue: DnsLabel = Field(
         "default",
@@ -210,3 +229,8 @@ class QueuesConfig(ConfigModel):
         description="Where JobSet's image is pulled from (a mirror); the tag stays the chart's. "
         "Default: the chart's (registry.k8s.io).",
     )
+
+    @property
+    def namespaces(self) -> list[str]:
+        """The training namespaces, the first one `namespace`'s place."""
+        return [team.namespace for team in self.teams] if self.teams else [self.namespace]

@@ -23,6 +23,7 @@ def _not_negative(quota: int) -> int:
 QUEUE_RULES = {
     "TrainingQueueSettings": {
         "namespace": same_as(QueuesConfig, "namespace"),
+        "team_namespaces": list[same_as(QueuesConfig, "namespace")],  # type: ignore[misc]
         "local_queue": same_as(QueuesConfig, "local_queue"),
         "pod_security_level": POD_SECURITY_LEVELS,
         "topology_levels": same_as(QueuesConfig, "topology_levels"),
@@ -45,7 +46,8 @@ QUEUE_RULES = {
 
 
 def queue_problems(args: dict[str, Any]) -> list[InputProblem]:
-    """A training queue has 1 to `MAX_FLAVORS` pools with distinct names, and distinct levels."""
+    """A training queue has 1 to `MAX_FLAVORS` pools with distinct names, distinct levels and
+    distinct namespaces."""
     queue = args.get("training_queue")
     if queue is None:
         return []
@@ -56,6 +58,10 @@ def queue_problems(args: dict[str, Any]) -> list[InputProblem]:
     problems = []
     if len(set(names)) != len(names):
         problems.append(InputProblem("trainingQueue.pools", names, "give each pool its own name"))
+    teams = queue.get("team_namespaces", [])
+    if queue["namespace"] in teams or len(set(teams)) != len(teams):
+        fix = "give each team a namespace of its own, none the queue's `namespace`"
+        problems.append(InputProblem("trainingQueue.teamNamespaces", teams, fix))
     levels = queue.get("topology_levels", [])
     if len(set(levels)) != len(levels):
         fix = "each level is a different node label; remove the repeated one"

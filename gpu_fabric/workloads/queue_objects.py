@@ -81,9 +81,10 @@ def resource_flavor(
     }
 
 
-def cluster_queue(namespace: str, quotas: dict[str, dict[str, int]]) -> dict[str, Any]:
-    """The ClusterQueue: `quotas` is flavor -> resource -> nominal quota; every flavor covers the
-    same resources (one resource group), tried in order, and CPU and memory without limit."""
+def cluster_queue(namespaces: list[str], quotas: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """The ClusterQueue of the training `namespaces`: `quotas` is flavor -> resource -> nominal
+    quota; every flavor covers the same resources (one resource group), tried in order, and CPU
+    and memory without limit."""
     quotas = {flavor: {**UNBOUNDED, **quota} for flavor, quota in quotas.items()}
     covered = sorted({resource for quota in quotas.values() for resource in quota})
     return {
@@ -91,7 +92,7 @@ def cluster_queue(namespace: str, quotas: dict[str, dict[str, int]]) -> dict[str
         "kind": "ClusterQueue",
         "metadata": {"name": CLUSTER_QUEUE},
         "spec": {
-            "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: namespace}},
+            "namespaceSelector": _naming(namespaces),
             "resourceGroups": [
                 {
                     "coveredResources": covered,
@@ -108,6 +109,18 @@ def cluster_queue(namespace: str, quotas: dict[str, dict[str, int]]) -> dict[str
                 }
             ],
         },
+    }
+
+
+def _naming(namespaces: list[str]) -> dict[str, Any]:
+    """A namespace selector of exactly `namespaces`, by the name label Kubernetes sets on every
+    namespace (Kubernetes docs, "Well-Known Labels": kubernetes.io/metadata.name)."""
+    if len(namespaces) == 1:
+        return {"matchLabels": {NAMESPACE_NAME_LABEL: namespaces[0]}}
+    return {
+        "matchExpressions": [
+            {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": list(namespaces)}
+        ]
     }
 
 

@@ -97,6 +97,9 @@ class TrainingQueueSettings(TypedDict):
 
     namespace: str
     """The training namespace (created), where the LocalQueue is."""
+    team_namespaces: NotRequired[list[str]]
+    """Further training namespaces (created), one per team, each with a LocalQueue of the same
+    name and the runtime's namespaced objects; the one ClusterQueue admits them all."""
     local_queue: str
     """The LocalQueue's name."""
     pod_security_level: str
@@ -166,8 +169,9 @@ def training_queue(
     if cfg.pod_security_level:
         level = cfg.pod_security_level
         reason = f"gpu-fabric:queues.podSecurityLevel; the fabric's runtime needs: {reason}"
+    first, *more = cfg.namespaces
     queue: TrainingQueueSettings = {
-        "namespace": cfg.namespace,
+        "namespace": first,
         "local_queue": cfg.local_queue,
         "pod_security_level": level,
         "pod_security_reason": reason,
@@ -175,6 +179,8 @@ def training_queue(
         "kueue_version": cfg.kueue_version or pins.kueue.version,
         "jobset_version": cfg.jobset_version or pins.jobset.version,
     }
+    if more:
+        queue["team_namespaces"] = more
     if cfg.kueue_image_repository:
         queue["kueue_image_repository"] = cfg.kueue_image_repository
     if cfg.jobset_image_repository:
@@ -199,6 +205,11 @@ def training_queue(
     return queue
 
 
+def training_namespaces(queue: TrainingQueueSettings) -> list[str]:
+    """Every training namespace of the queue, the first `namespace`."""
+    return [queue["namespace"], *queue.get("team_namespaces", [])]
+
+
 @dataclass(frozen=True)
 class QueueManifests:
     """The queue's Kubernetes objects (`queue_objects.py`), as the component and `make verify`
@@ -210,6 +221,8 @@ class QueueManifests:
     cluster_queue: dict
     namespace: dict
     local_queue: dict
+    teams: dict[str, tuple[dict, dict]]
+    """A further team's namespace name -> its Namespace and LocalQueue."""
 
 
 def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
@@ -225,14 +238,20 @@ def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
         for pool in queue["pools"]
     }
     quotas = {flavors[p["name"]]["metadata"]["name"]: p["quota"] for p in queue["pools"]}
+
+    def namespace(name: str) -> dict:
+        return training_namespace(name, queue["pod_security_level"], queue["pod_security_reason"])
+
     return QueueManifests(
         topology=tas,
         flavors=flavors,
-        cluster_queue=cluster_queue(queue["namespace"], quotas),
-        namespace=training_namespace(
-            queue["namespace"], queue["pod_security_level"], queue["pod_security_reason"]
-        ),
+        cluster_queue=cluster_queue(training_namespaces(queue), quotas),
+        namespace=namespace(queue["namespace"]),
         local_queue=local_queue(queue["local_queue"], queue["namespace"]),
+        teams={
+            name: (namespace(name), local_queue(queue["local_queue"], name))
+            for name in queue.get("team_namespaces", [])
+        },
     )
 
 
@@ -244,6 +263,8 @@ class TrainingQueue(pulumi.ComponentResource):
     """The LocalQueue's name."""
     namespace: pulumi.Output[str]
     """The training namespace."""
+    namespaces: list[pulumi.Output[str]]
+    """Every training namespace, the first `namespace`."""
 
     def __init__(
         self, name: str, args: TrainingQueueArgs, opts: pulumi.ResourceOptions | None = None
@@ -294,26 +315,37 @@ class TrainingQueue(pulumi.ComponentResource):
         for pool, flavor in objects.flavors.items():
             custom_resource(f"{name}-flavor-{pool}", flavor, after_gate)
         custom_resource(f"{name}-cluster-queue", objects.cluster_queue, after_gate)
-        namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace", metadata=objects.namespace["metadata"], opts=child
-        )
-        lq = objects.local_queue
-        lq["metadata"]["namespace"] = namespace.metadata.name
-        custom_resource(f"{name}-local-queue", lq, after_gate)
+        # The first namespace's objects keep the names they had before teams (state moves
+        # nowhere when a stack lists its namespace as the first team); a further team's carry
+        # its namespace's name.
+        teams = {"": (objects.namespace, objects.local_queue), **objects.teams}
+        namespaces = {}
+        for team, (manifest, lq) in teams.items():
+            suffix = f"-{team}" if team else ""
+            namespaces[suffix] = k8s.core.v1.Namespace(
+                f"{name}-namespace{suffix}", metadata=manifest["metadata"], opts=child
+            )
+            lq["metadata"]["namespace"] = namespaces[suffix].metadata.name
+            custom_resource(f"{name}-local-queue{suffix}", lq, after_gate)
 
         if "runtime" in queue:
-            self._runtime(name, args, namespace, jobset)
+            self._runtime(name, args, namespaces, jobset)
 
         self.local_queue = pulumi.Output.from_input(queue["local_queue"])
-        self.namespace = namespace.metadata.name
+        self.namespace = namespaces[""].metadata.name
+        self.namespaces = [n.metadata.name for n in namespaces.values()]
         self.register_outputs({"local_queue": self.local_queue, "namespace": self.namespace})
 
     def _runtime(
-        self, name: str, args: TrainingQueueArgs, namespace: k8s.core.v1.Namespace, jobset
+        self,
+        name: str,
+        args: TrainingQueueArgs,
+        namespaces: dict[str, k8s.core.v1.Namespace],
+        jobset: pulumi.Resource,
     ) -> None:
         """Kubeflow Trainer (after JobSet, whose CRD its controller watches), then the runtime
-        once Trainer's CRDs are served; the runtime's objects in the training namespace once
-        theirs are."""
+        once Trainer's CRDs are served; the runtime's objects in each training namespace
+        (`namespaces`: resource-name suffix -> namespace) once theirs are."""
         queue, runtime = args.queue, args.queue["runtime"]
         after: list[pulumi.Resource] = []
         if "trainer_version" in queue:
@@ -372,12 +404,12 @@ class TrainingQueue(pulumi.ComponentResource):
                     pulumi.ResourceOptions(parent=self),
                 )
             ]
-        if runtime.get("namespaced_objects"):
-            for manifest in runtime["namespaced_objects"]:
+        for suffix, namespace in namespaces.items():
+            for manifest in runtime.get("namespaced_objects", []):
                 manifest = {**manifest, "metadata": dict(manifest["metadata"])}
                 manifest["metadata"]["namespace"] = namespace.metadata.name
                 custom_resource(
-                    f"{name}-{manifest['metadata']['name']}",
+                    f"{name}-{manifest['metadata']['name']}{suffix}",
                     manifest,
                     # A fixed name whose spec is immutable (a ComputeDomain, a claim template): a
                     # change replaces it, which only delete-then-create can do under one name.
