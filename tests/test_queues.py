@@ -98,7 +98,7 @@ def test_the_configuration_is_the_charts_with_quota_counted_on_what_the_queue_co
     chart = yaml_files.load(
         yaml_files.read(CHART_VALUES)["managerConfig"]["controllerManagerConfigYaml"]
     )
-    config = manager_configuration("ml", {"nvidia.com/gpu": ["gpu.nvidia.com"]})
+    config = manager_configuration(["ml"], {"nvidia.com/gpu": ["gpu.nvidia.com"]})
     added = ("managedJobsNamespaceSelector", "resources")
     assert {k: v for k, v in config.items() if k not in added} == chart
     # Kueue's fail-closed job webhooks act in the training namespace alone.
@@ -109,7 +109,7 @@ def test_the_configuration_is_the_charts_with_quota_counted_on_what_the_queue_co
         "quotaCheckStrategy": "IgnoreUndeclared",
         "deviceClassMappings": [{"name": "nvidia.com/gpu", "deviceClassNames": ["gpu.nvidia.com"]}],
     }
-    assert "deviceClassMappings" not in manager_configuration("ml", {})["resources"]
+    assert "deviceClassMappings" not in manager_configuration(["ml"], {})["resources"]
 
 
 # --- every stack that fills a cluster ------------------------------------------------------------
@@ -681,11 +681,17 @@ def test_each_team_gets_its_namespace_local_queue_and_the_runtimes_objects(stack
     plan = run_stack(with_queues(base, TEAMS), base)
     one = run_stack(stack=base)
     (queue,) = kueue_objects(plan)["ClusterQueue"]
-    assert queue["spec"]["namespaceSelector"] == {
+    both = {
         "matchExpressions": [
             {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["vision", "llm"]}
         ]
     }
+    assert queue["spec"]["namespaceSelector"] == both
+    # Kueue manages (suspends and queues) jobs of every team's namespace: one it left out would
+    # run its jobs at once, outside the quota.
+    values = release(plan, "kueue").inputs["values"]["managerConfig"]
+    configuration = yaml_files.load(values["controllerManagerConfigYaml"])
+    assert configuration["managedJobsNamespaceSelector"] == both
     namespaces = {n.split("/")[1]: body for n, body in named(plan, "Namespace").items()}
     training = [b for b in named(one, "Namespace").values() if b["metadata"]["name"] == "training"]
     for team in ("vision", "llm"):

@@ -5,11 +5,12 @@ charts/kueue/values.yaml), so a stack that changes one part of it passes all of 
 from the vendored values of the pinned chart (upstream/kueue-values.yaml, Kueue v0.19.2), and two
 parts are added:
 
-- `managedJobsNamespaceSelector`: the training namespace only. Kueue's mutating webhooks for jobs
+- `managedJobsNamespaceSelector`: the training namespaces only. Kueue's mutating webhooks for jobs
   and pods fail closed (`failurePolicy: Fail`, charts/kueue/templates/webhook/manifests.yaml) and
   take their namespace selector from this setting, so with Kueue's default (every namespace but
   kube-system and kueue-system) a Kueue outage would stop pods from being created across the
-  cluster; here it stops only training jobs (Kueue docs, "Opt-in namespace management").
+  cluster; here it stops only training jobs (Kueue docs, "Opt-in namespace management"). A job in
+  a namespace it leaves out is not queued at all: it runs at once, outside the quota.
 
 - `quotaCheckStrategy: IgnoreUndeclared`: the queue's quota is GPUs (and, where DRA allocates
   them, the devices of each claimed DeviceClass); CPU and memory requests are left to the
@@ -32,16 +33,16 @@ from pathlib import Path
 from typing import Any
 
 from .. import yaml_files
-from .queue_objects import NAMESPACE_NAME_LABEL
+from .queue_objects import namespaces_named
 
 UPSTREAM = Path(__file__).with_name("upstream")
 CHART_VALUES = UPSTREAM / "kueue-values.yaml"
 
 
 def manager_configuration(
-    namespace: str, device_class_mappings: dict[str, list[str]]
+    namespaces: list[str], device_class_mappings: dict[str, list[str]]
 ) -> dict[str, Any]:
-    """The chart's Configuration managing jobs of `namespace` only, with `resources` set;
+    """The chart's Configuration managing jobs of `namespaces` only, with `resources` set;
     `device_class_mappings`: the resource the queue counts -> the DeviceClasses whose devices
     count as it."""
     values = yaml_files.read(CHART_VALUES)
@@ -52,11 +53,13 @@ def manager_configuration(
             {"name": name, "deviceClassNames": classes}
             for name, classes in device_class_mappings.items()
         ]
-    selector = {"matchLabels": {NAMESPACE_NAME_LABEL: namespace}}
+    selector = namespaces_named(namespaces)
     return {**config, "managedJobsNamespaceSelector": selector, "resources": resources}
 
 
-def kueue_values(namespace: str, device_class_mappings: dict[str, list[str]]) -> dict[str, Any]:
+def kueue_values(
+    namespaces: list[str], device_class_mappings: dict[str, list[str]]
+) -> dict[str, Any]:
     """The Kueue chart's values: its controller Configuration, as the one text it takes."""
-    configuration = manager_configuration(namespace, device_class_mappings)
+    configuration = manager_configuration(namespaces, device_class_mappings)
     return {"managerConfig": {"controllerManagerConfigYaml": yaml_files.dump(configuration)}}

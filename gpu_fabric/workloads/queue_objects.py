@@ -92,7 +92,7 @@ def cluster_queue(namespaces: list[str], quotas: dict[str, dict[str, int]]) -> d
         "kind": "ClusterQueue",
         "metadata": {"name": CLUSTER_QUEUE},
         "spec": {
-            "namespaceSelector": _naming(namespaces),
+            "namespaceSelector": namespaces_named(namespaces),
             "resourceGroups": [
                 {
                     "coveredResources": covered,
@@ -112,7 +112,7 @@ def cluster_queue(namespaces: list[str], quotas: dict[str, dict[str, int]]) -> d
     }
 
 
-def _naming(namespaces: list[str]) -> dict[str, Any]:
+def namespaces_named(namespaces: list[str]) -> dict[str, Any]:
     """A namespace selector of exactly `namespaces`, by the name label Kubernetes sets on every
     namespace (Kubernetes docs, "Well-Known Labels": kubernetes.io/metadata.name)."""
     if len(namespaces) == 1:

@@ -272,7 +272,7 @@ class TrainingQueue(pulumi.ComponentResource):
         super().__init__("gpu-fabric:workloads:TrainingQueue", name, None, opts)
         queue, pins = args.queue, catalog().workloads
         child = pulumi.ResourceOptions(parent=self)
-        values = kueue_values(queue["namespace"], queue.get("device_class_mappings", {}))
+        values = kueue_values(training_namespaces(queue), queue.get("device_class_mappings", {}))
         if "kueue_image_repository" in queue:
             # charts/kueue/values.yaml: controllerManager.manager.image.repository
             image = {"image": {"repository": queue["kueue_image_repository"]}}
