@@ -69,6 +69,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 # The key tables of docs/config-reference.md, from the config models' descriptions
 # (tools/config_reference.py; tests/test_config_reference.py fails when they differ), and the

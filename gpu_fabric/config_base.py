@@ -16,8 +16,6 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from .config_model import ConfigModel
 from .workloads.config import QueuesConfig
 
-NAMESPACE = "gpu-fabric"
-
 
 class Layers(str, Enum):
     """What a stack runs (`gpu-fabric:layers`)."""

@@ -14,7 +14,9 @@ from typing import Any
 import pulumi
 from pydantic.alias_generators import to_camel
 
-from .stack_config.split import CLOUD_CONFIG_OUTPUT, cloud_config_of
+CLOUD_CONFIG_OUTPUT = "cloudConfig"
+"""The stack output in which a cloud stack gives its fabric stack its cloud keys."""
+
 
 TOKEN_MODULE = "gpu-fabric:index"
 """Type tokens of the layer components: `gpu-fabric:index:<Class>`, the token the component
@@ -187,13 +189,20 @@ class LayeredCluster(pulumi.ComponentResource):
     cloud: Any
     fabric: Any
 
-    def __init__(self, name: str, cfg: Any, opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        cfg: Any,
+        opts: pulumi.ResourceOptions | None = None,
+        cloud_config: str | None = None,
+    ):
+        """`cloud_config`: what a cloud stack exports for its fabric stack (its cloud keys, the
+        fabric stack's only source for them; `stack_config.split.cloud_config_of`)."""
         super().__init__(self.TOKEN, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.cloud = self.fabric = None
         layers = cfg.layers.value
-        # A cloud stack exports its cloud keys: its fabric stack's only source for them.
-        self.cloud_config = cloud_config_of(cfg) if layers == "cloud" else None
+        self.cloud_config = cloud_config
         if layers != "fabric":
             self.cloud = self.cloud_layer(name, cfg, child)
         if layers != "cloud":

@@ -109,9 +109,9 @@ class PlatformSpec:
 
 
 def lazy_attributes(package: str, module: str, names: tuple[str, ...]) -> Callable[[str], Any]:
-    """A platform package's `__getattr__` (PEP 562): `names` come from `module` (relative to
-    `package`, e.g. `.presets`), imported when one is first asked for, so that reading the
-    package's spec imports no cloud SDK."""
+    """A platform package's `__getattr__` (PEP 562): `names` come from `module` (e.g.
+    `gpu_fabric.presets.gke`), imported when one is first asked for, so that reading the
+    package's spec imports no cloud SDK (and the presets, above the platforms, import it)."""
 
     def __getattr__(name: str) -> Any:
         if name not in names:

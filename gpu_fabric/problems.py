@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .config_base import NAMESPACE
-
+NAMESPACE = "gpu-fabric"
+"""The config namespace of the stack keys (`gpu-fabric:gke.version`): the Pulumi project's name."""
 MISSING = object()
 """The value of a Problem whose key is not set."""
 NO_VALUE = object()

@@ -29,6 +29,7 @@ from verify.bandwidth import (
     summary_markdown,
     write_results,
 )
+from verify.benchmark import CouldNotRun
 from verify.gke_bandwidth import gib_test_image
 from verify.nccl import parse_log
 
@@ -143,10 +144,10 @@ def test_oke_runs_the_whole_node_job_then_the_two_sharing_jobs():
 
 
 def test_refusals_say_why():
-    with pytest.raises(bandwidth.CouldNotRun, match="--nodes 2 or more"):
+    with pytest.raises(CouldNotRun, match="--nodes 2 or more"):
         benchmark_for("a3-prod", config("a3-prod"), 1, upstream_pods=True)
     cfg = parse_with_cloud_stack_file(stack_config("ack-lingjun-fabric"), "ack-lingjun-fabric")
-    with pytest.raises(bandwidth.CouldNotRun, match="images.benchmark"):
+    with pytest.raises(CouldNotRun, match="images.benchmark"):
         benchmark_for("ack-lingjun-fabric", cfg, upstream_pods=True)
 
 

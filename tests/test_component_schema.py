@@ -396,14 +396,19 @@ def surface(
 
 
 def _component_modules() -> list[Any]:
-    """The modules of the components, and of the args types they share (the training queue)."""
+    """The modules of the components, and of their args types (GKE's, and the training queue's
+    that every fabric layer shares)."""
     names = {
         component.__module__ for component in component_package.COMPONENTS
     } | SHARED_ARGS_MODULES
     return [sys.modules[name] for name in sorted(names)]
 
 
-SHARED_ARGS_MODULES = {"gpu_fabric.workloads.queues"}
+SHARED_ARGS_MODULES = {
+    "gpu_fabric.workloads.settings",
+    "gpu_fabric.gke.cloud_args",
+    "gpu_fabric.gke.fabric_args",
+}
 
 
 def _source(module: Any) -> str:

@@ -1,4 +1,4 @@
-"""GKE machine presets (gpu_fabric/gke/presets.py): the layers of one family from a few values,
+"""GKE machine presets (gpu_fabric/presets/gke.py): the layers of one family from a few values,
 with the catalog's facts filled in and the stack config's rules applied."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import pytest
 
 import gpu_fabric.gke
 from gpu_fabric.catalog import catalog
-from gpu_fabric.gke import presets
 from gpu_fabric.gke.cloud import GkeCloud
 from gpu_fabric.gke.fabric import GkeFabric
-from gpu_fabric.presets import Preset
+from gpu_fabric.presets import gke as presets
+from gpu_fabric.presets.preset import Preset
 from gpu_fabric.problems import ConfigError
 from offline import engine
 from offline.plan import pick

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from gpu_fabric.gke.cloud import GkeGpuPool
+from gpu_fabric.gke.cloud_args import GkeGpuPool
 from gpu_fabric.gke.config import pool_options
 from gpu_fabric.gke.gpu_cluster import cloud_args
 from tests.conftest import (

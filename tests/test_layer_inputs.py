@@ -22,7 +22,7 @@ from pydantic.alias_generators import to_camel
 from gpu_fabric import component_package
 from gpu_fabric.catalog import catalog
 from gpu_fabric.component_host import LayerProvider
-from gpu_fabric.gke.cloud import GkeCloudArgs
+from gpu_fabric.gke.cloud_args import GkeCloudArgs
 from gpu_fabric.gke.inputs import CLOUD_INPUTS
 from gpu_fabric.layers import layer_token
 from offline import engine

@@ -160,8 +160,10 @@ def test_config_and_checks_import_no_component_module():
     fabric_side = {"fabrics", "fabric_spec", "image_checks", "tcpx", "tcpxo", "gib"}
     # A config field's type (the OKE nodes' SSH keys) is config too: it registers nothing; so are
     # the Pod Security checks the queue's rules use.
-    # GKE's node labels are names only (a Topology level's rule reads them).
+    # GKE's node labels are names only (a Topology level's rule reads them). The training queue's
+    # settings are typed dicts (its runtime's pods are built from them).
     config_side = {
+        "settings",
         "config",
         "checks",
         "claim_plan",

@@ -10,11 +10,11 @@ import json
 import pulumi
 import pytest
 
+from gpu_fabric.layers import CLOUD_CONFIG_OUTPUT
 from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import Platform
 from gpu_fabric.stack_config import MODELS, parse_pulumi_config
 from gpu_fabric.stack_config.split import (
-    CLOUD_CONFIG_OUTPUT,
     FabricStack,
     cloud_config_of,
     cloud_fields,

@@ -1,4 +1,4 @@
-"""The OKE and ACK presets (gpu_fabric/oke/presets.py, gpu_fabric/ack/presets.py): a private-
+"""The OKE and ACK presets (gpu_fabric/presets/oke.py, gpu_fabric/presets/ack.py): a private-
 endpoint cluster's two layers from a few values, checked as a split deployment's two stacks are
 together, and each layer planned on its own as the caller would run it."""
 

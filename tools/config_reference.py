@@ -33,8 +33,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from gpu_fabric.config_base import NAMESPACE
 from gpu_fabric.platform_spec import PlatformSpec
+from gpu_fabric.problems import NAMESPACE
 from gpu_fabric.registry import SPECS
 from tools import generated_file
 

@@ -2,13 +2,13 @@
 
     python -m tools.pool_options [--check]
 
-A `GpuPoolConfig` field marked `POOL_OPTION` (gpu_fabric/gke/config.py) reaches the node pool as
-it is written. Its field in `GkeGpuPool` (gpu_fabric/gke/cloud.py, between the GENERATED markers)
+A `GpuPoolConfig` field marked `POOL_OPTION` (gpu_fabric/gke/config.py) reaches the node pool as it
+is written. Its field in `GkeGpuPool` (gpu_fabric/gke/cloud_args.py, between the GENERATED markers)
 is written here from the model: the name, the type, and the description as the field's docstring,
-which is what Pulumi's component analyzer reads for the schema (`Analyzer.get_docstring` parses
-the class's source: pulumi/provider/experimental/analyzer.py). So a pool option is its config
-field, its use in the node pool, and a test; tests/test_pool_options.py fails when the block is
-out of date.
+which is what Pulumi's component analyzer reads for the schema (`Analyzer.get_docstring` parses the
+class's source: pulumi/provider/experimental/analyzer.py). So a pool option is its config field,
+its use in the node pool, and a test; tests/test_pool_options.py fails when the block is out of
+date.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from gpu_fabric.gke.config import GpuPoolConfig, pool_options
 from tools import generated_file
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS_FILE = ROOT / "gpu_fabric" / "gke" / "cloud.py"
+ARGS_FILE = ROOT / "gpu_fabric" / "gke" / "cloud_args.py"
 REGENERATE = "`make docs`"
 BLOCK = re.compile(
     r"(    # BEGIN GENERATED: pool options[^\n]*\n).*?(    # END GENERATED\n)", re.DOTALL
@@ -79,7 +79,7 @@ def block() -> str:
 
 
 def render(source: str) -> str:
-    """`source` (cloud.py) with the generated block rewritten."""
+    """`source` (cloud_args.py) with the generated block rewritten."""
     if not BLOCK.search(source):
         raise ValueError(f"{ARGS_FILE.name} has no `# BEGIN GENERATED: pool options` block")
     return BLOCK.sub(lambda m: f"{m[1]}{block()}{m[2]}", source)

@@ -15,8 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from gpu_fabric.config_base import NAMESPACE
-from gpu_fabric.problems import ConfigError
+from gpu_fabric.problems import NAMESPACE, ConfigError
 from gpu_fabric.registry import SPECS
 from gpu_fabric.stack_file import STACKS_DIR, read_stack_file
 

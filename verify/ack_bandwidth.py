@@ -10,7 +10,7 @@ from typing import Any
 
 from gpu_fabric.workload_security import SKIP
 
-from .bandwidth import NAMESPACE, RUN_LABEL, Benchmark, CouldNotRun, Phase, Run, namespace_manifest
+from .benchmark import NAMESPACE, RUN_LABEL, Benchmark, CouldNotRun, Phase, Run, namespace_manifest
 from .nccl_judge import Hardware
 
 

@@ -26,12 +26,15 @@ from typing import Any, Protocol
 from gpu_fabric.registry import spec_of
 from gpu_fabric.workload_security import secure_workload, waivers
 
+from .benchmark import (
+    Benchmark,
+    CouldNotRun,
+    Run,
+)
 from .nccl import LogError, Table, Verdict, describe, describe_verdict, judge, parse_log
 from .nccl_judge import Hardware, catalog_floor, hardware_of, run_shape, write_plot
+from .trainjob_bandwidth import trainjob_benchmark
 
-NAMESPACE = "gpu-fabric-bandwidth"
-RUN_LABEL = "gpu-fabric/bandwidth"
-"""Label on every pod and Service created here (value: the stack)."""
 DEFAULT_TIMEOUT = 1800.0
 POLL_SECONDS = 5.0
 STUCK_REASONS = {
@@ -53,73 +56,6 @@ MISSING_CRD_HINTS = {
 """What a 404 on creating a custom resource means."""
 
 
-class CouldNotRun(Exception):
-    """The benchmark could not be run: says why and what to do (exit 2)."""
-
-
-# --- what runs -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Run:
-    """One test whose result is the log of one container."""
-
-    name: str
-    namespace: str
-    pods: str
-    """Label selector of all its pods (progress lines)."""
-    launcher: str
-    """Label selector of the pod whose `container` prints the result."""
-    container: str
-    collective: str | None
-    """The nccl-tests collective; None: the output is not nccl-tests (not judged)."""
-    nodes: int
-    gpus_per_node: int
-
-
-@dataclass
-class Phase:
-    """Objects created together and the runs they hold; deleted when the phase ends."""
-
-    objects: list[dict]
-    runs: list[Run]
-    wait_running: str | None = None
-    """Label selector of pods that must be Running before `launch` is called."""
-    launch: Callable[[list[str]], list[dict]] | None = None
-    """The objects created then, given the nodes of the `wait_running` pods (sorted by pod)."""
-
-
-@dataclass
-class Benchmark:
-    stack: str
-    hardware: Hardware
-    what: str
-    """One line: what runs and where it comes from."""
-    namespace: str
-    setup: list[dict]
-    """Created first and deleted last (the namespace)."""
-    phases: list[Phase]
-    placement_levels: list[str] | None = None
-    """Topology levels to report the pods' placement on (None: not a queued job, no report)."""
-
-    def manifests(self) -> list[dict]:
-        """Every object, with each `launch` given placeholder node names."""
-        out = list(self.setup)
-        for phase in self.phases:
-            out += phase.objects
-            if phase.launch:
-                out += phase.launch([f"node-{i}" for i in range(1, phase.runs[0].nodes)])
-        return out
-
-
-def namespace_manifest(name: str, stack: str) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": name, "labels": {RUN_LABEL: stack}},
-    }
-
-
 def benchmark_for(stack: str, cfg: Any, nodes: int = 2, upstream_pods: bool = False) -> Benchmark:
     """The benchmark of the stack's fabric on `nodes` GPU nodes (CouldNotRun when there is none):
     a user's TrainJob on the fabric's runtime through the training queue
@@ -132,8 +68,6 @@ def benchmark_for(stack: str, cfg: Any, nodes: int = 2, upstream_pods: bool = Fa
     spec = spec_of(cfg.platform)
     queue = None if upstream_pods else spec.training_queue_module().training_queue_of(cfg)
     if queue is not None and "runtime" in queue:
-        from .trainjob_bandwidth import trainjob_benchmark  # it builds on this module
-
         if nodes < 2:
             raise CouldNotRun("the test runs across nodes: give --nodes 2 or more")
         return _secured(trainjob_benchmark(stack, hardware, queue, nodes))

@@ -27,7 +27,7 @@ from gpu_fabric import yaml_files
 from gpu_fabric.catalog import Fabric
 from gpu_fabric.nvidia import GPU_RESOURCE
 
-from .bandwidth import (
+from .benchmark import (
     NAMESPACE,
     RUN_LABEL,
     Benchmark,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .bandwidth import RUN_LABEL, Benchmark, CouldNotRun, Phase, Run
+from .benchmark import RUN_LABEL, Benchmark, CouldNotRun, Phase, Run
 from .nccl_judge import Hardware
 
 

@@ -14,12 +14,9 @@ from typing import Any, cast
 
 from gpu_fabric.catalog import catalog
 from gpu_fabric.workloads.queue_objects import CLUSTER_QUEUE, KUEUE_API
-from gpu_fabric.workloads.queues import (
-    TrainingQueueSettings,
-    queue_manifests,
-    training_namespaces,
-)
+from gpu_fabric.workloads.queues import queue_manifests
 from gpu_fabric.workloads.runtime import TRAINER_API
+from gpu_fabric.workloads.settings import TrainingQueueSettings, training_namespaces
 
 KUEUE_GROUP, KUEUE_VERSION = KUEUE_API.split("/")
 TRAINER_GROUP, TRAINER_VERSION = TRAINER_API.split("/")

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpu_fabric.workloads.queues import TrainingQueueSettings
 from gpu_fabric.workloads.runtime import NODE, TRAINER_API
+from gpu_fabric.workloads.settings import TrainingQueueSettings
 
 from . import allgather_bench
-from .bandwidth import RUN_LABEL, Benchmark, Phase, Run
+from .benchmark import RUN_LABEL, Benchmark, Phase, Run
 from .nccl_judge import Hardware
 
 JOB_NAME = "gpu-fabric-bandwidth"

@@ -1,7 +1,7 @@
 """ACK Lingjun: an ACK Pro cluster with Lingjun nodes and the RDMA device plugin.
 
-The preset (`ack_lingjun`, with `ExistingVswitch`; presets.py) is importable from here, loaded
-when first named: the platform spec below is read without the Alibaba Cloud SDK.
+The preset (`ack_lingjun`, with `ExistingVswitch`; gpu_fabric/presets/ack.py) is importable from
+here, loaded when first named: the platform spec below is read without the Alibaba Cloud SDK.
 """
 
 from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
@@ -9,7 +9,9 @@ from . import checks, config
 
 PRESETS = ("ack_lingjun", "ExistingVswitch")
 
-__getattr__ = lazy_attributes(__name__, ".presets", PRESETS)
+# Named, not imported: a preset validates through the stack config, which reads every platform's
+# spec from here (`registry.py`), so the presets sit above the platforms (gpu_fabric/presets/).
+__getattr__ = lazy_attributes(__name__, "gpu_fabric.presets.ack", PRESETS)
 
 
 def _hardware(cfg: config.AckLingjunConfig) -> GpuHardware:

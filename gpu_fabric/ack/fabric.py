@@ -15,7 +15,8 @@ import pulumi_kubernetes as k8s
 
 from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
-from ..workloads.queues import TrainingQueue, TrainingQueueArgs, TrainingQueueSettings
+from ..workloads.queues import TrainingQueue, TrainingQueueArgs
+from ..workloads.settings import TrainingQueueSettings
 from .inputs import FABRIC_INPUTS
 from .node_wait import LingjunNodeWait, LingjunNodeWaitArgs
 from .rdma_pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs

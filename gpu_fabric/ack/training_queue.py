@@ -6,14 +6,9 @@ from __future__ import annotations
 
 from ..catalog import catalog
 from ..nvidia import GPU_RESOURCE
-from ..workloads.queues import (
-    QueuePool,
-    TrainingQueueSettings,
-    TrainingRuntimeSettings,
-    runtime_image,
-    training_queue,
-)
+from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
+from ..workloads.settings import QueuePool, TrainingQueueSettings, TrainingRuntimeSettings
 from .checks import POD_SECURITY
 from .config import AckLingjunConfig
 from .rdma_pods import LINGJUN_HOST_NETWORK, with_lingjun_rdma

@@ -1,7 +1,7 @@
 """GKE: A3 High (TCPX), A3 Mega (TCPXO), A3 Ultra, A4 and A4X (gIB).
 
-The machine presets (`a3_high`, `a3_mega`, `a3_ultra`, `a4`, `a4x`; presets.py) are importable
-from here, loaded when first named: the platform spec below is read without the GKE SDK.
+The machine presets (`a3_high`, `a3_mega`, `a3_ultra`, `a4`, `a4x`; gpu_fabric/presets/gke.py) are
+importable from here, loaded when first named: the platform spec below is read without the GKE SDK.
 """
 
 from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
@@ -9,7 +9,9 @@ from . import checks, config
 
 PRESETS = ("a3_high", "a3_mega", "a3_ultra", "a4", "a4x", "preset", "PrimaryRanges")
 
-__getattr__ = lazy_attributes(__name__, ".presets", PRESETS)
+# Named, not imported: a preset validates through the stack config, which reads every platform's
+# spec from here (`registry.py`), so the presets sit above the platforms (gpu_fabric/presets/).
+__getattr__ = lazy_attributes(__name__, "gpu_fabric.presets.gke", PRESETS)
 
 
 def _hardware(cfg: config.GkeStackConfig) -> GpuHardware:

@@ -18,7 +18,6 @@ from pydantic import AfterValidator, Field
 
 from ..catalog import Machine, NicGroup, catalog
 from ..config_base import (
-    NAMESPACE,
     Cidr,
     ConfigModel,
     NodeCount,
@@ -29,6 +28,7 @@ from ..config_base import (
     system_node_count,
 )
 from ..images import ImageRef
+from ..problems import NAMESPACE
 from ..versions import (
     ChartVersionText,
     GkeVersionOrMinorText,

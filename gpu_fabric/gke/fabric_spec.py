@@ -17,7 +17,8 @@ from ..catalog import Fabric, FabricFacts, catalog
 from ..problems import Problem
 
 if TYPE_CHECKING:
-    from .fabric import GkeFabricArgs
+    # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
+    from .fabric_args import GkeFabricArgs
 
 
 @dataclass(frozen=True)

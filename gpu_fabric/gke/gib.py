@@ -32,7 +32,8 @@ from .fabric_spec import GkeFabricSpec
 from .image_checks import pinned_image_problems
 
 if TYPE_CHECKING:
-    from .fabric import GkeFabricArgs
+    # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
+    from .fabric_args import GkeFabricArgs
 
 NVIDIA_HOST = HOST_DRIVER_DIR
 GIB_HOST = "/home/kubernetes/bin/gib"

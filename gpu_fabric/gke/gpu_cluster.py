@@ -13,7 +13,8 @@ from typing import Any, cast
 import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
-from .cloud import GkeCloud, GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
+from .cloud import GkeCloud
+from .cloud_args import GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
 from .config import (
     DriverInstall,
     GkeA4xConfig,
@@ -22,7 +23,8 @@ from .config import (
     InstallerOwner,
     placement_policy_name,
 )
-from .fabric import GkeFabric, GkeFabricArgs
+from .fabric import GkeFabric
+from .fabric_args import GkeFabricArgs
 from .fabrics import fabric_of
 from .training_queue import training_queue_of
 

@@ -10,19 +10,16 @@ field, its use here through `pool_option`, and a test.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
 
 from ..catalog import catalog
+from .cloud_args import GkeGpuPool
 from .cluster import OAUTH_SCOPES, POOL_VERSION_MOVED_BY_GKE, SHIELDED_INSTANCE
 from .config import GpuPoolConfig, UpgradeConfig
 from .reservations import checked_reservation
-
-if TYPE_CHECKING:
-    # The hosted component's type, so declared beside it (`GkeCloud`, cloud.py).
-    from .cloud import GkeGpuPool
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from .fabric_spec import GkeFabricSpec
 from .image_checks import coupled_pair_problems
 
 if TYPE_CHECKING:
-    from .fabric import GkeFabricArgs
+    # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
+    from .fabric_args import GkeFabricArgs
 
 LIBRARY_DIR = CONTAINER_LIBRARY_DIR
 # The GKE GPUDirect-TCPX guide, "add GPUDirect-TCPX to a manifest" (and upstream nccl-test.yaml).

@@ -22,7 +22,8 @@ from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
 from .image_checks import coupled_pair_problems
 
 if TYPE_CHECKING:
-    from .fabric import GkeFabricArgs
+    # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
+    from .fabric_args import GkeFabricArgs
 
 DAEMON = "tcpxo-daemon"
 LIBRARY_DIR = CONTAINER_LIBRARY_DIR

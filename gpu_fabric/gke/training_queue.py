@@ -5,15 +5,14 @@ ClusterTrainingRuntime (its pod wired by the fabric's spec, `wire_pod`)."""
 from __future__ import annotations
 
 from ..nvidia import GPU_RESOURCE
-from ..workloads.queues import (
+from ..workloads.queues import runtime_image, training_queue
+from ..workloads.runtime import node_template
+from ..workloads.settings import (
     QueuePool,
     QueueToleration,
     TrainingQueueSettings,
     TrainingRuntimeSettings,
-    runtime_image,
-    training_queue,
 )
-from ..workloads.runtime import node_template
 from .config import GkeStackConfig
 from .fabrics import fabric_of
 from .gib import ARM64_TOLERATION

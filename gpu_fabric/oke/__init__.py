@@ -1,7 +1,7 @@
 """OKE with DRANET: BM.GPU.B4.8 RDMA nodes, DRA drivers and PCIe-aligned claims.
 
-The preset (`oke_dranet`; presets.py) is importable from here, loaded when first named: the
-platform spec below is read without the OCI SDK.
+The preset (`oke_dranet`; gpu_fabric/presets/oke.py) is importable from here, loaded when first
+named: the platform spec below is read without the OCI SDK.
 """
 
 from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
@@ -9,7 +9,9 @@ from . import checks, config
 
 PRESETS = ("oke_dranet",)
 
-__getattr__ = lazy_attributes(__name__, ".presets", PRESETS)
+# Named, not imported: a preset validates through the stack config, which reads every platform's
+# spec from here (`registry.py`), so the presets sit above the platforms (gpu_fabric/presets/).
+__getattr__ = lazy_attributes(__name__, "gpu_fabric.presets.oke", PRESETS)
 
 
 def _hardware(cfg: config.OkeDranetConfig) -> GpuHardware:

@@ -15,12 +15,8 @@ import pulumi_kubernetes as k8s
 from ..catalog import catalog
 from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
-from ..workloads.queues import (
-    TrainingQueue,
-    TrainingQueueArgs,
-    TrainingQueueSettings,
-    training_namespaces,
-)
+from ..workloads.queues import TrainingQueue, TrainingQueueArgs
+from ..workloads.settings import TrainingQueueSettings, training_namespaces
 from .claim_plan import Claim, plan_claim
 from .claims import ClaimTemplates
 from .dranet import DraDrivers, DraDriversArgs

@@ -6,14 +6,9 @@ from __future__ import annotations
 from ..catalog import catalog
 from ..nvidia import GPU_DEVICE_CLASS, GPU_RESOURCE
 from ..pod_spec import add_named
-from ..workloads.queues import (
-    QueuePool,
-    TrainingQueueSettings,
-    TrainingRuntimeSettings,
-    runtime_image,
-    training_queue,
-)
+from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
+from ..workloads.settings import QueuePool, TrainingQueueSettings, TrainingRuntimeSettings
 from .checks import POD_SECURITY
 from .claim_plan import RUNTIME_CLAIM, Claim, plan_claim
 from .claims import INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS, claim_template, with_dra_claim

@@ -4,10 +4,11 @@ would take over, or collide with, the other stack's cloud resources."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from ..config_base import NAMESPACE
-from ..problems import ConfigError, Problem
+from ..problems import NAMESPACE, ConfigError, Problem
 from ..problems import key as stack_key
 from ..registry import spec_of
 from ..stack_file import file_config_and_secrets
@@ -16,11 +17,14 @@ from .references import referenced_stack
 PLATFORM_KEY = f"{NAMESPACE}:platform"
 
 
-def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> list[Problem]:
+def copied_stack_problems(
+    stack: str, cfg, stacks_dir: Path, project: str, parse: Callable[..., Any]
+) -> list[Problem]:
     """Names this stack shares with another stack file in the same scope, and cloud resources
     that only one owner may hold (`exclusive_resources`): a copied stack file that kept the
     other's would take over (or collide with) its resources. A cloud stack and its fabric stack
-    (`_same_deployment`) share them by design."""
+    (`_same_deployment`) share them by design. `parse`: how the other stack files are read
+    (`loading.parse_pulumi_config`, which runs this check)."""
     mine = {scoped: key for key, scoped in cfg.owned_names.items()}
     my_exclusive = {
         (scope, what): (key, why) for key, (scope, what, why) in exclusive_resources(cfg).items()
@@ -31,7 +35,7 @@ def copied_stack_problems(stack: str, cfg, stacks_dir: Path, project: str) -> li
         other = path.name[len("Pulumi.") : -len(".yaml")]
         if other == stack:
             continue
-        theirs = _other_stack(path, path.stat().st_mtime_ns, project, same_cloud)
+        theirs = _other_stack(path, path.stat().st_mtime_ns, project, same_cloud, parse)
         if theirs is None:
             continue  # a broken stack file is that stack's problem, reported when it runs
         if _same_deployment(cfg, stack, theirs, other):
@@ -77,19 +81,19 @@ def exclusive_resources(cfg) -> dict[str, tuple[str, str, str]]:
 
 
 @functools.lru_cache(maxsize=64)
-def _other_stack(path: Path, mtime_ns: int, project: str, same_cloud: frozenset[str]):
+def _other_stack(
+    path: Path, mtime_ns: int, project: str, same_cloud: frozenset[str], parse: Callable[..., Any]
+):
     """Another stack file of a platform on the same cloud (`same_cloud`: its platforms), parsed;
     None if it does not parse or is on another cloud, whose names and resources live in another
     cloud's scopes. Kept while the file is unchanged: every plan compares itself with every
     other stack file. Read as the planned stack is read (`stack_file.file_config_and_secrets`)."""
-    from .loading import parse_pulumi_config  # loading runs this check: imported when first used
-
     other = path.name[len("Pulumi.") : -len(".yaml")]
     try:
         values, secret_keys = file_config_and_secrets(path)
         if values.get(PLATFORM_KEY) not in same_cloud:
             return None
-        return parse_pulumi_config(values, other, project, None, secret_keys)
+        return parse(values, other, project, None, secret_keys)
     except (ConfigError, ValueError, OSError):
         return None
 

@@ -11,8 +11,9 @@ from typing import Any, cast
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from ..config_base import NAMESPACE, Layers, StackModel
-from ..problems import ConfigError, Problem
+from ..config_base import Layers, StackModel
+from ..layers import CLOUD_CONFIG_OUTPUT
+from ..problems import NAMESPACE, ConfigError, Problem
 from ..problems import key as stack_key
 from ..pulumi_internals import sdk
 from ..registry import Platform
@@ -31,7 +32,6 @@ from .references import (
 )
 from .second_round import cross_field_problems_despite
 from .split import (
-    CLOUD_CONFIG_OUTPUT,
     FabricStack,
     cloud_config_of,
     cloud_keys,
@@ -224,7 +224,9 @@ def parse_pulumi_config(
         # A wrong reference is reported as what it is, not as a copy of the stack it names.
         wrong_reference = cloud_stack_problems(stack, cfg, stacks_dir, project)
         wrong_reference = wrong_reference or reader_problems(stack, cfg, stacks_dir, project)
-        problems += wrong_reference or copied_stack_problems(stack, cfg, stacks_dir, project)
+        problems += wrong_reference or copied_stack_problems(
+            stack, cfg, stacks_dir, project, parse_pulumi_config
+        )
     if problems:
         raise ConfigError(stack, problems)
     return cfg

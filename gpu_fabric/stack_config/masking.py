@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..config_base import NAMESPACE
-from ..problems import Problem
+from ..problems import NAMESPACE, Problem
 from ..stack_file import SECRET_PLACEHOLDER
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from ..config_base import NAMESPACE, ConfigModel
-from ..problems import Problem
+from ..config_base import ConfigModel
+from ..problems import NAMESPACE, Problem
 from ..pulumi_internals import provider_config_keys
 from ..registry import SPECS, spec_of
 from .models import MODELS, PROVIDER_KEYS

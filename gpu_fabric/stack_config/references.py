@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config_base import NAMESPACE, Layers
-from ..problems import ConfigError, Problem
+from ..config_base import Layers
+from ..problems import NAMESPACE, ConfigError, Problem
 from ..problems import key as stack_key
 from ..registry import spec_of
 from ..stack_file import file_config_and_secrets

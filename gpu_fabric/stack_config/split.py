@@ -20,11 +20,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..config_base import Layers, StackModel
+from ..layers import CLOUD_CONFIG_OUTPUT
 from ..problems import MISSING, ConfigError, Problem
 from ..problems import key as stack_key
 from .references import referenced_stack
 
-CLOUD_CONFIG_OUTPUT = "cloudConfig"
 """The cloud stack's output that holds its cloud layer's keys, as its stack file writes them, in
 JSON text: a stack output's numbers reach another stack as floats (Pulumi's property values are
 protobuf Struct numbers), which a whole-number key refuses; text arrives as written."""

@@ -21,13 +21,10 @@ rails, A4X's NVLink channel).
 """
 
 import copy
-from typing import TYPE_CHECKING
 
 from ..nvidia import GPU_RESOURCE
 from ..workload_security import RUNTIME_REASONS, secure_workload
-
-if TYPE_CHECKING:
-    from .queues import TrainingRuntimeSettings
+from .settings import TrainingRuntimeSettings
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
 TRAINER_CRDS = [
@@ -56,7 +53,7 @@ def node_template(image: str, gpus: int | None = None) -> dict:
     return {"metadata": {}, "spec": {"containers": [container]}}
 
 
-def cluster_training_runtime(runtime: "TrainingRuntimeSettings") -> dict:
+def cluster_training_runtime(runtime: TrainingRuntimeSettings) -> dict:
     """The ClusterTrainingRuntime: Trainer's torch policy on one replicated job of wired pods."""
     pod = copy.deepcopy(runtime["pod_template"])
     if pod["spec"].get("hostNetwork"):

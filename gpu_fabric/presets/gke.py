@@ -12,7 +12,7 @@ A preset writes the stack config a stack file of that family would hold and vali
 `pulumi up` does (every rule of the stack config, `make plan`'s wording), so the machine type,
 MTUs, NIC and VPC names, local SSDs, boot disk, driver and pinned images come from the catalog
 through the same code the repository's own stacks use (`gpu_cluster.cloud_args`/`fabric_args`,
-by way of gpu_fabric/presets.py).
+by way of gpu_fabric/presets/preset.py).
 Anything else a stack file may set goes in `overrides`, in the stack file's words
 (`{"gpuPool": {"reservation": "my-reservation"}}`; docs/config-reference.md).
 """
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ..catalog import catalog
-from ..presets import Preset, preset_of
-from .config import GCP_PROJECT_KEY
+from ..gke.config import GCP_PROJECT_KEY
+from .preset import Preset, preset_of
 
 
 class PrimaryRanges(NamedTuple):

@@ -12,10 +12,10 @@
     cloud = AckCloud("train", lingjun.cloud_args)             # anywhere with Alibaba credentials
     fabric = AckFabric("train", lingjun.fabric_args(cloud))   # from a host inside the VPC
 
-The API endpoint is intranet-only, so the preset is checked as a split deployment's two stacks
-are together (gpu_fabric/presets.py, `split_preset_of`). The network is the Lingjun cluster's VPC:
-ACK requires both clusters in one VPC. Anything else a stack file may set goes in `overrides`, in
-the stack file's words (`{"rdma": {"nonHostNetwork": True}}`; docs/config-reference.md).
+The API endpoint is intranet-only, so the preset is checked as a split deployment's two stacks are
+together (gpu_fabric/presets/preset.py, `split_preset_of`). The network is the Lingjun cluster's
+VPC: ACK requires both clusters in one VPC. Anything else a stack file may set goes in `overrides`,
+in the stack file's words (`{"rdma": {"nonHostNetwork": True}}`; docs/config-reference.md).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..presets import Preset, split_preset_of
-from .config import REGION_KEY
+from ..ack.config import REGION_KEY
+from .preset import Preset, split_preset_of
 
 
 class ExistingVswitch(NamedTuple):

@@ -11,10 +11,10 @@
     fabric = OkeFabric("train", dranet.fabric_args(cloud))    # from a host inside the VCN
 
 The API endpoint is private, so the preset is checked as a split deployment's two stacks are
-together (gpu_fabric/presets.py, `split_preset_of`): the VCN, the GPU shape's catalog facts, DRANET
-and the DRA GPU driver's pinned charts and every claim rule apply as in a stack file. Anything
-else a stack file may set goes in `overrides`, in the stack file's words
-(`{"network": {"vcnCidr": "10.150.0.0/16"}}`; docs/config-reference.md).
+together (gpu_fabric/presets/preset.py, `split_preset_of`): the VCN, the GPU shape's catalog facts,
+DRANET and the DRA GPU driver's pinned charts and every claim rule apply as in a stack file.
+Anything else a stack file may set goes in `overrides`, in the stack file's words (`{"network":
+{"vcnCidr": "10.150.0.0/16"}}`; docs/config-reference.md).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..presets import Preset, split_preset_of
-from .config import REGION_KEY, TENANCY_KEY
+from ..oke.config import REGION_KEY, TENANCY_KEY
+from .preset import Preset, split_preset_of
 
 
 def oke_dranet(

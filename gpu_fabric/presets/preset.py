@@ -1,5 +1,5 @@
 """What every platform's presets share: a stack config written for the caller, validated as a
-stack file is, and the two layers' args it makes (each platform's `presets.py` says what it
+stack file is, and the two layers' args it makes (each platform's module here says what it
 fills in; docs/architecture.md, "Machine presets").
 """
 
@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .config_base import Layers
-from .registry import spec_of
-from .stack_config import parse
-from .stack_config.loading import parse_whole
+from ..config_base import Layers
+from ..registry import spec_of
+from ..stack_config import parse
+from ..stack_config.loading import parse_whole
 
 
 @dataclass(frozen=True)
