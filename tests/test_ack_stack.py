@@ -65,16 +65,27 @@ def test_the_cluster_goes_in_the_lingjun_clusters_vpc(ack_plan):
     assert ack_plan.outputs["vpcId"] == "vpc-0jlexample0lingjun"
 
 
-def test_a_vpc_the_stack_would_create_is_refused_naming_the_fix():
+def test_a_vpc_the_stack_would_create_is_no_key_of_it():
+    """There is no created-VPC path: its keys are unknown, and the only key is `existing`."""
+    from tests.conftest import problems
+
     created = {
         "vpcCidr": "10.0.0.0/16",
         "nodeVswitches": [{"zoneId": "cn-wulanchabu-c", "cidr": "10.0.0.0/20"}],
-        "podVswitches": [{"zoneId": "cn-wulanchabu-c", "cidr": "10.0.64.0/18"}],
     }
+    found = problems({"gpu-fabric:network": created}, STACK)
+    assert [p.key for p in found] == [
+        "gpu-fabric:network.vpcCidr",
+        "gpu-fabric:network.nodeVswitches",
+    ]
+    assert all("unknown key; remove it or use one of: existing" in p.message for p in found)
+
+
+def test_no_lingjun_vpc_is_refused_naming_the_fix():
     assert_single_rule(
-        {"gpu-fabric:network": created},
+        {"gpu-fabric:network": {}},
         "gpu-fabric:network",
-        created,
+        None,
         "ACK requires the ACK cluster in that same VPC",
         STACK,
     )

@@ -161,8 +161,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
         "inputs": {
             "clusterName": "string!",
             "kubernetesVersion": "string!",
-            "vpc": "AckVpc",
-            "existingVpc": "AckExistingVpc",
+            "existingVpc": "AckExistingVpc!",
             "serviceCidr": "string!",
             "ipStack": "string!",
             "proxyMode": "string!",
@@ -338,12 +337,6 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "rdmaPlugin": "string",
         "timeout": "string",
     },
-    "AckVpc": {
-        "vpcCidr": "string!",
-        "nodeVswitches": "[AckVswitch]!",
-        "podVswitches": "[AckVswitch]!",
-    },
-    "AckVswitch": {"zoneId": "string!", "cidr": "string!"},
     "AckExistingVpc": {
         "vpcId": "string!",
         "nodeVswitchIds": "[string]!",

@@ -188,7 +188,7 @@ RULES = {
         {"gpu-fabric:network": {"vpcCidr": "10.0.0.0/16", "existing": EXISTING_VPC}},
         "gpu-fabric:network.vpcCidr",
         "10.0.0.0/16",
-        "has no effect with network.existing",
+        "unknown key; remove it or use one of: existing",
     ),
     "an existing vSwitch id of the wrong shape": (
         {

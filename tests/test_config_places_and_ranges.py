@@ -396,7 +396,8 @@ def test_a_vpc_in_alibabas_service_range_is_refused(vpc, node, pod):
     ],
 )
 def test_a_vpc_beside_alibabas_service_range_is_accepted(vpc, node, pod):
-    assert parse_stack(ack_vpc(vpc, node, pod), ACK).vpc_cidr == vpc
+    existing = parse_stack(ack_vpc(vpc, node, pod), ACK).network.existing
+    assert existing is not None and existing.vpc_cidr == vpc
 
 
 # --- ACK: node vSwitches hold every system node beside Alibaba's 4 addresses --------------------

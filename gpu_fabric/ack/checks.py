@@ -202,7 +202,7 @@ def _rdma_checks(cfg: AckLingjunConfig) -> list[Problem]:
 
 def _vswitches(cfg: AckLingjunConfig):
     """(stack key, vSwitch) of every node and pod vSwitch."""
-    where = "network.existing" if cfg.network.existing else "network"
+    where = "network.existing"
     return [
         *((_key(f"{where}.nodeVswitches[{i}]"), v) for i, v in enumerate(cfg.node_vswitches)),
         *((_key(f"{where}.podVswitches[{i}]"), v) for i, v in enumerate(cfg.pod_vswitches)),
@@ -229,16 +229,6 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
         written = network.model_dump(by_alias=True, exclude_unset=True)
         return [Problem(_key("network"), written or MISSING, LINGJUN_VPC_FIX)]
     where = "network.existing"
-    if existing is not None:
-        for field in sorted(network.model_fields_set - {"existing"}):
-            problems.append(
-                Problem(
-                    _key(f"network.{type(network).model_fields[field].alias}"),
-                    getattr(network, field),
-                    "has no effect with network.existing (the existing VPC owns its vSwitches); "
-                    "remove it",
-                )
-            )
     for part, vswitches in (
         ("nodeVswitches", cfg.node_vswitches),
         ("podVswitches", cfg.pod_vswitches),
@@ -280,14 +270,14 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
             )
         )
 
-    vpc = ipaddress.IPv4Network(cfg.vpc_cidr)
+    vpc = ipaddress.IPv4Network(existing.vpc_cidr)
     vpc_key = _key(f"{where}.vpcCidr")
     for reserved in catalog().ack.vpc_reserved_ranges:
         if vpc.overlaps(ipaddress.IPv4Network(reserved.cidr)):
             problems.append(
                 Problem(
                     vpc_key,
-                    cfg.vpc_cidr,
+                    existing.vpc_cidr,
                     f"overlaps {reserved.cidr}, {reserved.what}, which no VPC may use (the "
                     "catalog's ack.vpc_reserved_ranges); pick a range outside it, e.g. "
                     "10.0.0.0/16",

@@ -1,13 +1,12 @@
-"""ACK's cloud layer: VPC and vSwitches, an ACK Pro cluster with a system pool, the RDMA add-on and
-the Lingjun node pool.
+"""ACK's cloud layer: an ACK Pro cluster in the Lingjun cluster's VPC, with a system pool, the RDMA
+add-on and the Lingjun node pool.
 
-What waits for what (everything else runs in parallel): the vSwitches wait for the VPC; the cluster
-for its node and pod vSwitches; the system pool for the cluster and the node vSwitches; the RDMA
-add-on for the cluster and the system pool (ACK runs add-on installs on nodes); the Lingjun pool for
-the add-on (a documented prerequisite) and, through it, the cluster.
+What waits for what (everything else runs in parallel): the cluster waits for nothing it creates
+(the VPC and vSwitches exist); the system pool and the RDMA add-on for the cluster; the Lingjun
+pool for the add-on (a documented prerequisite) and the system pool.
 """
 
-from typing import NotRequired, TypedDict
+from typing import TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -16,29 +15,9 @@ from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
 from .cluster import AckClusterArgs, Cluster, SystemPoolArgs
 from .inputs import CLOUD_INPUTS
-from .network import AckNetworkArgs, ExistingAckNetworkArgs, Network, VswitchArgs
+from .network import ExistingAckNetworkArgs, Network
 from .nodes import LingjunPool, LingjunPoolArgs
 from .versions_offered import moves, resolved_version
-
-
-class AckVswitch(TypedDict):
-    """A vSwitch to create."""
-
-    zone_id: str
-    """Its zone."""
-    cidr: str
-    """Its range."""
-
-
-class AckVpc(TypedDict):
-    """The VPC to create, with the nodes' and the pods' (Terway) vSwitches."""
-
-    vpc_cidr: str
-    """The VPC's range."""
-    node_vswitches: list[AckVswitch]
-    """The nodes' vSwitches."""
-    pod_vswitches: list[AckVswitch]
-    """The pods' vSwitches (they must cover the Lingjun zone)."""
 
 
 class AckExistingVpc(TypedDict):
@@ -85,10 +64,9 @@ class AckCloudArgs(TypedDict):
     """Cluster name; the VPC's parts are named after it."""
     kubernetes_version: str
     """ACK Kubernetes version (`1.33.3-aliyun.1`)."""
-    vpc: NotRequired[AckVpc]
-    """The VPC to create (one of this and existing_vpc)."""
-    existing_vpc: NotRequired[AckExistingVpc]
-    """An existing VPC to use."""
+    existing_vpc: AckExistingVpc
+    """The Lingjun cluster's VPC and vSwitches (ACK requires both clusters in one VPC; a
+    Lingjun cluster is created outside the stack)."""
     service_cidr: str
     """The Service range."""
     ip_stack: str
@@ -112,20 +90,12 @@ class AckCloudArgs(TypedDict):
     against the catalog's recorded schema, at deploy time against the add-on's own)."""
 
 
-def _network_args(args: AckCloudArgs) -> AckNetworkArgs | ExistingAckNetworkArgs:
-    existing = args.get("existing_vpc")
-    if existing is not None:
-        return ExistingAckNetworkArgs(
-            vpc_id=existing["vpc_id"],
-            node_vswitch_ids=list(existing["node_vswitch_ids"]),
-            pod_vswitch_ids=list(existing["pod_vswitch_ids"]),
-        )
-    vpc = args["vpc"]
-    return AckNetworkArgs(
-        name=args["cluster_name"],
-        vpc_cidr=vpc["vpc_cidr"],
-        node_vswitches=[VswitchArgs(v["zone_id"], v["cidr"]) for v in vpc["node_vswitches"]],
-        pod_vswitches=[VswitchArgs(v["zone_id"], v["cidr"]) for v in vpc["pod_vswitches"]],
+def _network_args(args: AckCloudArgs) -> ExistingAckNetworkArgs:
+    existing = args["existing_vpc"]
+    return ExistingAckNetworkArgs(
+        vpc_id=existing["vpc_id"],
+        node_vswitch_ids=list(existing["node_vswitch_ids"]),
+        pod_vswitch_ids=list(existing["pod_vswitch_ids"]),
     )
 
 

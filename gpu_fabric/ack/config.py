@@ -176,13 +176,6 @@ class ComputingNetwork(str, Enum):
 # --- sections ----------------------------------------------------------------------------------
 
 
-class Vswitch(ConfigModel):
-    """A vSwitch to create: one zone, one range."""
-
-    zone_id: ZoneId = Field(description="The vSwitch's zone, e.g. cn-wulanchabu-c.")
-    cidr: Cidr = Field(description="Its range, inside the VPC.")
-
-
 class ExistingVswitch(ConfigModel):
     """A vSwitch that exists already; its zone and range are repeated for the plan-time checks."""
 
@@ -205,25 +198,14 @@ class ExistingVpc(ConfigModel):
 
 
 class AckNetworkConfig(ConfigModel):
-    """The VPC and vSwitches: created, or existing ones (the Lingjun cluster's VPC)."""
+    """The Lingjun cluster's VPC and vSwitches (`existing`): ACK requires the ACK and Lingjun
+    clusters in one VPC, and a Lingjun cluster is created outside the stack, so the stack creates
+    no VPC."""
 
-    vpc_cidr: Cidr = Field(
-        "10.0.0.0/16",
-        description="Range of the created VPC, clear of 100.64.0.0/10 (Alibaba's own services).",
-    )
-    node_vswitches: list[Vswitch] = Field(
-        default_factory=list,
-        description="vSwitches of the nodes and the API server; one holds the system pool's "
-        "nodes beside the 4 addresses Alibaba reserves.",
-    )
-    pod_vswitches: list[Vswitch] = Field(
-        default_factory=list,
-        description="Terway pod vSwitches; one must be in the Lingjun zone.",
-    )
     existing: ExistingVpc | None = Field(
         None,
         description="The Lingjun cluster's VPC and its vSwitches, required: ACK requires the ACK "
-        "and Lingjun clusters in one VPC; then set nothing else here.",
+        "and Lingjun clusters in one VPC.",
     )
 
 
@@ -369,19 +351,14 @@ class AckLingjunConfig(StackModel):
         )
 
     @property
-    def vpc_cidr(self) -> str:
+    def node_vswitches(self) -> list[ExistingVswitch]:
         existing = self.network.existing
-        return existing.vpc_cidr if existing else self.network.vpc_cidr
+        return list(existing.node_vswitches) if existing else []
 
     @property
-    def node_vswitches(self) -> list[Vswitch | ExistingVswitch]:
+    def pod_vswitches(self) -> list[ExistingVswitch]:
         existing = self.network.existing
-        return list(existing.node_vswitches if existing else self.network.node_vswitches)
-
-    @property
-    def pod_vswitches(self) -> list[Vswitch | ExistingVswitch]:
-        existing = self.network.existing
-        return list(existing.pod_vswitches if existing else self.network.pod_vswitches)
+        return list(existing.pod_vswitches) if existing else []
 
     @property
     def cluster_name(self) -> str:

@@ -18,7 +18,8 @@ from .training_queue import training_queue_of
 
 def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:
     """The cloud layer's args of a validated stack config."""
-    ack, net, system = cfg.ack, cfg.network, cfg.ack.system_pool
+    ack, existing, system = cfg.ack, cfg.network.existing, cfg.ack.system_pool
+    assert existing is not None, "the stack config requires network.existing"
     args: AckCloudArgs = {
         "cluster_name": ack.name,
         "kubernetes_version": ack.kubernetes_version,
@@ -42,19 +43,12 @@ def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:
         "rdma_addon_version": cfg.rdma_addon_version,
         "non_host_network": cfg.rdma.non_host_network,
         "non_host_network_key": cfg.non_host_network_key,
+        "existing_vpc": {
+            "vpc_id": existing.vpc_id,
+            "node_vswitch_ids": [v.id for v in existing.node_vswitches],
+            "pod_vswitch_ids": [v.id for v in existing.pod_vswitches],
+        },
     }
-    if net.existing is not None:
-        args["existing_vpc"] = {
-            "vpc_id": net.existing.vpc_id,
-            "node_vswitch_ids": [v.id for v in net.existing.node_vswitches],
-            "pod_vswitch_ids": [v.id for v in net.existing.pod_vswitches],
-        }
-    else:
-        args["vpc"] = {
-            "vpc_cidr": net.vpc_cidr,
-            "node_vswitches": [{"zone_id": v.zone_id, "cidr": v.cidr} for v in net.node_vswitches],
-            "pod_vswitches": [{"zone_id": v.zone_id, "cidr": v.cidr} for v in net.pod_vswitches],
-        }
     return args
 
 

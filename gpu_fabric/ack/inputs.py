@@ -5,31 +5,21 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from ..config_base import Cidr, StackModel
+from ..config_base import StackModel
 from ..images import ImageRef
-from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..layer_inputs import InputProblem, LayerInputs, same_as
 from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems
-from .checks import LINGJUN_VPC_FIX
 from .config import (
     AckClusterConfig,
     AddonVersion,
     LingjunConfig,
     SystemPoolConfig,
-    Vswitch,
     VswitchId,
 )
 from .config import (
     ExistingVpc as ExistingVpcConfig,
 )
-
-
-def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
-    problems = created_or_existing(args, "vpc", "existing_vpc", "a VPC")
-    if "vpc" in args and not problems:
-        problems.append(InputProblem("vpc", args["vpc"], f"{LINGJUN_VPC_FIX} (existingVpc)"))
-    return problems
-
 
 CLOUD_INPUTS = LayerInputs(
     {
@@ -41,8 +31,6 @@ CLOUD_INPUTS = LayerInputs(
             "proxy_mode": same_as(AckClusterConfig, "proxy_mode"),
             "rdma_addon_version": AddonVersion,
         },
-        "AckVpc": {"vpc_cidr": Cidr},
-        "AckVswitch": {"zone_id": same_as(Vswitch, "zone_id"), "cidr": same_as(Vswitch, "cidr")},
         "AckExistingVpc": {
             "vpc_id": same_as(ExistingVpcConfig, "vpc_id"),
             "node_vswitch_ids": list[VswitchId],
@@ -60,7 +48,6 @@ CLOUD_INPUTS = LayerInputs(
             "group_id": same_as(LingjunConfig, "group_id"),
         },
     },
-    _cloud_problems,
 )
 """The checks of `AckCloud`'s args."""
 

@@ -78,8 +78,6 @@ class CloudMocks:
     functions."""
 
     _ALICLOUD_PREFIXES = {
-        "alicloud:vpc/network:Network": "vpc-",
-        "alicloud:vpc/switch:Switch": "vsw-",
         "alicloud:cs/managedKubernetes:ManagedKubernetes": "c",
     }
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 KEY_SETTINGS: dict[str, list[str]] = {
-    "alicloud:vpc/network:Network": ["vpcName", "cidrBlock"],
-    "alicloud:vpc/switch:Switch": ["vswitchName", "zoneId", "cidrBlock"],
     "alicloud:cs/managedKubernetes:ManagedKubernetes": [
         "name",
         "clusterSpec",
