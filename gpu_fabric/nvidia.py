@@ -5,7 +5,7 @@ Resource and label names are NVIDIA's (the device plugin's `nvidia.com/gpu`, GPU
 discovery's `nvidia.com/gpu.*` labels, github.com/NVIDIA/k8s-device-plugin); the device class is
 the NVIDIA DRA driver's (github.com/NVIDIA/k8s-dra-driver-gpu). The host paths are where GKE's
 driver installer puts the driver on COS nodes and where GPU containers see it, as the upstream
-test pods mount them (container-engine-accelerators, vendored in gpu_fabric/gke/upstream/).
+test pods mount them (container-engine-accelerators, vendored in verify/upstream/).
 """
 
 from __future__ import annotations

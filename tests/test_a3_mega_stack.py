@@ -15,6 +15,7 @@ from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned
 from tests.test_manifests import UPSTREAM, validate
 from tests.test_queues import QUEUE_KINDS
+from tests.vendored import VERIFY_UPSTREAM
 
 STACK = "a3-mega-prod"
 DAEMON = catalog().images.tcpxo.daemon
@@ -186,7 +187,7 @@ def workload() -> dict:
 
 
 def upstream_test_pod() -> dict:
-    docs = yaml.safe_load_all((UPSTREAM / "nccl-test-tcpxo.yaml").read_text())
+    docs = yaml.safe_load_all((VERIFY_UPSTREAM / "nccl-test-tcpxo.yaml").read_text())
     return next(d for d in docs if d["kind"] == "Pod")
 
 

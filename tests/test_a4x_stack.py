@@ -21,6 +21,7 @@ from gpu_fabric.workload_security import (
 from offline.engine import Plan, manifest
 from tests.conftest import planned, project_of, run_stack
 from tests.test_manifests import UPSTREAM, validate
+from tests.vendored import AICR_RUNTIME
 
 NETWORK = "gcp:compute/network:Network"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
@@ -242,9 +243,7 @@ def test_training_runtime_keeps_the_state_of_the_earlier_runtime_component(a4x_p
 def _rendered_reference(tolerations: list[dict]) -> dict:
     """AICR's Helm template with `acceleratedTolerations` set and no node selector."""
     lines, skipping = [], False
-    for line in (
-        (UPSTREAM / "torch-distributed-rdma-cluster-training-runtime.yaml").read_text().splitlines()
-    ):
+    for line in AICR_RUNTIME.read_text().splitlines():
         stripped = line.strip()
         if stripped.startswith("{{- with"):
             skipping = "acceleratedNodeSelector" in stripped

@@ -12,6 +12,7 @@ from offline.engine import Plan, manifest
 from tests.conftest import DELETE, assert_single_rule, parse_stack, planned, project_of, run_stack
 from tests.test_manifests import UPSTREAM, validate
 from tests.test_queues import QUEUE_KINDS
+from tests.vendored import VERIFY_UPSTREAM
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 PARAM_SET = "kubernetes:networking.gke.io/v1:GKENetworkParamSet"
@@ -181,7 +182,7 @@ def test_with_gib_on_amd64_mounts_and_sources_as_upstream_nccl_test_rdma():
     /home/kubernetes/bin, LD_LIBRARY_PATH /usr/local/nvidia/lib64, set_nccl_env.sh sourced."""
     upstream = [
         d
-        for d in yaml.safe_load_all((UPSTREAM / "nccl-test-rdma.yaml").read_text())
+        for d in yaml.safe_load_all((VERIFY_UPSTREAM / "nccl-test-rdma.yaml").read_text())
         if d["kind"] == "Pod"
     ][0]
     (up,) = upstream["spec"]["containers"]

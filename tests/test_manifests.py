@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 from pathlib import Path
 
 import jsonschema
@@ -16,10 +15,18 @@ from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
-from gpu_fabric.workloads.kueue_config import UPSTREAM as WORKLOADS_UPSTREAM
 from offline.engine import manifest
 from tests.conftest import run_stack
 from tests.test_queues import QUEUE_KINDS
+from tests.vendored import (
+    AICR_RUNTIME,
+    CRD_FILES,
+    GKE_CRDS,
+    TESTS_UPSTREAM,
+    VERIFY_UPSTREAM,
+    blobs,
+    git_blob_id,
+)
 
 KUBERNETES_VERSION = "1.34"
 UPSTREAM = nccl_installer.UPSTREAM
@@ -27,13 +34,9 @@ SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 """The project's reference desk beside the clone: only `-m reference` tests (.ci/run) read it."""
 
 
-CRD_DIRS = [UPSTREAM / "crds", WORKLOADS_UPSTREAM / "crds"]
-"""The vendored CRDs of GKE's networking and of the workload layer (Kueue), with their sources."""
-
-
 def crd_schemas() -> dict[tuple[str, str], dict]:
     schemas = {}
-    for path in (p for directory in CRD_DIRS for p in directory.glob("*.yaml")):
+    for path in CRD_FILES:
         crd = yaml_files.read(path)
         for version in crd["spec"]["versions"]:
             api_version = f"{crd['spec']['group']}/{version['name']}"
@@ -162,54 +165,53 @@ def test_installer_keeps_what_upstream_requires(a3_plan):
     assert pod["containers"][0]["name"] == "pause"
 
 
-def git_blob_id(data: bytes) -> str:
-    """What `git hash-object` prints for a file with these bytes."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+UPSTREAM_BLOBS = blobs(UPSTREAM) | blobs(TESTS_UPSTREAM) | blobs(VERIFY_UPSTREAM)
 
 
-UPSTREAM_BLOBS = dict(
-    reversed(line.split()) for line in (UPSTREAM / "BLOBS").read_text().splitlines() if line
+@pytest.mark.parametrize(
+    "directory", [UPSTREAM, TESTS_UPSTREAM, VERIFY_UPSTREAM], ids=["gke", "tests", "verify"]
 )
+def test_every_vendored_upstream_file_has_its_upstream_blob_id(directory):
+    assert set(directory.rglob("*.yaml")) == set(blobs(directory))
 
 
-def test_every_vendored_upstream_file_has_its_upstream_blob_id():
-    vendored = {str(p.relative_to(UPSTREAM)) for p in UPSTREAM.rglob("*.yaml")}
-    assert vendored == set(UPSTREAM_BLOBS)
-
-
-@pytest.mark.parametrize("vendored", sorted(UPSTREAM_BLOBS))
+@pytest.mark.parametrize("vendored", sorted(UPSTREAM_BLOBS), ids=lambda p: p.name)
 def test_vendored_upstream_files_are_verbatim(vendored):
-    assert git_blob_id((UPSTREAM / vendored).read_bytes()) == UPSTREAM_BLOBS[vendored]
+    assert git_blob_id(vendored.read_bytes()) == UPSTREAM_BLOBS[vendored]
 
 
 @pytest.mark.reference
 @pytest.mark.parametrize(
     "vendored, reference",
     [
-        ("nccl-tcpx-installer.yaml", "gke/nccl-tcpx-installer.yaml"),
-        ("nccl-tcpxo-installer.yaml", "gke/nccl-tcpxo-installer.yaml"),
-        ("nri-device-injector.yaml", "gke/nri-device-injector.yaml"),
-        ("nccl-rdma-installer-a4x.yaml", "gke/nccl-rdma-installer-a4x.yaml"),
-        ("nccl-rdma-installer.yaml", "gke/nccl-rdma-installer.yaml"),
-        ("nccl-test-tcpxo.yaml", "gke/nccl-test-tcpxo.yaml"),
-        ("nccl-test-rdma.yaml", "gke/nccl-test-rdma.yaml"),
+        *(
+            (UPSTREAM / name, f"gke/{name}")
+            for name in (
+                "nccl-tcpx-installer.yaml",
+                "nccl-tcpxo-installer.yaml",
+                "nri-device-injector.yaml",
+                "nccl-rdma-installer-a4x.yaml",
+                "nccl-rdma-installer.yaml",
+            )
+        ),
+        *(
+            (VERIFY_UPSTREAM / name, f"gke/{name}")
+            for name in ("nccl-test-tcpxo.yaml", "nccl-test-rdma.yaml")
+        ),
         (
-            "torch-distributed-rdma-cluster-training-runtime.yaml",
+            AICR_RUNTIME,
             "aicr/torch-distributed-rdma-cluster-training-runtime.yaml",
         ),
-        ("crds/networking.gke.io_networks.yaml", "gke/crds/networking.gke.io_networks.yaml"),
-        (
-            "crds/networking.gke.io_gkenetworkparamsets.yaml",
-            "gke/crds/networking.gke.io_gkenetworkparamsets.yaml",
-        ),
+        *((TESTS_UPSTREAM / name, f"gke/crds/{name}") for name in GKE_CRDS),
     ],
+    ids=lambda value: value.name if isinstance(value, Path) else "",
 )
 def test_vendored_files_equal_the_reference_desk_copies(vendored, reference):
     """Only in .ci/run (`-m reference`), and only where the project's reference desk is beside
     the clone."""
     if not SHARED_REFERENCE.is_dir():
         pytest.skip("the project's reference desk is not beside the clone")
-    assert (UPSTREAM / vendored).read_bytes() == (SHARED_REFERENCE / reference).read_bytes()
+    assert vendored.read_bytes() == (SHARED_REFERENCE / reference).read_bytes()
 
 
 # --- with_tcpx: the seed's "add GPUDirect-TCPX to a manifest" -----------------------------------

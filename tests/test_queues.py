@@ -3,6 +3,8 @@ pool, the ClusterQueue with the pools' GPUs, and the LocalQueue in the training 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpu_fabric import yaml_files
@@ -21,6 +23,7 @@ from tests.conftest import (
     stack_values,
 )
 from tests.test_layer_inputs import _build, _refused
+from tests.vendored import AICR_RUNTIME, GKE_CRDS, TESTS_UPSTREAM, blobs, git_blob_id
 
 QUEUE_KINDS = {
     "Namespace",
@@ -60,22 +63,29 @@ def platform_of(stack: str) -> str:
 # --- vendored upstream ---------------------------------------------------------------------------
 
 
+VENDORED = {UPSTREAM: UPSTREAM / "README.md", TESTS_UPSTREAM: TESTS_UPSTREAM / "README.md"}
+"""The training queue's vendored files (its chart values; the CRDs the tests validate against)
+and the README that gives each one's project and tag."""
+
+
 def test_the_vendored_files_are_upstreams_byte_for_byte():
-    from tests.test_manifests import git_blob_id
-
-    blobs = [line.split() for line in (UPSTREAM / "BLOBS").read_text().splitlines()]
-    assert {path for _, path in blobs} == {
-        str(p.relative_to(UPSTREAM)) for p in UPSTREAM.rglob("*.yaml")
-    }
-    for blob, path in blobs:
-        assert git_blob_id((UPSTREAM / path).read_bytes()) == blob, path
+    for directory in VENDORED:
+        assert set(directory.rglob("*.yaml")) == set(blobs(directory))
+        for path, blob in blobs(directory).items():
+            assert git_blob_id(path.read_bytes()) == blob, path
 
 
-def _vendored_tags() -> dict[str, tuple[str, str]]:
-    """file -> (project, tag), from the vendored files' README table."""
-    rows = (UPSTREAM / "README.md").read_text().splitlines()
-    cells = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in rows]
-    return {c[0]: (c[1], c[2]) for c in cells if len(c) == 4 and c[2].startswith("v")}
+def _vendored_tags() -> dict[Path, tuple[str, str]]:
+    """file -> (project, tag), from the vendored files' README tables (a file with no tag, as
+    GKE's own CRDs, is left out)."""
+    tags = {}
+    for directory, readme in VENDORED.items():
+        rows = readme.read_text().splitlines()
+        cells = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in rows]
+        tags |= {
+            directory / c[0]: (c[1], c[2]) for c in cells if len(c) == 4 and c[2].startswith("v")
+        }
+    return tags
 
 
 def test_every_vendored_file_is_of_the_version_the_catalog_pins():
@@ -88,7 +98,11 @@ def test_every_vendored_file_is_of_the_version_the_catalog_pins():
         "kubernetes-sigs/dra-driver-nvidia-gpu": "0.4.0",
     }
     tags = _vendored_tags()
-    assert set(tags) == {str(p.relative_to(UPSTREAM)) for p in UPSTREAM.rglob("*.yaml")}
+    untagged = {
+        *(TESTS_UPSTREAM / name for name in GKE_CRDS),
+        AICR_RUNTIME,
+    }
+    assert set(tags) == {p for d in VENDORED for p in d.rglob("*.yaml")} - untagged
     for path, (project, tag) in tags.items():
         assert tag == f"v{pinned[project]}", path
     assert catalog().nvidia_dra_driver.compute_domains_version == "0.4.1"

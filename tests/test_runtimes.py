@@ -21,6 +21,7 @@ from tests.conftest import assert_single_rule, parse_stack, planned, run_stack
 from tests.seed import ACK_SEED, seed_objects
 from tests.test_manifests import UPSTREAM, validate
 from tests.test_queues import APPLYING_STACKS, platform_of, release
+from tests.vendored import VERIFY_UPSTREAM
 
 RUNTIME = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
 
@@ -123,7 +124,7 @@ def test_a_tcpx_job_gets_the_guides_wiring():
 def test_a_tcpxo_job_gets_upstreams_test_pod_wiring():
     """container-engine-accelerators gpudirect-tcpxo/nccl-test-latest.yaml (vendored)."""
     pod = one_pod("a3-mega-prod")
-    docs = yaml.safe_load_all((UPSTREAM / "nccl-test-tcpxo.yaml").read_text())
+    docs = yaml.safe_load_all((VERIFY_UPSTREAM / "nccl-test-tcpxo.yaml").read_text())
     upstream = next(d for d in docs if d["kind"] == "Pod")
     for key in (tcpxo.DEVICES_ANNOTATION, gib.INTERFACES):
         ours, theirs = pod["metadata"]["annotations"][key], upstream["metadata"]["annotations"][key]
@@ -152,7 +153,7 @@ def test_a_tcpxo_job_gets_upstreams_test_pod_wiring():
 def test_an_eight_nic_gib_job_gets_upstreams_test_pod_wiring(stack):
     """container-engine-accelerators gpudirect-rdma/nccl-test.yaml (vendored)."""
     pod = one_pod(stack)
-    docs = yaml.safe_load_all((UPSTREAM / "nccl-test-rdma.yaml").read_text())
+    docs = yaml.safe_load_all((VERIFY_UPSTREAM / "nccl-test-rdma.yaml").read_text())
     upstream = next(d for d in docs if d["kind"] == "Pod")
     (up,) = upstream["spec"]["containers"]
     assert json.loads(pod["metadata"]["annotations"][gib.INTERFACES]) == json.loads(

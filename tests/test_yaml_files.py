@@ -11,12 +11,11 @@ from gpu_fabric import yaml_files
 from gpu_fabric.catalog import CATALOG_FILE
 from gpu_fabric.gke.nccl_installer import UPSTREAM
 
-# What the package parses with it: the catalog, the upstream manifests and CRDs.
+# What the package parses with it: the catalog and the upstream manifests.
 PACKAGE_FILES = [
     CATALOG_FILE,
     *sorted(UPSTREAM.glob("nccl-*.yaml")),
     UPSTREAM / "nri-device-injector.yaml",
-    *sorted((UPSTREAM / "crds").glob("*.yaml")),
 ]
 
 

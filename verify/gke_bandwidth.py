@@ -5,7 +5,7 @@
   `with_tcpx`), the all-gather of upstream's `nccl-config.yaml` (`/configs/allgather.sh
   NODE...`, which takes the nodes' names: the pods use the host network);
 - GPUDirect-TCPXO (A3 Mega): upstream's `gpudirect-tcpxo` test pods
-  (`gpu_fabric/gke/upstream/nccl-test-tcpxo.yaml`) and their
+  (`verify/upstream/nccl-test-tcpxo.yaml`) and their
   `/scripts/allgather.sh nccl-host-1 ...`;
 - gIB (A3 Ultra, A4, A4X): upstream's `gpudirect-rdma` test pods (`nccl-test-rdma.yaml`) and
   `/usr/local/gib/scripts/run_nccl_tests.sh -t all_gather -b 1K -e 8G nccl-host-1 ...`.
@@ -37,7 +37,7 @@ from .benchmark import (
 )
 from .nccl_judge import Hardware
 
-UPSTREAM = Path(__file__).resolve().parent.parent / "gpu_fabric" / "gke" / "upstream"
+UPSTREAM = Path(__file__).with_name("upstream")
 
 
 def _label(obj: dict, stack: str) -> dict:

@@ -2,12 +2,12 @@
 
 Every GKE gIB pod sees the host's driver and gIB directories at /usr/local/nvidia and
 /usr/local/gib and sources /usr/local/gib/scripts/set_nccl_env.sh before NCCL runs: A3 Ultra and
-A4 (amd64) as upstream's `nccl-test-rdma.yaml` (gpu_fabric/gke/upstream/,
+A4 (amd64) as upstream's `nccl-test-rdma.yaml` (verify/upstream/,
 GoogleCloudPlatform/container-engine-accelerators, the GKE doc's test pods), field for field; A4X
 (arm64) as GKE's A4X doc ("Run NCCL on A4X": host /home/kubernetes/bin/nvidia and
 /home/kubernetes/bin/gib mounted at /usr/local/nvidia and /usr/local/gib, LD_LIBRARY_PATH
 /usr/local/nvidia/lib64), with NVIDIA AICR's `NCCL_NET=gIB` and socket interface (its A4X
-networking guide and `torch-distributed-rdma` runtime, gpu_fabric/gke/upstream/, which mount the
+networking guide and `torch-distributed-rdma` runtime, tests/upstream/, which mount the
 host paths as they are). GKE's own pods source the installer's profile at
 /usr/local/gib/scripts/set_nccl_env.sh, so it is written for that layout; its contents ship in
 the gIB image only (UNVERIFIED here which paths it exports). A4X's

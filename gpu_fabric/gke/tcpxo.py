@@ -4,7 +4,7 @@ image, the NRI device injector that comes with it (`nccl_installer.py`), its ima
 Sources: container-engine-accelerators `gpudirect-tcpxo/nccl-test-latest.yaml` (the pod-network
 pattern: NRI device annotation, interfaces annotation, tcpxo-daemon, aperture devices) and
 `gpudirect-tcpxo/best-practice.md` (the daemon as a native sidecar with a startup probe), both at
-commit 992db812 (the test pods are kept in upstream/nccl-test-tcpxo.yaml).
+commit 992db812 (the test pods are kept in verify/upstream/nccl-test-tcpxo.yaml).
 """
 
 from __future__ import annotations
