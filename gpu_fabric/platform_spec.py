@@ -43,11 +43,6 @@ class PlatformSpec:
     stack: str
     """Module with `GpuCluster` (a `LayeredCluster`): what a stack of it registers, relative to
     this package (`.gke.gpu_cluster`), relative, so the package imports under any name."""
-    verify: str
-    """Module with `expected_from(cfg)`, `read_snapshot(expected, api_client)`, `check(...)`."""
-    benchmark: str
-    """Module with `BUILDERS` (fabric -> the `make verify BANDWIDTH=1` benchmark of a stack) and
-    `MIN_NODES`, the GPU nodes a run needs."""
     hardware: Callable[[Any], GpuHardware]
     """What a parsed config's GPU nodes are (the benchmark and the NCCL judge look them up)."""
     cloud: str
@@ -89,17 +84,11 @@ class PlatformSpec:
     def stack_module(self) -> ModuleType:
         return importlib.import_module(self.stack, __package__)
 
-    def verify_module(self) -> ModuleType:
-        return importlib.import_module(self.verify)
-
     def training_queue_module(self) -> ModuleType:
         """The package's `training_queue` module: its `training_queue_of(cfg)` gives the stack's
         training queue (`gpu_fabric/workloads/queues.py`), for the fabric layer and `make verify`.
         """
         return importlib.import_module(f".{self.package}.training_queue", __package__)
-
-    def benchmark_module(self) -> ModuleType:
-        return importlib.import_module(self.benchmark)
 
     def mocks_module(self) -> ModuleType:
         return importlib.import_module(self.mocks, __package__)

@@ -14,8 +14,8 @@ The rule, on each shared module's syntax tree (`ast`, so comments never count):
   one when one of its words is a one-word name, the words split at `_` and at case changes
   (`oke_benchmark`, `GkeCloud`, `from gpu_fabric import gke`).
 
-Shared modules: the top level of gpu_fabric/, offline/, verify/ but the modules a spec names
-(`verify`, `benchmark`), bench/, tools/ and program/__main__.py. The exceptions below are
+Shared modules: the top level of gpu_fabric/, offline/, verify/ but each platform's check and
+benchmarks (`verify/platforms.py`), bench/, tools/ and program/__main__.py. The exceptions below are
 named with their reason, and each must still need its exception.
 """
 
@@ -31,9 +31,12 @@ import pytest
 from gpu_fabric.catalog import catalog
 from gpu_fabric.registry import SPECS
 from offline.engine import ROOT
+from verify.platforms import BENCHMARKS, CHECKS, benchmarks_of, checks_of
 
 EXCEPTIONS = {
     "gpu_fabric/registry.py": "the one list of the platforms: it imports each platform package",
+    "verify/platforms.py": "`make verify`'s list of each platform's check and benchmarks, by "
+    "platform package: it imports each",
     "gpu_fabric/catalog.py": "the model of catalog.yaml, the one place of machine and fabric "
     "facts, whose sections are per cloud",
     "gpu_fabric/versions.py": "the grammar of each cloud's version form beside the one Version "
@@ -114,9 +117,7 @@ def names_in(source: str) -> list[tuple[int, str]]:
 
 def shared_modules() -> list[Path]:
     platform_modules = {
-        ROOT / f"{module.replace('.', '/')}.py"
-        for spec in SPECS
-        for module in (spec.verify, spec.benchmark)
+        Path(module.__file__) for module in (*CHECKS.values(), *BENCHMARKS.values())
     }
     paths = [
         *(ROOT / "gpu_fabric").glob("*.py"),
@@ -143,7 +144,7 @@ def test_no_shared_module_names_a_cloud_a_platform_or_a_fabric(path):
         assert found == [], f"{_relative(path)}: look these up in the platform specs"
 
 
-def test_the_shared_modules_are_the_ones_the_specs_do_not_name():
+def test_the_shared_modules_are_the_ones_no_platform_owns():
     shared = {_relative(p) for p in shared_modules()}
     assert {
         "offline/engine.py",
@@ -151,8 +152,8 @@ def test_the_shared_modules_are_the_ones_the_specs_do_not_name():
         "gpu_fabric/stack_config/namespaces.py",
     } <= shared
     for spec in SPECS:
-        assert f"{spec.verify.replace('.', '/')}.py" not in shared
-        assert f"{spec.benchmark.replace('.', '/')}.py" not in shared
+        assert _relative(Path(checks_of(spec).__file__)) not in shared
+        assert _relative(Path(benchmarks_of(spec).__file__)) not in shared
     assert set(EXCEPTIONS) <= shared
 
 

@@ -12,6 +12,7 @@ from packaging.requirements import Requirement
 from gpu_fabric.registry import SPECS
 from gpu_fabric.stack_config.namespaces import provider_keys
 from offline.engine import ROOT
+from verify.platforms import benchmarks_of, checks_of
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PINNED = {
@@ -50,7 +51,10 @@ def test_the_modules_a_spec_names_have_what_is_read_from_them(spec):
     assert all(t.startswith((f"{spec.cloud}:", "kubernetes:")) for t in view.KEY_SETTINGS)
     assert all(t.startswith(f"{spec.cloud}:") for t in view.NOUNS)
     assert all(word.islower() for word in view.ACRONYMS)
-    benchmarks = spec.benchmark_module()
+    checks = checks_of(spec)
+    assert callable(checks.expected_from) and callable(checks.read_snapshot)
+    assert callable(checks.check)
+    benchmarks = benchmarks_of(spec)
     assert benchmarks.BUILDERS and benchmarks.MIN_NODES >= 1
 
 

@@ -28,6 +28,7 @@ from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
+from verify.platforms import checks_of
 from verify.queue import queue_problems, read_queue_snapshot
 
 
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    checks = spec_of(cfg.platform).verify_module()
+    checks = checks_of(spec_of(cfg.platform))
     benchmark = None
     if args.bandwidth:
         from verify.bandwidth import CouldNotRun, benchmark_for

@@ -2,7 +2,7 @@
 run the fabric's NCCL test on the deployed cluster, judge it, clean up.
 
 Each platform's benchmarks are built by pure functions (the manifests are what the tests
-validate), one per fabric, in the module its platform spec names (`PlatformSpec.benchmark`:
+validate), one per fabric, in its platform's benchmark module (`verify/platforms.py`:
 `verify/gke_bandwidth.py` and its neighbours); this module runs them.
 
 Everything is created in a namespace of its own (the benchmark's `namespace`) and deleted at the
@@ -33,6 +33,7 @@ from .benchmark import (
 )
 from .nccl import LogError, Table, Verdict, describe, describe_verdict, judge, parse_log
 from .nccl_judge import Hardware, catalog_floor, hardware_of, run_shape, write_plot
+from .platforms import benchmarks_of
 from .trainjob_bandwidth import trainjob_benchmark
 
 DEFAULT_TIMEOUT = 1800.0
@@ -71,7 +72,7 @@ def benchmark_for(stack: str, cfg: Any, nodes: int = 2, upstream_pods: bool = Fa
         if nodes < 2:
             raise CouldNotRun("the test runs across nodes: give --nodes 2 or more")
         return _secured(trainjob_benchmark(stack, hardware, queue, nodes))
-    benchmarks = spec.benchmark_module()
+    benchmarks = benchmarks_of(spec)
     builder = benchmarks.BUILDERS.get(hardware.fabric)
     if builder is None:
         raise CouldNotRun(f"no bandwidth test for fabric {hardware.fabric!r}")
