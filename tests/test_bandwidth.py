@@ -18,9 +18,9 @@ import verify.__main__ as verify_cli
 from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
+from tests.stacks import APPLYING_STACKS, stacks_on
 from tests.test_manifests import KUBERNETES_VERSION
 from tests.test_manifests import validate as validate_object
-from tests.test_queues import APPLYING_STACKS
 from verify import allgather_bench, bandwidth
 from verify.bandwidth import (
     KubeCluster,
@@ -36,7 +36,7 @@ from verify.nccl import parse_log
 NCCL = Path(__file__).with_name("fixtures") / "nccl"
 TCPX_LOG = (NCCL / "gke-tcpx-a3-high-all-gather.log").read_text()
 OKE_LOG = (NCCL / "oke-dranet-all-reduce.log").read_text()
-GKE_STACKS = ["a3-prod", "a3-mega-prod", "a3-ultra-prod", "a4-prod", "a4x-prod"]
+GKE_STACKS = stacks_on("gke")
 
 
 def config(stack: str) -> Any:
@@ -81,7 +81,7 @@ def validate(obj: dict) -> None:
     kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
 
 
-@pytest.mark.parametrize("stack", [*GKE_STACKS, "oke-dranet-fabric", "ack-lingjun-fabric"])
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
 @pytest.mark.parametrize("nodes", [2, 3])
 def test_manifests_are_valid_kubernetes_objects(stack, nodes):
     benchmark = benchmark_for(stack, config(stack), nodes, upstream_pods=True)

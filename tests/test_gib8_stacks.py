@@ -1,26 +1,46 @@
-"""The a3-ultra-prod and a4-prod stacks under mocks: 8 GPUs, a gVNIC NIC and 8 RDMA NICs (gIB)."""
+"""The stacks of an amd64 gIB machine (A3 Ultra, A4) under mocks: 8 GPUs, a gVNIC NIC and 8 RDMA
+NICs (gIB)."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from gpu_fabric.catalog import catalog
+from gpu_fabric.catalog import Fabric, catalog
 from gpu_fabric.gke import gib, nccl_installer
 from gpu_fabric.workload_security import without_waivers
 from offline.engine import Plan, manifest
-from tests.conftest import DELETE, assert_single_rule, parse_stack, planned, project_of, run_stack
+from tests.conftest import (
+    DELETE,
+    assert_single_rule,
+    parse_stack,
+    planned,
+    project_of,
+    run_stack,
+    stack_values,
+)
+from tests.stacks import stacks_on
 from tests.test_manifests import UPSTREAM, validate
 from tests.test_queues import QUEUE_KINDS
 from tests.vendored import VERIFY_UPSTREAM
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 PARAM_SET = "kubernetes:networking.gke.io/v1:GKENetworkParamSet"
-# stack -> (machine type, accelerator, pool name)
-STACKS = {
-    "a3-ultra-prod": ("a3-ultragpu-8g", "nvidia-h200-141gb", "a3-ultragpu"),
-    "a4-prod": ("a4-highgpu-8g", "nvidia-b200", "a4-highgpu"),
-}
+
+
+def _gib8_stacks() -> dict[str, tuple[str, str, str]]:
+    """The stacks of an amd64 gIB machine (A3 Ultra, A4: 8 RDMA NICs), found by their machine
+    type in the catalog: stack -> (machine type, accelerator, pool name)."""
+    found = {}
+    for stack in stacks_on("gke"):
+        pool = stack_values(stack)["gpu-fabric:gpuPool"]
+        machine = catalog().machines[pool["machineType"]]
+        if machine.fabric is Fabric.GIB and machine.arch == "amd64":
+            found[stack] = (pool["machineType"], machine.accelerator.type, pool["name"])
+    return found
+
+
+STACKS = _gib8_stacks()
 NETWORK_NAMES = ["gvnic-1", *[f"rdma-{i}" for i in range(8)]]
 
 

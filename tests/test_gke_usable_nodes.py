@@ -11,6 +11,7 @@ from gpu_fabric.catalog import catalog
 from gpu_fabric.gke.usable_nodes import FAILURE, needs_of
 from gpu_fabric.node_wait import usable_lines, wait_script
 from tests.conftest import assert_single_rule, run_stack
+from tests.stacks import stacks_on
 from tests.wait_script import (
     changed_copy,
     recorded_kubectl,
@@ -21,7 +22,7 @@ from tests.wait_script import (
 COMMAND = "command:local:Command"
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
 NETWORK = "kubernetes:networking.gke.io/v1:Network"
-GKE_STACKS = ["a3-prod", "a3-mega-prod", "a3-ultra-prod", "a4-prod", "a4x-prod"]
+GKE_STACKS = stacks_on("gke")
 
 
 def usable_wait(plan):

@@ -22,6 +22,7 @@ from tests.conftest import (
     run_stack,
     stack_values,
 )
+from tests.stacks import APPLYING_STACKS, platform_of, stacks_on
 from tests.test_layer_inputs import _build, _refused
 from tests.vendored import AICR_RUNTIME, GKE_CRDS, TESTS_UPSTREAM, blobs, git_blob_id
 
@@ -36,10 +37,6 @@ QUEUE_KINDS = {
 """What the training queue adds to a stack's Kubernetes objects (with its fabric's runtime)."""
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 RELEASE = "kubernetes:helm.sh/v3:Release"
-APPLYING_STACKS = [
-    s for s in engine.stack_names() if engine.stack_config(s).get("gpu-fabric:layers") != "cloud"
-]
-"""Every stack file that fills a cluster, whatever its name."""
 
 
 def kueue_objects(plan: Plan) -> dict[str, list[dict]]:
@@ -54,10 +51,6 @@ def kueue_objects(plan: Plan) -> dict[str, list[dict]]:
 def release(plan: Plan, name: str) -> Registration:
     (found,) = [r for r in plan.of_type(RELEASE) if r.inputs["name"] == name]
     return found
-
-
-def platform_of(stack: str) -> str:
-    return engine.stack_config(stack)["gpu-fabric:platform"]
 
 
 # --- vendored upstream ---------------------------------------------------------------------------
@@ -259,7 +252,7 @@ def test_gke_two_pools_are_two_flavors_tried_in_order():
     assert _quota(plan) == {"first": {"nvidia.com/gpu": 16}, "second": {"nvidia.com/gpu": 8}}
 
 
-@pytest.mark.parametrize("stack", ["a3-prod", "a3-mega-prod", "a4-prod", "a4x-prod"])
+@pytest.mark.parametrize("stack", stacks_on("gke"))
 def test_gke_topology_is_the_machines_and_the_namespace_admits_the_fabrics_pods(stack):
     from gpu_fabric.gke.config import GkeStackConfig  # noqa: F401 (the platform's model)
     from gpu_fabric.gke.fabrics import fabric_of

@@ -19,8 +19,9 @@ from gpu_fabric.workloads.runtime import NODE, TOPOLOGY_ANNOTATIONS
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned, run_stack
 from tests.seed import ACK_SEED, seed_objects
+from tests.stacks import APPLYING_STACKS, platform_of
 from tests.test_manifests import UPSTREAM, validate
-from tests.test_queues import APPLYING_STACKS, platform_of, release
+from tests.test_queues import release
 from tests.vendored import VERIFY_UPSTREAM
 
 RUNTIME = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"

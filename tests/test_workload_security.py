@@ -28,9 +28,8 @@ from gpu_fabric.workload_security import (
     without_waivers,
 )
 from offline import engine, scan
+from tests.stacks import APPLYING_STACKS
 
-APPLYING_STACKS = [s for s in engine.stack_names() if "layers: cloud" not in
-                   (engine.STACKS_DIR / f"Pulumi.{s}.yaml").read_text()]  # fmt: skip
 CHECK_ID = re.compile(r"^CKV2?_K8S_\d+$")
 
 
