@@ -157,8 +157,9 @@ def test_a_resolved_patch_is_checked_for_gkes_default_driver_too():
 
     pool = {"name": "p", "machine_type": "a3-ultragpu-8g", "gpu_driver_version": "DEFAULT"}
     assert floor_problems("1.31.4-gke.1183000", [pool]) == [
-        "p: GKE's default GPU driver is too old before 1.31.5-gke.1169000 (use gpuDriverVersion "
-        "LATEST)"
+        "p: GKE 1.31.4-gke.1183000's default GPU driver is too old for a3-ultragpu-8g (it needs "
+        "R550 or newer, GKE's default only from 1.31.5-gke.1169000); use gpuDriverVersion LATEST, "
+        "or GKE 1.31.5-gke.1169000 or newer"
     ]
     assert floor_problems("1.31.4-gke.1183000", [{**pool, "gpu_driver_version": "LATEST"}]) == []
 

@@ -164,6 +164,7 @@ def test_config_and_checks_import_no_component_module():
     # settings are typed dicts (its runtime's pods are built from them).
     config_side = {
         "settings",
+        "version_rules",
         "config",
         "checks",
         "claim_plan",

@@ -18,7 +18,7 @@ from ..catalog import Machine, NicGroup, catalog, minor_tuple
 from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
 from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
-from ..versions import GKE_VERSION, gke_version_or_minor, is_minor
+from ..versions import gke_version_or_minor, is_minor
 from ..workloads.checks import queue_problems
 from .config import (
     DriverInstall,
@@ -28,6 +28,7 @@ from .config import (
 )
 from .fabrics import FABRICS, platform_fabric
 from .node_labels import GCE_TOPOLOGY_LABELS
+from .version_rules import default_driver_problem, patch_floor_problem
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -170,17 +171,10 @@ def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 "version",
             )
         ]
-    floor = rules.floor_for(version.minor)
-    # A minor's patch is checked once GKE resolves it, at preview (cloud.py, `resolved_version`).
-    if floor and not is_minor(version) and version < floor:
-        return [
-            Problem(
-                key,
-                version.text,
-                f"below the {machine.fabric} floor {floor} for minor {version.minor}; pick {floor} "
-                "or newer",
-            )
-        ]
+    # A minor's patch is checked once GKE resolves it, at preview (engine_versions.py).
+    below_floor = None if is_minor(version) else patch_floor_problem(machine, version)
+    if below_floor:
+        return [Problem(key, version.text, below_floor)]
     if (
         rules.unsupported_from_minor
         and minor_tuple(version.minor) >= minor_tuple(rules.unsupported_from_minor)
@@ -385,24 +379,16 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                         "GPU VM of quota or reservation)",
                     )
                 )
-    driver_from = machine.gke.default_driver_from
-    if (
-        driver_from is not None
-        and cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT
-        # A minor's patch is checked once resolved (engine_versions.floor_problems).
-        and not is_minor(version := gke_version_or_minor(cfg.gke.version))
-        and version < GKE_VERSION.parse(driver_from)
-    ):
-        # The catalog's source: GKE's A4/A3 Ultra doc ("Requirements": R550 on A3 Ultra).
-        problems.append(
-            Problem(
-                _key("gpuPool.gpuDriverVersion"),
-                GpuDriverVersion.DEFAULT.value,
-                f"GKE {cfg.gke.version}'s default GPU driver is too old for {pool.machine_type} "
-                f"(it needs R550 or newer, GKE's default only from {driver_from}); use LATEST, "
-                f"or {_key('gke.version')} {driver_from} or newer",
+    version = gke_version_or_minor(cfg.gke.version)
+    # A minor's patch is checked once resolved (engine_versions.floor_problems).
+    if cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT and not is_minor(version):
+        old_driver = default_driver_problem(machine, pool.machine_type, version)
+        if old_driver:
+            problems.append(
+                Problem(
+                    _key("gpuPool.gpuDriverVersion"), GpuDriverVersion.DEFAULT.value, old_driver
+                )
             )
-        )
     if pool.driver_install is DriverInstall.BUNDLE and pool.gpu_driver_version is not None:
         problems.append(
             Problem(

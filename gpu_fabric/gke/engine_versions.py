@@ -20,6 +20,7 @@ from ..catalog import catalog
 from ..layers import result_field
 from ..versions import GKE_VERSION, gke_version_or_minor, is_minor
 from .cluster import in_a_channel
+from .version_rules import default_driver_problem, patch_floor_problem
 
 
 class ResolvedVersionTooOld(pulumi.RunError):
@@ -33,19 +34,10 @@ def floor_problems(version: str, pools: Sequence[Mapping[str, Any]]) -> list[str
     problems = []
     for pool in pools:
         machine = catalog().machines[pool["machine_type"]]
-        floor = machine.gke.floor_for(resolved.minor)
-        if floor and resolved < floor:
-            problems.append(f"{pool['name']}: below the {machine.fabric} floor {floor}")
-        driver_from = machine.gke.default_driver_from
-        if (
-            driver_from
-            and pool.get("gpu_driver_version") == "DEFAULT"
-            and resolved < GKE_VERSION.parse(driver_from)
-        ):
-            problems.append(
-                f"{pool['name']}: GKE's default GPU driver is too old before {driver_from} "
-                "(use gpuDriverVersion LATEST)"
-            )
+        found = [patch_floor_problem(machine, resolved)]
+        if pool.get("gpu_driver_version") == "DEFAULT":
+            found.append(default_driver_problem(machine, pool["machine_type"], resolved))
+        problems += [f"{pool['name']}: {problem}" for problem in found if problem]
     return problems
 
 
