@@ -12,7 +12,7 @@ import pytest
 from gpu_fabric.catalog import catalog
 from gpu_fabric.config_base import MAX_NODES, WIDEST_PUBLIC_SOURCE
 from gpu_fabric.problems import ConfigError
-from tests.conftest import assert_single_rule, parse_stack, stack_values
+from tests.conftest import assert_single_rule, parse_stack
 
 GKE, A4X, OKE, ACK = "a3-prod", "a4x-prod", "oke-dranet", "ack-lingjun"
 
@@ -302,36 +302,6 @@ def test_boot_disk_limits_are_accepted(size):
 def test_boot_disk_just_past_its_limits_is_refused(size):
     key = "gpu-fabric:gpuPool.bootDisk.sizeGb"
     assert_single_rule({key: size}, key, size, "", GKE)
-
-
-# --- GKE: surge upgrades need one of maxSurge/maxUnavailable above 0 ----------------------------
-
-
-@pytest.mark.parametrize("surge, unavailable", [(0, 1), (1, 0)])
-def test_an_upgrade_with_one_node_of_room_is_accepted(surge, unavailable):
-    changes = {"gpu-fabric:gpuPool.upgrade": {"maxSurge": surge, "maxUnavailable": unavailable}}
-    assert parse_stack(changes, GKE).pool.upgrade.max_surge == surge
-
-
-def test_an_upgrade_with_no_room_is_refused():
-    assert_single_rule(
-        {"gpu-fabric:gpuPool.upgrade": {"maxSurge": 0, "maxUnavailable": 0}},
-        "gpu-fabric:gpuPool.upgrade",
-        None,
-        "both 0",
-        GKE,
-    )
-
-
-@pytest.mark.parametrize("field", ["maxSurge", "maxUnavailable"])
-def test_an_upgrade_past_the_pools_size_is_refused_and_the_size_itself_accepted(field):
-    nodes = stack_values(GKE)["gpu-fabric:gpuPool"]["nodeCount"]
-    other = "maxUnavailable" if field == "maxSurge" else "maxSurge"
-    at_size = {"gpu-fabric:gpuPool.upgrade": {field: nodes, other: 0}}
-    assert parse_stack(at_size, GKE).pool.upgrade is not None
-    past = {"gpu-fabric:gpuPool.upgrade": {field: nodes + 1, other: 0}}
-    key = f"gpu-fabric:gpuPool.upgrade.{field}"
-    assert_single_rule(past, key, nodes + 1, f"acts as {nodes}; write {nodes} or fewer", GKE)
 
 
 # --- GKE names: 40 characters for clusters and pools --------------------------------------------

@@ -96,18 +96,6 @@ def test_every_gpu_pool_upgrades_one_node_at_a_time_in_place_unless_configured()
     assert _gpu_pool(surged).inputs["upgradeSettings"]["maxUnavailable"] == 1
 
 
-def test_upgrade_settings_that_never_upgrade_are_refused():
-    assert_single_rule(
-        {"gpu-fabric:gpuPool.upgrade": {"maxSurge": 0, "maxUnavailable": 0}},
-        "gpu-fabric:gpuPool.upgrade",
-        {"maxSurge": 0, "maxUnavailable": 0},
-        "both 0",
-        "a3-prod",
-    )
-    negative = problems({"gpu-fabric:gpuPool.upgrade": {"maxSurge": -1}})
-    assert [p.key for p in negative] == ["gpu-fabric:gpuPool.upgrade.maxSurge"]
-
-
 def test_gpu_pools_wait_long_enough_for_gpu_nodes(monkeypatch):
     import pulumi_gcp as gcp
 

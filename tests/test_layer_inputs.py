@@ -365,12 +365,6 @@ def test_numbers_from_other_languages_are_whole_or_refused():
         ),
         ("GkeCloud", (("gpu_pools",), []), "gpuPools", "at least one"),
         (
-            "GkeCloud",
-            (("gpu_pools", 0, "boot_disk_type"), "pd-standard"),
-            "gpuPools[0].bootDiskType",
-            "a3-highgpu-8g boots from",
-        ),
-        (
             "GkeFabric",
             (("network_object_names",), ["vpc1"]),
             "networkObjectNames",

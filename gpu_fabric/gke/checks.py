@@ -28,6 +28,8 @@ from .config import (
 )
 from .fabrics import FABRICS, platform_fabric
 from .node_labels import GCE_TOPOLOGY_LABELS
+from .pool_args import STACK_KEYS, pool_args
+from .pool_rules import pool_problems, unknown_machine_type
 from .version_rules import default_driver_problem, patch_floor_problem
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -147,14 +149,6 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     problems += services_range_problems(cfg)
     problems += refused_nic_group_problems(cfg, machine)
     return problems
-
-
-def unknown_machine_type(machine_type: str) -> str:
-    """What to do about a GPU machine type the catalog does not have."""
-    known = sorted(catalog().machines)
-    close = difflib.get_close_matches(machine_type, known, n=1)
-    hint = f"did you mean {close[0]}? " if close else ""
-    return f"unknown machine type; {hint}use one of the catalog's: {', '.join(known)}"
 
 
 def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
@@ -345,40 +339,11 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 "needs the exact count; remove it (or add the count to the catalog)",
             )
         )
-    if pool.boot_disk.type is not None:
-        wrong_disk = boot_disk_type_problem(machine, pool.machine_type, pool.boot_disk.type)
-        if wrong_disk is not None:
-            problems.append(Problem(_key("gpuPool.bootDisk.type"), pool.boot_disk.type, wrong_disk))
-    if pool.upgrade is not None and pool.upgrade.max_surge == pool.upgrade.max_unavailable == 0:
-        # GKE (and cluster-toolkit gke-node-pool's precondition): "At least one of
-        # max_unavailable or max_surge must greater than 0".
-        problems.append(
-            Problem(
-                _key("gpuPool.upgrade"),
-                pool.upgrade.model_dump(by_alias=True),
-                "maxSurge and maxUnavailable are both 0, so an upgrade could never replace a "
-                "node; set maxUnavailable: 1 (or maxSurge: 1 where capacity allows)",
-            )
-        )
-    if pool.upgrade is not None:
-        for field, value in (
-            ("maxSurge", pool.upgrade.max_surge),
-            ("maxUnavailable", pool.upgrade.max_unavailable),
-        ):
-            # A surge upgrade works through the pool's nodes, at most all of them at once (GKE,
-            # "Node pool upgrade strategies", https://cloud.google.com/kubernetes-engine/docs/
-            # concepts/node-pool-upgrade-strategies): a larger number cannot act beyond them.
-            if value > max(pool.node_count, 1):
-                problems.append(
-                    Problem(
-                        _key(f"gpuPool.upgrade.{field}"),
-                        value,
-                        f"more than the pool's {pool.node_count} node(s): an upgrade takes at "
-                        f"most all of them at once, so it acts as {pool.node_count}; write "
-                        f"{max(pool.node_count, 1)} or fewer (each surge node is one more "
-                        "GPU VM of quota or reservation)",
-                    )
-                )
+    # The rules of the pool's own args, as a hosted GkeCloud runs them (pool_rules.py).
+    problems += [
+        Problem(_key(f"gpuPool.{STACK_KEYS.get(p.field, p.field)}"), p.value, p.message)
+        for p in pool_problems(pool_args(cfg, pool), machine)
+    ]
     version = gke_version_or_minor(cfg.gke.version)
     # A minor's patch is checked once resolved (engine_versions.floor_problems).
     if cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT and not is_minor(version):
@@ -398,13 +363,6 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             )
         )
     return problems
-
-
-def boot_disk_type_problem(machine: Machine, machine_type: str, disk_type: str) -> str | None:
-    """What to do about a boot disk type the machine cannot boot from (None: it can)."""
-    if disk_type in machine.boot_disk_types:
-        return None
-    return f"{machine_type} boots from {', '.join(machine.boot_disk_types)} only; use one of them"
 
 
 SYSTEM_POOL_NAME = "system"

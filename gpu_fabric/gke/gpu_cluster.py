@@ -8,29 +8,23 @@ them one per stack.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
 from .cloud import GkeCloud
-from .cloud_args import GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
+from .cloud_args import GkeCloudArgs, GkeGpuNetwork
 from .config import (
-    DriverInstall,
     GkeA4xConfig,
     GkeStackConfig,
-    GpuPoolConfig,
     InstallerOwner,
-    placement_policy_name,
 )
 from .fabric import GkeFabric
 from .fabric_args import GkeFabricArgs
 from .fabrics import fabric_of
+from .pool_args import pool_args
 from .training_queue import training_queue_of
-
-# NVIDIA AICR's A4X networking guide: with a bundle-installed driver, GKE's own device plugin
-# stays off these nodes.
-NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
 
 
 def _named(pattern: str, prefix: str, nic: int) -> str:
@@ -67,32 +61,6 @@ def gpu_networks(cfg: GkeStackConfig) -> list[GkeGpuNetwork]:
     return vpcs
 
 
-def _gpu_pool(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
-    """The pool's typed args: its settings under their own names, then what the stack derives."""
-    keys = GkeGpuPool.__required_keys__ | GkeGpuPool.__optional_keys__
-    same_name = {
-        key: value
-        for key, value in pool.model_dump(mode="json").items()
-        if key in keys and value is not None and not isinstance(value, dict)
-    }
-    out = cast(GkeGpuPool, same_name)
-    out["gpu_driver_version"] = cfg.gpu_driver_version_of(pool).value
-    out["local_ssd_count"] = cfg.local_ssd_count_of(pool)
-    out["boot_disk_type"] = cfg.boot_disk_type_of(pool)
-    out["boot_disk_size_gb"] = pool.boot_disk.size_gb
-    if pool.driver_install is DriverInstall.BUNDLE:
-        out["labels"] = NO_GKE_DEVICE_PLUGIN_LABEL
-    if cfg.compact_placement_of(pool):
-        out["compact_placement_name"] = placement_policy_name(cfg.gke.name, pool.name)
-    if pool.reservation:
-        out["reservation"] = pool.reservation.name
-        if pool.reservation.project:
-            out["reservation_project"] = pool.reservation.project
-    out["max_surge"] = pool.upgrade.max_surge
-    out["max_unavailable"] = pool.upgrade.max_unavailable
-    return out
-
-
 def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
     """The cloud layer's args of a validated stack config."""
     gke, primary = cfg.gke, cfg.network.primary
@@ -102,7 +70,7 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
         "region": cfg.region,
         "version": gke.version,
         "gpu_networks": gpu_networks(cfg),
-        "gpu_pools": [_gpu_pool(cfg, pool) for pool in cfg.pools],
+        "gpu_pools": [pool_args(cfg, pool) for pool in cfg.pools],
         "deletion_protection": gke.deletion_protection,
         "private_nodes": gke.private_nodes,
         "system_machine_type": gke.system_pool.machine_type,

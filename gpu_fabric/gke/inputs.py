@@ -5,6 +5,7 @@ type, the disks it boots from, one Network object per NIC)."""
 from typing import Any
 
 from pydantic import AfterValidator
+from pydantic.alias_generators import to_camel
 
 from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel
@@ -12,7 +13,6 @@ from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
 from ..versions import ChartVersionText
 from ..workloads.inputs import QUEUE_RULES, queue_problems
-from .checks import boot_disk_type_problem, unknown_machine_type
 from .config import (
     AuthorizedNetwork,
     BootDiskConfig,
@@ -27,6 +27,7 @@ from .config import (
     UpgradeConfig,
     pool_options,
 )
+from .pool_rules import pool_problems, unknown_machine_type
 
 
 def _in_catalog(machine_type: str) -> str:
@@ -44,10 +45,10 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     if not args["gpu_pools"]:
         problems.append(InputProblem("gpuPools", [], "give at least one GPU node pool"))
     for i, pool in enumerate(args["gpu_pools"]):
-        machine, disk = catalog().machines[pool["machine_type"]], pool["boot_disk_type"]
-        wrong_disk = boot_disk_type_problem(machine, pool["machine_type"], disk)
-        if wrong_disk is not None:
-            problems.append(InputProblem(f"gpuPools[{i}].bootDiskType", disk, wrong_disk))
+        problems += [
+            InputProblem(f"gpuPools[{i}].{to_camel(p.field)}", p.value, p.message)
+            for p in pool_problems(pool, catalog().machines[pool["machine_type"]])
+        ]
     return problems
 
 

@@ -1,0 +1,82 @@
+"""The rules of one GPU node pool, over its layer args (`GkeGpuPool`): the stack config runs them on
+the pools it makes (checks.py, naming stack keys through `pool_args.STACK_KEYS`), and a hosted
+`GkeCloud` on the pools it is given (inputs.py, naming property paths), so both refuse the same
+pools with the same words.
+
+The pool's other rules still read the stack config (checks.py): those of keys a hosted layer does
+not take (Fast Socket, the accelerator network profile, the install path) and those across the
+stack (versions, placement, capacity)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalog import Machine, catalog
+from .cloud_args import GkeGpuPool
+
+GKE_MAX_UNAVAILABLE = 1
+"""GKE's `maxUnavailable` where a pool sets none (surge upgrades: 0 surge, 1 unavailable)."""
+
+
+@dataclass(frozen=True)
+class PoolProblem:
+    field: str
+    """The `GkeGpuPool` field it is about."""
+    value: Any
+    message: str
+    """What is wrong and the fix."""
+
+
+def unknown_machine_type(machine_type: str) -> str:
+    """What to do about a GPU machine type the catalog does not have."""
+    known = sorted(catalog().machines)
+    close = difflib.get_close_matches(machine_type, known, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown machine type; {hint}use one of the catalog's: {', '.join(known)}"
+
+
+def boot_disk_type_problem(machine: Machine, machine_type: str, disk_type: str) -> str | None:
+    """What to do about a boot disk type the machine cannot boot from (None: it can)."""
+    if disk_type in machine.boot_disk_types:
+        return None
+    return f"{machine_type} boots from {', '.join(machine.boot_disk_types)} only; use one of them"
+
+
+def pool_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
+    """Every problem of the pool on its own; `machine`: its machine type's catalog entry."""
+    problems = []
+    disk = pool["boot_disk_type"]
+    wrong_disk = boot_disk_type_problem(machine, pool["machine_type"], disk)
+    if wrong_disk is not None:
+        problems.append(PoolProblem("boot_disk_type", disk, wrong_disk))
+    surge = pool.get("max_surge", 0)
+    unavailable = pool.get("max_unavailable", GKE_MAX_UNAVAILABLE)
+    if surge == unavailable == 0:
+        # GKE (and cluster-toolkit gke-node-pool's precondition): "At least one of
+        # max_unavailable or max_surge must greater than 0".
+        problems.append(
+            PoolProblem(
+                "max_unavailable",
+                0,
+                "maxSurge and maxUnavailable are both 0, so an upgrade could never replace a "
+                "node; set maxUnavailable: 1 (or maxSurge: 1 where capacity allows)",
+            )
+        )
+    nodes = pool["node_count"]
+    for field, value in (("max_surge", surge), ("max_unavailable", unavailable)):
+        # A surge upgrade works through the pool's nodes, at most all of them at once (GKE,
+        # "Node pool upgrade strategies", https://cloud.google.com/kubernetes-engine/docs/
+        # concepts/node-pool-upgrade-strategies): a larger number cannot act beyond them.
+        if value > max(nodes, 1):
+            problems.append(
+                PoolProblem(
+                    field,
+                    value,
+                    f"more than the pool's {nodes} node(s): an upgrade takes at most all of them "
+                    f"at once, so it acts as {nodes}; write {max(nodes, 1)} or fewer (each "
+                    "surge node is one more GPU VM of quota or reservation)",
+                )
+            )
+    return problems

@@ -1,0 +1,80 @@
+"""A GPU pool's own rules (gpu_fabric/gke/pool_rules.py), each refused alike from a stack file (at
+its stack key) and by a hosted `GkeCloud` (at its property path, in one InputPropertiesError)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tests.conftest import assert_single_rule, parse_stack, stack_values
+from tests.stacks import stacks_on
+from tests.test_layer_inputs import GOOD, _build, _refused
+
+GKE = stacks_on("gke")[0]
+
+
+def hosted_refusal(changes: dict) -> dict[str, str]:
+    """The property paths and reasons a hosted GkeCloud gives for its first pool with `changes`."""
+    args = copy.deepcopy(GOOD["GkeCloud"])
+    args["gpu_pools"][0].update(changes)
+    _, reasons = _refused(lambda: _build("GkeCloud", (("gpu_pools",), args["gpu_pools"])))
+    return reasons
+
+
+def test_an_upgrade_with_no_room_is_refused():
+    says = "maxSurge and maxUnavailable are both 0"
+    assert_single_rule(
+        {"gpu-fabric:gpuPool.upgrade": {"maxSurge": 0, "maxUnavailable": 0}},
+        "gpu-fabric:gpuPool.upgrade.maxUnavailable",
+        0,
+        says,
+        GKE,
+    )
+    reasons = hosted_refusal({"max_surge": 0, "max_unavailable": 0})
+    assert list(reasons) == ["gpuPools[0].maxUnavailable"]
+    assert says in reasons["gpuPools[0].maxUnavailable"]
+
+
+@pytest.mark.parametrize("surge, unavailable", [(0, 1), (1, 0)])
+def test_an_upgrade_with_one_node_of_room_is_accepted(surge, unavailable):
+    changes = {"gpu-fabric:gpuPool.upgrade": {"maxSurge": surge, "maxUnavailable": unavailable}}
+    assert parse_stack(changes, GKE).pool.upgrade.max_surge == surge
+
+
+@pytest.mark.parametrize("field", ["maxSurge", "maxUnavailable"])
+def test_an_upgrade_past_the_pools_size_is_refused_and_the_size_itself_accepted(field):
+    nodes = stack_values(GKE)["gpu-fabric:gpuPool"]["nodeCount"]
+    other = "maxUnavailable" if field == "maxSurge" else "maxSurge"
+    at_size = {"gpu-fabric:gpuPool.upgrade": {field: nodes, other: 0}}
+    assert parse_stack(at_size, GKE).pool.upgrade is not None
+    past = {"gpu-fabric:gpuPool.upgrade": {field: nodes + 1, other: 0}}
+    says = f"acts as {nodes}; write {nodes} or fewer"
+    assert_single_rule(past, f"gpu-fabric:gpuPool.upgrade.{field}", nodes + 1, says, GKE)
+
+
+@pytest.mark.parametrize("field", ["max_surge", "max_unavailable"])
+def test_a_hosted_pool_refuses_an_upgrade_past_its_size_by_property_path(field):
+    nodes = GOOD["GkeCloud"]["gpu_pools"][0]["node_count"]
+    other = "max_unavailable" if field == "max_surge" else "max_surge"
+    reasons = hosted_refusal({field: nodes + 1, other: 0})
+    path = f"gpuPools[0].{'maxSurge' if field == 'max_surge' else 'maxUnavailable'}"
+    assert list(reasons) == [path]
+    assert f"acts as {nodes}; write {nodes} or fewer" in reasons[path]
+    accepted = copy.deepcopy(GOOD["GkeCloud"]["gpu_pools"])
+    accepted[0].update({field: nodes, other: 0})
+    assert _build("GkeCloud", (("gpu_pools",), accepted)).of_type("gcp:container/nodePool:NodePool")
+
+
+def test_a_boot_disk_the_machine_cannot_boot_from_is_refused_alike():
+    machine = stack_values(GKE)["gpu-fabric:gpuPool"]["machineType"]
+    assert_single_rule(
+        {"gpu-fabric:gpuPool.bootDisk.type": "hyperdisk-ml"},
+        "gpu-fabric:gpuPool.bootDisk.type",
+        "hyperdisk-ml",
+        f"{machine} boots from",
+        GKE,
+    )
+    reasons = hosted_refusal({"boot_disk_type": "hyperdisk-ml"})
+    assert list(reasons) == ["gpuPools[0].bootDiskType"]
+    assert "a3-highgpu-8g boots from" in reasons["gpuPools[0].bootDiskType"]
