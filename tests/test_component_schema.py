@@ -226,6 +226,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "reservationProject": "string",
         "maxSurge": "integer",
         "maxUnavailable": "integer",
+        "allowUnsupportedGkeVersion": "boolean",
         # The pool options, written by `make docs` from GpuPoolConfig (tools/pool_options.py).
         "createTimeout": "string",
         "updateTimeout": "string",

@@ -292,7 +292,7 @@ def test_version_that_is_neither_a_minor_nor_a_full_gke_version(version):
 def test_a3_high_on_gke_1_35_or_newer_needs_an_explicit_override(version):
     problem = only_problem({"gpu-fabric:gke.version": version})
     assert "COS 125" in problem.message
-    assert "gpu-fabric:gpuPool.allowUnsupportedGkeVersion: true" in problem.message
+    assert "allowUnsupportedGkeVersion: true to accept the risk" in problem.message
     cfg = parse_stack(
         {"gpu-fabric:gke.version": version, "gpu-fabric:gpuPool.allowUnsupportedGkeVersion": True}
     )

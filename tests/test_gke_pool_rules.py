@@ -78,3 +78,49 @@ def test_a_boot_disk_the_machine_cannot_boot_from_is_refused_alike():
     reasons = hosted_refusal({"boot_disk_type": "hyperdisk-ml"})
     assert list(reasons) == ["gpuPools[0].bootDiskType"]
     assert "a3-highgpu-8g boots from" in reasons["gpuPools[0].bootDiskType"]
+
+
+# --- the pool's machine on the cluster's GKE version (version_rules.py) --------------------------
+
+
+def hosted_version_refusal(version: str, **pool: object) -> dict[str, str]:
+    """What a hosted GkeCloud of A3 High (GOOD's pool) says of `version` with `pool` changes."""
+    args = copy.deepcopy(GOOD["GkeCloud"])
+    args["gpu_pools"][0].update(pool)
+    _, reasons = _refused(
+        lambda: _build("GkeCloud", (("version",), version), (("gpu_pools",), args["gpu_pools"]))
+    )
+    return reasons
+
+
+def test_a_hosted_cluster_below_the_fabrics_patch_floor_is_refused_at_its_version():
+    floor = "1.28.8-gke.1095000"  # A3 High's TCPX floor of 1.28 (catalog)
+    reasons = hosted_version_refusal("1.28.8-gke.1094999")
+    assert list(reasons) == ["version"]
+    assert f"below the gpudirect-tcpx floor {floor}" in reasons["version"]
+
+
+def test_a_hosted_a3_high_on_an_unsupported_minor_is_refused_unless_the_pool_allows_it():
+    reasons = hosted_version_refusal("1.35.0-gke.1000000")
+    assert list(reasons) == ["version"]
+    assert "COS 125" in reasons["version"]
+    assert "allowUnsupportedGkeVersion: true" in reasons["version"]
+    pools = copy.deepcopy(GOOD["GkeCloud"]["gpu_pools"])
+    pools[0]["allow_unsupported_gke_version"] = True
+    plan = _build("GkeCloud", (("version",), "1.35.0-gke.1000000"), (("gpu_pools",), pools))
+    assert plan.of_type("gcp:container/cluster:Cluster")
+
+
+def test_a_hosted_pool_on_gkes_default_driver_too_old_for_its_machine_is_refused():
+    args = copy.deepcopy(GOOD["GkeCloud"])
+    pool = args["gpu_pools"][0]
+    pool.update(machine_type="a3-ultragpu-8g", gpu_driver_version="DEFAULT")
+    pool.update(boot_disk_type="hyperdisk-balanced", local_ssd_count=32)
+    _, reasons = _refused(
+        lambda: _build(
+            "GkeCloud", (("version",), "1.31.4-gke.1183000"), (("gpu_pools",), args["gpu_pools"])
+        )
+    )
+    path = "gpuPools[0].gpuDriverVersion"
+    assert path in reasons
+    assert "default GPU driver is too old for a3-ultragpu-8g" in reasons[path]

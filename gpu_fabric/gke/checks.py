@@ -14,23 +14,21 @@ import math
 import re
 import string
 
-from ..catalog import Machine, NicGroup, catalog, minor_tuple
+from ..catalog import Machine, NicGroup, catalog
 from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
 from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
-from ..versions import gke_version_or_minor, is_minor
+from ..versions import gke_version_or_minor
 from ..workloads.checks import queue_problems
 from .config import (
     DriverInstall,
     GkeStackConfig,
-    GpuDriverVersion,
     placement_policy_name,
 )
 from .fabrics import FABRICS, platform_fabric
 from .node_labels import GCE_TOPOLOGY_LABELS
-from .pool_args import STACK_KEYS, pool_args
-from .pool_rules import pool_problems, unknown_machine_type
-from .version_rules import default_driver_problem, patch_floor_problem
+from .pool_args import pool_args, stack_path_of
+from .pool_rules import PoolProblem, pool_problems, unknown_machine_type, version_problems
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -152,39 +150,13 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
 
 
 def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    key = _key("gke.version")
+    """The pool's machine on the GKE version (pool_rules.py, as a hosted GkeCloud runs them)."""
     version = gke_version_or_minor(cfg.gke.version)
-    rules = machine.gke
-    if minor_tuple(version.minor) < minor_tuple(rules.min_minor):
-        return [
-            Problem(
-                key,
-                version.text,
-                f"GKE {version.minor} is not supported by {machine.fabric} on "
-                f"{cfg.pool.machine_type} (needs {rules.min_minor} or newer); pick a newer "
-                "version",
-            )
-        ]
-    # A minor's patch is checked once GKE resolves it, at preview (engine_versions.py).
-    below_floor = None if is_minor(version) else patch_floor_problem(machine, version)
-    if below_floor:
-        return [Problem(key, version.text, below_floor)]
-    if (
-        rules.unsupported_from_minor
-        and minor_tuple(version.minor) >= minor_tuple(rules.unsupported_from_minor)
-        and not cfg.pool.allow_unsupported_gke_version
-    ):
-        return [
-            Problem(
-                key,
-                version.text,
-                f"{cfg.pool.machine_type} is not supported on GKE "
-                f"{rules.unsupported_from_minor} or newer: {rules.unsupported_reason}. Pick an "
-                "older minor, or set "
-                f"{_key('gpuPool.allowUnsupportedGkeVersion')}: true to accept the risk",
-            )
-        ]
-    return []
+    return _in_stack_keys(version_problems(version, pool_args(cfg, cfg.pool), machine))
+
+
+def _in_stack_keys(found: list[PoolProblem]) -> list[Problem]:
+    return [Problem(_key(stack_path_of(p.field)), p.value, p.message) for p in found]
 
 
 def _nic_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
@@ -340,20 +312,7 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
             )
         )
     # The rules of the pool's own args, as a hosted GkeCloud runs them (pool_rules.py).
-    problems += [
-        Problem(_key(f"gpuPool.{STACK_KEYS.get(p.field, p.field)}"), p.value, p.message)
-        for p in pool_problems(pool_args(cfg, pool), machine)
-    ]
-    version = gke_version_or_minor(cfg.gke.version)
-    # A minor's patch is checked once resolved (engine_versions.floor_problems).
-    if cfg.gpu_driver_version_of(pool) is GpuDriverVersion.DEFAULT and not is_minor(version):
-        old_driver = default_driver_problem(machine, pool.machine_type, version)
-        if old_driver:
-            problems.append(
-                Problem(
-                    _key("gpuPool.gpuDriverVersion"), GpuDriverVersion.DEFAULT.value, old_driver
-                )
-            )
+    problems += _in_stack_keys(pool_problems(pool_args(cfg, pool), machine))
     if pool.driver_install is DriverInstall.BUNDLE and pool.gpu_driver_version is not None:
         problems.append(
             Problem(

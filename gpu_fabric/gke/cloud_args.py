@@ -102,6 +102,8 @@ class GkeGpuPool(TypedDict):
     """Surge upgrade: extra nodes during an upgrade (unset: 0)."""
     max_unavailable: NotRequired[int]
     """Surge upgrade: nodes upgraded, unavailable, at once (unset: 1)."""
+    allow_unsupported_gke_version: NotRequired[bool]
+    """Accept a GKE minor the catalog marks unsupported for the machine type (A3 High on 1.34+)."""
     # BEGIN GENERATED: pool options (`make docs`, from GpuPoolConfig: tools/pool_options.py)
     create_timeout: NotRequired[str]
     (

@@ -495,7 +495,7 @@ class GpuPoolConfig(ConfigModel):
     allow_unsupported_gke_version: bool = Field(
         False,
         description="Accept a GKE minor the catalog marks unsupported for the machine type (A3 "
-        "High on 1.35+).",
+        "High on 1.34+, catalog `gke.unsupported_from_minor`).",
     )
     fast_socket: bool = Field(
         False, description="NCCL Fast Socket; refused, no fabric here allows it."

@@ -11,7 +11,7 @@ from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
-from ..versions import ChartVersionText
+from ..versions import ChartVersionText, gke_version_or_minor
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .config import (
     AuthorizedNetwork,
@@ -27,7 +27,7 @@ from .config import (
     UpgradeConfig,
     pool_options,
 )
-from .pool_rules import pool_problems, unknown_machine_type
+from .pool_rules import pool_problems, unknown_machine_type, version_problems
 
 
 def _in_catalog(machine_type: str) -> str:
@@ -44,11 +44,14 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     problems = created_or_existing(args, "primary_network", "existing_network", "a network")
     if not args["gpu_pools"]:
         problems.append(InputProblem("gpuPools", [], "give at least one GPU node pool"))
+    version = gke_version_or_minor(args["version"])
     for i, pool in enumerate(args["gpu_pools"]):
-        problems += [
-            InputProblem(f"gpuPools[{i}].{to_camel(p.field)}", p.value, p.message)
-            for p in pool_problems(pool, catalog().machines[pool["machine_type"]])
-        ]
+        machine = catalog().machines[pool["machine_type"]]
+        for p in [*version_problems(version, pool, machine), *pool_problems(pool, machine)]:
+            path = "version" if p.field is None else f"gpuPools[{i}].{to_camel(p.field)}"
+            problem = InputProblem(path, p.value, p.message)
+            if problem not in problems:  # one version problem, however many pools share it
+                problems.append(problem)
     return problems
 
 

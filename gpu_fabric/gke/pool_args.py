@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import cast
 
+from pydantic.alias_generators import to_camel
+
 from .cloud_args import GkeGpuPool
 from .config import DriverInstall, GkeStackConfig, GpuPoolConfig, placement_policy_name
 
@@ -24,6 +26,14 @@ STACK_KEYS = {
 }
 """A `GkeGpuPool` field -> its key under the stack file's pool (`gpu-fabric:gpuPool.`, or
 `gpuPools[i].`), where the two differ in more than case."""
+
+
+def stack_path_of(field: str | None) -> str:
+    """Where a stack file writes a pool's args field (None: the cluster's GKE version), as the
+    single pool's key (`gpuPool.upgrade.maxSurge`; checks.py moves it to `gpuPools[i]`)."""
+    if field is None:
+        return "gke.version"
+    return f"gpuPool.{STACK_KEYS.get(field, to_camel(field))}"
 
 
 def pool_args(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import Machine, catalog
+from ..versions import Version, is_minor
 from .cloud_args import GkeGpuPool
+from .version_rules import (
+    default_driver_problem,
+    min_minor_problem,
+    patch_floor_problem,
+    unsupported_minor_problem,
+)
 
 GKE_MAX_UNAVAILABLE = 1
 """GKE's `maxUnavailable` where a pool sets none (surge upgrades: 0 surge, 1 unavailable)."""
@@ -22,8 +29,8 @@ GKE_MAX_UNAVAILABLE = 1
 
 @dataclass(frozen=True)
 class PoolProblem:
-    field: str
-    """The `GkeGpuPool` field it is about."""
+    field: str | None
+    """The `GkeGpuPool` field it is about; None: the cluster's GKE version."""
     value: Any
     message: str
     """What is wrong and the fix."""
@@ -79,4 +86,24 @@ def pool_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
                     "surge node is one more GPU VM of quota or reservation)",
                 )
             )
+    return problems
+
+
+def version_problems(version: Version, pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
+    """The pool's machine on the cluster's GKE `version`: its minor (the first problem only: one
+    fix), and where the version is a full one, its patch floor and GKE's default driver (a
+    minor's patch is checked once GKE resolves it, at preview: engine_versions.py)."""
+    machine_type = pool["machine_type"]
+    found = [
+        min_minor_problem(machine, machine_type, version),
+        None if is_minor(version) else patch_floor_problem(machine, version),
+        None
+        if pool.get("allow_unsupported_gke_version")
+        else unsupported_minor_problem(machine, machine_type, version),
+    ]
+    problems = [PoolProblem(None, version.text, p) for p in found if p][:1]
+    if pool["gpu_driver_version"] == "DEFAULT" and not is_minor(version):
+        old_driver = default_driver_problem(machine, machine_type, version)
+        if old_driver:
+            problems.append(PoolProblem("gpu_driver_version", "DEFAULT", old_driver))
     return problems
