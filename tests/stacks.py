@@ -20,5 +20,15 @@ def stacks_on(package: str) -> list[str]:
     return [s for s in APPLYING_STACKS if spec_of(platform_of(s)).package == package]
 
 
+def cloud_stacks_on(package: str) -> list[str]:
+    """The stacks of one platform package that run its cloud layer (`layers: all` or `cloud`)."""
+    return [
+        s
+        for s in STACKS
+        if engine.stack_config(s).get("gpu-fabric:layers") != "fabric"
+        and spec_of(platform_of(s)).package == package
+    ]
+
+
 APPLYING_STACKS = [s for s in STACKS if engine.stack_config(s).get("gpu-fabric:layers") != "cloud"]
 """Every stack file that fills a cluster (`layers: all` or `fabric`)."""

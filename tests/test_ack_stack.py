@@ -233,7 +233,7 @@ def test_a_switch_key_the_add_on_schema_lacks_fails_the_deploy(monkeypatch):
     (addon,) = plan.of_type(ADDON)
     assert json.loads(addon.inputs["config"]) == {}
     # The key can be set per stack, once the catalog records it (preview checks it there).
-    monkeypatch.setattr("gpu_fabric.ack.checks.catalog", lambda: catalog_recording("rdmaIpv6"))
+    monkeypatch.setattr("gpu_fabric.ack.cloud_rules.catalog", lambda: catalog_recording("rdmaIpv6"))
     plan = run_stack(
         {
             "gpu-fabric:rdma": {"nonHostNetwork": True, "nonHostNetworkKey": "rdmaIpv6"},

@@ -161,7 +161,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
         "inputs": {
             "clusterName": "string!",
             "kubernetesVersion": "string!",
-            "existingVpc": "AckExistingVpc!",
+            "existingVpc": "AckExistingVpc",
             "serviceCidr": "string!",
             "ipStack": "string!",
             "proxyMode": "string!",
@@ -401,6 +401,7 @@ def _component_modules() -> list[Any]:
 SHARED_ARGS_MODULES = {
     "gpu_fabric.workloads.settings",
     "gpu_fabric.gke.cloud_args",
+    "gpu_fabric.ack.cloud_args",
     "gpu_fabric.gke.fabric_args",
 }
 

@@ -459,6 +459,7 @@ def test_a_hosted_ack_cloud_without_the_lingjun_vpc_is_refused():
         lambda: engine.run("layer-inputs", {}, program=lambda: LAYERS["AckCloud"]("ackcloud", args))
     )
     assert list(reasons) == ["existingVpc"]
+    assert "ACK requires the ACK cluster in that same VPC" in reasons["existingVpc"]
 
 
 def test_a_reservation_may_be_an_output_read_once_known_and_a_plain_one_is_checked():

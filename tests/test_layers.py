@@ -162,10 +162,12 @@ def test_config_and_checks_import_no_component_module():
     # the Pod Security checks the queue's rules use.
     # GKE's node labels are names only (a Topology level's rule reads them). The training queue's
     # settings are typed dicts (its runtime's pods are built from them).
-    # A pool's args and their rules (pool_args.py, pool_rules.py) are plain data and checks.
+    # A layer's args and their rules (cloud_args.py, cloud_rules.py; GKE's pool_args.py,
+    # pool_rules.py) are plain data and checks.
     config_side = {
         "settings",
         "cloud_args",
+        "cloud_rules",
         "pool_args",
         "pool_rules",
         "version_rules",

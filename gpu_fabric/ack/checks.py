@@ -21,8 +21,9 @@ from ..problems import (
     timeout_without_wait,
 )
 from ..problems import key as _key
-from ..versions import ADDON_VERSION, MINOR_VERSION, ack_version_or_minor
 from ..workloads.checks import queue_problems
+from .cloud_args import cloud_args, stack_key_of
+from .cloud_rules import cloud_problems
 from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork
 
 # Alibaba region ids: cn-wulanchabu, cn-hangzhou, ap-southeast-1; zones add `-<letter>`.
@@ -42,24 +43,14 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems = _region_checks(cfg)
     problems += queue_problems(cfg.queues, catalog().ack.topology_levels, POD_SECURITY)
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.lingjun.node_count)
-    problems += _version_checks(cfg)
+    # The rules of the cloud layer's args, as a hosted AckCloud runs them (cloud_rules.py).
+    problems += [
+        Problem(_key(stack_key_of(p.path)), p.value, p.message)
+        for p in cloud_problems(cloud_args(cfg))
+    ]
     problems += _rdma_checks(cfg)
-    problems += _system_pool_checks(cfg)
     problems += _network_checks(cfg)
     problems += _reachability(cfg)
-    if cfg.lingjun.group_id == cfg.lingjun.cluster_id:
-        # Both ids have the same `i`+digits shape (pulumi-alicloud `NodePoolEfloNodeGroupArgs`),
-        # so a copy-paste slip parses; the pool would bind no group. A group is one of the
-        # cluster's node groups, never the cluster.
-        problems.append(
-            Problem(
-                _key("lingjun.groupId"),
-                cfg.lingjun.group_id,
-                "is the Lingjun cluster's id (gpu-fabric:lingjun.clusterId), not one of its node "
-                "groups; copy the node group's id from the Lingjun console (Node Groups) or "
-                "`aliyun eflo-controller ListNodeGroups`",
-            )
-        )
     if cfg.images.benchmark and not cfg.benchmark_job:
         problems.append(
             Problem(
@@ -88,26 +79,6 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     return problems
 
 
-def _system_pool_checks(cfg: AckLingjunConfig) -> list[Problem]:
-    """The system pool takes no GPU instance type: by the GPU instance families the catalog records
-    for Alibaba Cloud (ecs.gn*, ecs.ebmgn*, ...), not by a list of types."""
-    families = catalog().gpu_families["ack"]
-    problems = []
-    for i, instance_type in enumerate(cfg.ack.system_pool.instance_types):
-        family = families.family_of(instance_type)
-        if family is not None:
-            problems.append(
-                Problem(
-                    _key(f"ack.systemPool.instanceTypes[{i}]"),
-                    instance_type,
-                    f"is a GPU instance type (the {family}* family; {families.source}): the "
-                    "system pool runs system pods such as CoreDNS and needs no GPU; use a CPU "
-                    "type such as ecs.g7.xlarge",
-                )
-            )
-    return problems
-
-
 def _region_checks(cfg: AckLingjunConfig) -> list[Problem]:
     region = cfg.alicloud_region
     if not _REGION.match(region):
@@ -133,71 +104,23 @@ def _region_checks(cfg: AckLingjunConfig) -> list[Problem]:
     return problems
 
 
-def _version_checks(cfg: AckLingjunConfig) -> list[Problem]:
-    floor = catalog().ack.min_kubernetes
-    version = cfg.ack.kubernetes_version
-    if ack_version_or_minor(version).minor_parts < MINOR_VERSION.parse(floor).minor_parts:
-        return [
-            Problem(
-                _key("ack.kubernetesVersion"),
-                version,
-                f"Lingjun node pools need ACK managed Pro {floor} or newer; pick {floor}.x or "
-                "newer (versions only go up: ACK does not downgrade)",
-            )
-        ]
-    return []
-
-
 def _rdma_checks(cfg: AckLingjunConfig) -> list[Problem]:
-    if not cfg.rdma.non_host_network:
+    """The add-on's switch for RDMA off the host network on the Lingjun computing network (which
+    the layer's args do not carry; the switch's key and add-on version: cloud_rules.py)."""
+    if not cfg.rdma.non_host_network or cfg.lingjun.computing_network is ComputingNetwork.IPV6:
         return []
-    plugin = catalog().ack.rdma_device_plugin
-    problems = []
-    if cfg.lingjun.computing_network is not ComputingNetwork.IPV6:
-        problems.append(
-            Problem(
-                _key("rdma.nonHostNetwork"),
-                True,
-                "RDMA for non-hostNetwork pods needs an IPv6 Lingjun computing network, and "
-                f"gpu-fabric:lingjun.computingNetwork is {cfg.lingjun.computing_network.value} "
-                "(the switch would not take effect, says Alibaba's Lingjun RDMA guide); remove "
-                "nonHostNetwork and run RDMA "
-                "pods with hostNetwork, or bind a Lingjun cluster created with IPv6 (ticket to the "
-                "Lingjun team) and set computingNetwork: ipv6",
-            )
+    return [
+        Problem(
+            _key("rdma.nonHostNetwork"),
+            True,
+            "RDMA for non-hostNetwork pods needs an IPv6 Lingjun computing network, and "
+            f"gpu-fabric:lingjun.computingNetwork is {cfg.lingjun.computing_network.value} "
+            "(the switch would not take effect, says Alibaba's Lingjun RDMA guide); remove "
+            "nonHostNetwork and run RDMA "
+            "pods with hostNetwork, or bind a Lingjun cluster created with IPv6 (ticket to the "
+            "Lingjun team) and set computingNetwork: ipv6",
         )
-    # The switch's key, checked at preview against the add-on's config schema as recorded in the
-    # catalog (ack.rdma_device_plugin.config_schema, with its source and date),
-    # not only at deploy time against the live schema (nodes.addon_config).
-    key, recorded = cfg.non_host_network_key, plugin.config_schema
-    known = recorded.keys.get(key)
-    if known is None or known.type != "boolean":
-        booleans = sorted(k for k, v in recorded.keys.items() if v.type == "boolean")
-        what = "is not a key" if known is None else f"is a {known.type} key, not a boolean,"
-        problems.append(
-            Problem(
-                _key("rdma.nonHostNetworkKey"),
-                key,
-                f"{what} of {plugin.name}'s config schema as recorded in the catalog "
-                f"(ack.rdma_device_plugin.config_schema, versions {recorded.versions}, recorded "
-                f"{recorded.recorded}); its boolean keys: {', '.join(booleans) or '(none)'}. Use "
-                "one of them, or, if the add-on's live schema (cs.get_kubernetes_addon_metadata) "
-                "has this key, record it in the catalog with its source and date",
-            )
-        )
-    version = cfg.rdma_addon_version
-    if ADDON_VERSION.parse(version) < ADDON_VERSION.parse(plugin.non_host_network_min_version):
-        problems.append(
-            Problem(
-                _key("rdma.addonVersion"),
-                version,
-                f"RDMA for non-hostNetwork pods needs {plugin.name} "
-                f"{plugin.non_host_network_min_version} or newer; pick "
-                f"{plugin.non_host_network_min_version}+ (the catalog's is {plugin.version}), or "
-                "remove gpu-fabric:rdma.nonHostNetwork",
-            )
-        )
-    return problems
+    ]
 
 
 def _vswitches(cfg: AckLingjunConfig):

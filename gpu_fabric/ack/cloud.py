@@ -6,13 +6,12 @@ What waits for what (everything else runs in parallel): the cluster waits for no
 pool for the add-on (a documented prerequisite) and the system pool.
 """
 
-from typing import TypedDict
-
 import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
+from .cloud_args import AckCloudArgs
 from .cluster import AckClusterArgs, Cluster, SystemPoolArgs
 from .inputs import CLOUD_INPUTS
 from .network import ExistingAckNetworkArgs, Network
@@ -20,78 +19,8 @@ from .nodes import LingjunPool, LingjunPoolArgs
 from .versions_offered import moves, resolved_version
 
 
-class AckExistingVpc(TypedDict):
-    """A VPC and vSwitches the stack does not own."""
-
-    vpc_id: str
-    """The VPC."""
-    node_vswitch_ids: list[str]
-    """The nodes' vSwitches."""
-    pod_vswitch_ids: list[str]
-    """The pods' vSwitches."""
-
-
-class AckSystemPool(TypedDict):
-    """The ECS system pool."""
-
-    instance_types: list[str]
-    """ECS instance types."""
-    node_count: int
-    """Nodes."""
-    key_name: str
-    """An ECS key pair of the region."""
-    system_disk_category: str
-    """System disk category."""
-    system_disk_size: int
-    """System disk size (GiB)."""
-
-
-class AckLingjun(TypedDict):
-    """The Lingjun node pool, bound to an existing Lingjun cluster and node group."""
-
-    pool_name: str
-    """The node pool's name."""
-    cluster_id: str
-    """The Lingjun cluster."""
-    group_id: str
-    """Its node group (a group binds to one pool only)."""
-
-
-class AckCloudArgs(TypedDict):
-    """What ACK's cloud layer builds."""
-
-    cluster_name: str
-    """Cluster name; the VPC's parts are named after it."""
-    kubernetes_version: str
-    """ACK Kubernetes version (`1.33.3-aliyun.1`)."""
-    existing_vpc: AckExistingVpc
-    """The Lingjun cluster's VPC and vSwitches (ACK requires both clusters in one VPC; a
-    Lingjun cluster is created outside the stack)."""
-    service_cidr: str
-    """The Service range."""
-    ip_stack: str
-    """`ipv4` (Lingjun pools refuse dual stack)."""
-    proxy_mode: str
-    """kube-proxy mode."""
-    public_endpoint: bool
-    """Expose the API server on an EIP."""
-    deletion_protection: bool
-    """Protect the cluster from deletion."""
-    system_pool: AckSystemPool
-    """The ECS system pool."""
-    lingjun: AckLingjun
-    """The Lingjun node pool."""
-    rdma_addon_version: str
-    """Version of the ack-rdma-device-plugin add-on."""
-    non_host_network: bool
-    """RDMA for pods off the host network (add-on switch)."""
-    non_host_network_key: str
-    """The add-on config key of that switch (UNVERIFIED in the catalog; checked at preview
-    against the catalog's recorded schema, at deploy time against the add-on's own)."""
-
-
 def _network_args(args: AckCloudArgs) -> ExistingAckNetworkArgs:
-    existing = args["existing_vpc"]
+    existing = args["existing_vpc"]  # required by the layer's input rules (inputs.py)
     return ExistingAckNetworkArgs(
         vpc_id=existing["vpc_id"],
         node_vswitch_ids=list(existing["node_vswitch_ids"]),

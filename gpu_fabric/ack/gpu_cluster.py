@@ -10,46 +10,11 @@ from typing import Any
 import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
-from .cloud import AckCloud, AckCloudArgs
+from .cloud import AckCloud
+from .cloud_args import cloud_args
 from .config import AckLingjunConfig
 from .fabric import AckFabric, AckFabricArgs
 from .training_queue import training_queue_of
-
-
-def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:
-    """The cloud layer's args of a validated stack config."""
-    ack, existing, system = cfg.ack, cfg.network.existing, cfg.ack.system_pool
-    assert existing is not None, "the stack config requires network.existing"
-    args: AckCloudArgs = {
-        "cluster_name": ack.name,
-        "kubernetes_version": ack.kubernetes_version,
-        "service_cidr": ack.service_cidr,
-        "ip_stack": ack.ip_stack,
-        "proxy_mode": ack.proxy_mode,
-        "public_endpoint": ack.public_endpoint,
-        "deletion_protection": ack.deletion_protection,
-        "system_pool": {
-            "instance_types": list(system.instance_types),
-            "node_count": system.node_count,
-            "key_name": system.key_name,
-            "system_disk_category": system.system_disk_category,
-            "system_disk_size": system.system_disk_size,
-        },
-        "lingjun": {
-            "pool_name": cfg.lingjun.pool_name,
-            "cluster_id": cfg.lingjun.cluster_id,
-            "group_id": cfg.lingjun.group_id,
-        },
-        "rdma_addon_version": cfg.rdma_addon_version,
-        "non_host_network": cfg.rdma.non_host_network,
-        "non_host_network_key": cfg.non_host_network_key,
-        "existing_vpc": {
-            "vpc_id": existing.vpc_id,
-            "node_vswitch_ids": [v.id for v in existing.node_vswitches],
-            "pod_vswitch_ids": [v.id for v in existing.pod_vswitches],
-        },
-    }
-    return args
 
 
 def fabric_args(

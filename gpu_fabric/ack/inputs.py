@@ -1,7 +1,7 @@
 """What ACK's layers check of their args (`gpu_fabric/layer_inputs.py`): each field takes the rule
 of the stack config field it comes from."""
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic.alias_generators import to_camel
 
@@ -10,6 +10,9 @@ from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, same_as
 from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems
+from .checks import LINGJUN_VPC_FIX
+from .cloud_args import AckCloudArgs
+from .cloud_rules import cloud_problems
 from .config import (
     AckClusterConfig,
     AddonVersion,
@@ -20,6 +23,27 @@ from .config import (
 from .config import (
     ExistingVpc as ExistingVpcConfig,
 )
+
+
+def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
+    """The Lingjun cluster's VPC, and the rules of the args (cloud_rules.py, as the stack config
+    runs them)."""
+    problems = [
+        InputProblem(property_path_of(p.path), p.value, p.message)
+        for p in cloud_problems(cast(AckCloudArgs, args))
+    ]
+    if "existing_vpc" not in args:
+        problems.append(InputProblem("existingVpc", MISSING, f"{LINGJUN_VPC_FIX} (existingVpc)"))
+    return problems
+
+
+def property_path_of(path: tuple[str | int, ...]) -> str:
+    """`("system_pool", "instance_types", 1)` -> `systemPool.instanceTypes[1]`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f"{'.' if text else ''}{to_camel(part)}"
+    return text
+
 
 CLOUD_INPUTS = LayerInputs(
     {
@@ -48,6 +72,7 @@ CLOUD_INPUTS = LayerInputs(
             "group_id": same_as(LingjunConfig, "group_id"),
         },
     },
+    _cloud_problems,
 )
 """The checks of `AckCloud`'s args."""
 
