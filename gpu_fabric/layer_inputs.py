@@ -64,6 +64,39 @@ class InputProblem:
         return f"{shown}: {self.message}"
 
 
+ArgsPath = tuple[str | int, ...]
+"""Where in a layer's args: field names (snake case) and list indexes."""
+
+
+@dataclass(frozen=True)
+class ArgsProblem:
+    """A rule's finding on a layer's args, where a stack file and a hosted layer both report it:
+    the stack program names the stack key (`stack_key_in`), the layer the property path
+    (`property_path_of`)."""
+
+    path: ArgsPath
+    value: Any
+    message: str
+    """What is wrong and the fix."""
+
+
+def property_path_of(path: ArgsPath) -> str:
+    """`("system_pool", "instance_types", 1)` -> `systemPool.instanceTypes[1]`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f"{'.' if text else ''}{to_camel(part)}"
+    return text
+
+
+def stack_key_in(path: ArgsPath, keys: Mapping[tuple[str, ...], str]) -> str:
+    """The stack key (without the namespace) of an args path, by the platform's map of args paths
+    without indexes (`keys`): `("system_pool", "instance_types", 1)` ->
+    `ack.systemPool.instanceTypes[1]`."""
+    names = tuple(part for part in path if isinstance(part, str))
+    indexes = "".join(f"[{part}]" for part in path if isinstance(part, int))
+    return keys[names] + indexes
+
+
 CrossRules = Callable[[dict[str, Any]], list[InputProblem]]
 """A platform's rules over several fields or the catalog, run on args whose fields are valid."""
 

@@ -4,38 +4,17 @@ InputPropertiesError)."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from tests.conftest import assert_single_rule
+from tests.hosted import hosted_reasons
 from tests.stacks import cloud_stacks_on
-from tests.test_layer_inputs import GOOD, _refused
 
 ACK = cloud_stacks_on("ack")[0]
 IPV6_NON_HOST = {
     "gpu-fabric:rdma.nonHostNetwork": True,
     "gpu-fabric:lingjun.computingNetwork": "ipv6",
 }
-
-
-def hosted_reasons(*changes: tuple[tuple, object]) -> dict[str, str]:
-    """What a hosted AckCloud says of GOOD's args with `changes` ((path, value) pairs)."""
-    args = copy.deepcopy(GOOD["AckCloud"])
-    for path, value in changes:
-        node = args
-        for part in path[:-1]:
-            node = node[part]
-        node[path[-1]] = value
-    _, reasons = _refused(lambda: _run(args))
-    return reasons
-
-
-def _run(args: dict):
-    from offline import engine
-    from tests.test_layer_inputs import LAYERS
-
-    return engine.run("layer-inputs", {}, program=lambda: LAYERS["AckCloud"]("ackcloud", args))
 
 
 @pytest.mark.parametrize(
@@ -68,7 +47,7 @@ def test_a_rule_of_the_cloud_args_is_refused_alike(
     stack_changes, stack_key, hosted_change, path, says
 ):
     assert_single_rule(stack_changes, stack_key, None, says, ACK)
-    reasons = hosted_reasons(hosted_change)
+    reasons = hosted_reasons("AckCloud", hosted_change)
     assert list(reasons) == [path]
     assert says in reasons[path]
 
@@ -82,6 +61,7 @@ def test_the_non_host_network_switch_is_checked_alike():
         ACK,
     )
     reasons = hosted_reasons(
+        "AckCloud",
         (("non_host_network",), True),
         (("rdma_addon_version",), "1.0.0"),
         (("non_host_network_key",), "rdmaIpv6"),

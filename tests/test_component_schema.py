@@ -402,6 +402,7 @@ SHARED_ARGS_MODULES = {
     "gpu_fabric.workloads.settings",
     "gpu_fabric.gke.cloud_args",
     "gpu_fabric.ack.cloud_args",
+    "gpu_fabric.oke.cloud_args",
     "gpu_fabric.gke.fabric_args",
 }
 

@@ -13,6 +13,7 @@ import re
 
 from ..catalog import catalog
 from ..config_base import Layers
+from ..layer_inputs import stack_key_in
 from ..problems import (
     MISSING,
     Problem,
@@ -22,7 +23,7 @@ from ..problems import (
 )
 from ..problems import key as _key
 from ..workloads.checks import queue_problems
-from .cloud_args import cloud_args, stack_key_of
+from .cloud_args import STACK_KEYS, cloud_args
 from .cloud_rules import cloud_problems
 from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork
 
@@ -45,7 +46,7 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.lingjun.node_count)
     # The rules of the cloud layer's args, as a hosted AckCloud runs them (cloud_rules.py).
     problems += [
-        Problem(_key(stack_key_of(p.path)), p.value, p.message)
+        Problem(_key(stack_key_in(p.path, STACK_KEYS)), p.value, p.message)
         for p in cloud_problems(cloud_args(cfg))
     ]
     problems += _rdma_checks(cfg)

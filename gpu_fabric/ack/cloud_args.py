@@ -86,15 +86,7 @@ STACK_KEYS = {
     ("non_host_network_key",): "rdma.nonHostNetworkKey",
 }
 """An args path (without list indexes) -> where a stack file writes it (for the paths the rules
-of cloud_rules.py name)."""
-
-
-def stack_key_of(path: tuple[str | int, ...]) -> str:
-    """The stack key (without `gpu-fabric:`) of an args path: `("system_pool",
-    "instance_types", 1)` -> `ack.systemPool.instanceTypes[1]`."""
-    names = tuple(part for part in path if isinstance(part, str))
-    indexes = "".join(f"[{part}]" for part in path if isinstance(part, int))
-    return STACK_KEYS[names] + indexes
+of cloud_rules.py name; `layer_inputs.stack_key_in`)."""
 
 
 def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:

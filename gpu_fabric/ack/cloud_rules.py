@@ -7,30 +7,20 @@ the stack's layers) stays in checks.py, on the stack config alone."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from ..catalog import catalog
+from ..layer_inputs import ArgsProblem
 from ..versions import ADDON_VERSION, MINOR_VERSION, ack_version_or_minor
 from .cloud_args import AckCloudArgs
 
 
-@dataclass(frozen=True)
-class CloudProblem:
-    path: tuple[str | int, ...]
-    """Where in `AckCloudArgs` (field names, list indexes)."""
-    value: Any
-    message: str
-
-
-def cloud_problems(args: AckCloudArgs) -> list[CloudProblem]:
+def cloud_problems(args: AckCloudArgs) -> list[ArgsProblem]:
     """Every problem of the cloud layer's args that the args themselves show."""
     problems = []
     floor = catalog().ack.min_kubernetes
     version = args["kubernetes_version"]
     if ack_version_or_minor(version).minor_parts < MINOR_VERSION.parse(floor).minor_parts:
         problems.append(
-            CloudProblem(
+            ArgsProblem(
                 ("kubernetes_version",),
                 version,
                 f"Lingjun node pools need ACK managed Pro {floor} or newer; pick {floor}.x or "
@@ -42,7 +32,7 @@ def cloud_problems(args: AckCloudArgs) -> list[CloudProblem]:
         family = families.family_of(instance_type)
         if family is not None:
             problems.append(
-                CloudProblem(
+                ArgsProblem(
                     ("system_pool", "instance_types", i),
                     instance_type,
                     f"is a GPU instance type (the {family}* family; {families.source}): the "
@@ -56,7 +46,7 @@ def cloud_problems(args: AckCloudArgs) -> list[CloudProblem]:
         # so a copy-paste slip parses; the pool would bind no group. A group is one of the
         # cluster's node groups, never the cluster.
         problems.append(
-            CloudProblem(
+            ArgsProblem(
                 ("lingjun", "group_id"),
                 lingjun["group_id"],
                 "is the Lingjun cluster's id (gpu-fabric:lingjun.clusterId), not one of its node "
@@ -69,7 +59,7 @@ def cloud_problems(args: AckCloudArgs) -> list[CloudProblem]:
     return problems
 
 
-def _non_host_network_problems(args: AckCloudArgs) -> list[CloudProblem]:
+def _non_host_network_problems(args: AckCloudArgs) -> list[ArgsProblem]:
     """The add-on's switch for RDMA off the host network: a boolean key of its config schema, and
     an add-on version that has it."""
     plugin = catalog().ack.rdma_device_plugin
@@ -83,7 +73,7 @@ def _non_host_network_problems(args: AckCloudArgs) -> list[CloudProblem]:
         booleans = sorted(k for k, v in recorded.keys.items() if v.type == "boolean")
         what = "is not a key" if known is None else f"is a {known.type} key, not a boolean,"
         problems.append(
-            CloudProblem(
+            ArgsProblem(
                 ("non_host_network_key",),
                 key,
                 f"{what} of {plugin.name}'s config schema as recorded in the catalog "
@@ -96,7 +86,7 @@ def _non_host_network_problems(args: AckCloudArgs) -> list[CloudProblem]:
     version = args["rdma_addon_version"]
     if ADDON_VERSION.parse(version) < ADDON_VERSION.parse(plugin.non_host_network_min_version):
         problems.append(
-            CloudProblem(
+            ArgsProblem(
                 ("rdma_addon_version",),
                 version,
                 f"RDMA for non-hostNetwork pods needs {plugin.name} "

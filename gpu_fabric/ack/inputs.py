@@ -7,7 +7,7 @@ from pydantic.alias_generators import to_camel
 
 from ..config_base import StackModel
 from ..images import ImageRef
-from ..layer_inputs import InputProblem, LayerInputs, same_as
+from ..layer_inputs import InputProblem, LayerInputs, property_path_of, same_as
 from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import LINGJUN_VPC_FIX
@@ -35,14 +35,6 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     if "existing_vpc" not in args:
         problems.append(InputProblem("existingVpc", MISSING, f"{LINGJUN_VPC_FIX} (existingVpc)"))
     return problems
-
-
-def property_path_of(path: tuple[str | int, ...]) -> str:
-    """`("system_pool", "instance_types", 1)` -> `systemPool.instanceTypes[1]`."""
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else f"{'.' if text else ''}{to_camel(part)}"
-    return text
 
 
 CLOUD_INPUTS = LayerInputs(

@@ -13,17 +13,18 @@ import re
 
 from ..catalog import catalog, closest_known
 from ..config_base import Layers
+from ..layer_inputs import stack_key_in
 from ..problems import (
-    NO_VALUE,
     Problem,
     deploy_path_without_effect,
     private_endpoint_fix,
     timeout_without_wait,
 )
 from ..problems import key as _key
-from ..versions import OKE_MINOR, oke_version_or_minor
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS, queue_problems
 from .claim_plan import RUNTIME_CLAIM, plan_claim
+from .cloud_args import STACK_KEYS, cloud_args
+from .cloud_rules import cloud_problems
 from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
 
 # Availability domains are `<tenancy prefix>:<REGION>-AD-<n>`. The oldest regions name it without
@@ -50,14 +51,16 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     problems += queue_problems(cfg.queues, None, POD_SECURITY, list(dict.fromkeys(carried)))
     problems += _topology_checks(cfg)
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.gpu_nodes.count)
-    problems += _version_checks(cfg)
-    problems += _system_pool_checks(cfg)
+    # The rules of the cloud layer's args, as a hosted OkeCloud runs them (cloud_rules.py).
+    problems += [
+        Problem(_key(stack_key_in(p.path, STACK_KEYS)), p.value, p.message)
+        for p in cloud_problems(cloud_args(cfg))
+    ]
     problems += _chart_pair_checks(cfg)
     unknown = unknown_gpu_shape(cfg.gpu_nodes.shape, cfg.platform)
     if unknown is not None:
         return [*problems, Problem(_key("gpuNodes.shape"), cfg.gpu_nodes.shape, unknown)]
     problems += _network_checks(cfg)
-    problems += _join_checks(cfg)
     problems += _capacity_checks(cfg)
     if cfg.layers is not Layers.CLOUD:
         # DRANET's range is its fabric stack's key: there it is checked with this stack's ranges
@@ -217,40 +220,6 @@ def _image_region_checks(cfg: OkeDranetConfig) -> list[Problem]:
     return problems
 
 
-def _version_checks(cfg: OkeDranetConfig) -> list[Problem]:
-    floor = catalog().oke.min_kubernetes
-    version = cfg.oke.kubernetes_version
-    if oke_version_or_minor(version).minor_parts < OKE_MINOR.parse(floor).minor_parts:
-        return [
-            Problem(
-                _key("oke.kubernetesVersion"),
-                version,
-                f"DRANET and the claims use DRA `resource.k8s.io/v1`, GA from Kubernetes {floor}; "
-                f"pick {floor}.x or newer",
-            )
-        ]
-    return []
-
-
-def _system_pool_checks(cfg: OkeDranetConfig) -> list[Problem]:
-    """The system pool takes no GPU shape: by the GPU shape families the catalog records for OCI
-    (BM.GPU*, VM.GPU*), not only the shapes it builds."""
-    families = catalog().gpu_families["oke"]
-    shape = cfg.oke.system_pool.shape
-    family = families.family_of(shape)
-    if family is None:
-        return []
-    return [
-        Problem(
-            _key("oke.systemPool.shape"),
-            shape,
-            f"is a GPU shape (the {family}* family; {families.source}): the system pool runs "
-            "system pods such as CoreDNS and needs no GPU; use a flexible CPU shape such as "
-            "VM.Standard.E5.Flex",
-        )
-    ]
-
-
 def _chart_pair_checks(cfg: OkeDranetConfig) -> list[Problem]:
     """DRANET's chart version and image tag form one of the catalog's known pairs: the chart's
     templates and the image's flags and providers move together (the v1.4 line has no OKE RDMA
@@ -308,24 +277,6 @@ def _subnet_ranges(cfg: OkeDranetConfig) -> list[tuple[str, str]]:
 
 def _vcn_key(cfg: OkeDranetConfig) -> str:
     return _key("network.existing.vcnCidr" if cfg.network.existing else "network.vcnCidr")
-
-
-def _join_checks(cfg: OkeDranetConfig) -> list[Problem]:
-    """At the tenancy root, the dynamic group's compartment rule would match every instance of
-    the root compartment, and each could join the cluster: a join tag narrows it to the GPU
-    nodes (terraform-oci-oke's modules/iam/group-workers.tf matches workers by tags likewise)."""
-    if cfg.compartment_id.startswith("ocid1.tenancy.") and cfg.gpu_nodes.join_tag is None:
-        return [
-            Problem(
-                _key("gpuNodes.joinTag"),
-                NO_VALUE,
-                "required when gpu-fabric:compartmentId is the tenancy (root compartment): "
-                "without it every instance of the root compartment may join the cluster; set "
-                "an existing defined tag, {namespace: <ns>, key: <key>} (`oci iam tag-namespace "
-                "list`), or use a compartment of its own",
-            )
-        ]
-    return []
 
 
 def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:

@@ -6,94 +6,24 @@ What waits for what (everything else runs in parallel):
   the cluster, the workers and pods subnets and their NSGs;
 - the dynamic group and the compute cluster wait for nothing (but the home region's provider, if
   any); the join policy for the cluster id;
-- each GPU node waits for the compute cluster, its subnets and NSGs, the cluster (endpoint and CA in
-  its cloud-init) and the join policy (it cannot join before the policy lets it).
+- each GPU node waits for the compute cluster, its subnets and NSGs and the cluster (endpoint and CA
+  in its cloud-init), not for the join policy: it asks to join minutes later, once booted
+  (nodes.py).
 """
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
 from ..layers import child_options, declared_outputs, layer_token
+from .cloud_args import OkeCloudArgs, OkeGpuNodes
 from .cluster import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .inputs import CLOUD_INPUTS
 from .network import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
 from .nodes import RDMA_GPU_MONITORING_PLUGIN, RUN_COMMAND_PLUGIN, RdmaNodes, RdmaNodesArgs
 from .versions_offered import moves, resolved_version
-
-
-class OkeVcn(TypedDict):
-    """The VCN to create, with its private subnets."""
-
-    vcn_cidr: str
-    """The VCN's range."""
-    api_subnet_cidr: str
-    """The Kubernetes API endpoint's subnet."""
-    load_balancer_subnet_cidr: str
-    """Load balancers' subnet."""
-    workers_subnet_cidr: str
-    """The nodes' primary VNICs."""
-    pods_subnet_cidr: NotRequired[str]
-    """Pods' subnet (VCN-native pod networking only)."""
-
-
-class OkeExistingVcn(TypedDict):
-    """A VCN and subnets the stack does not own (the NSGs are still created in it)."""
-
-    vcn_id: str
-    """The VCN."""
-    vcn_cidr: str
-    """Its range (the NSG rules admit it)."""
-    api_subnet_id: str
-    """The Kubernetes API endpoint's subnet."""
-    load_balancer_subnet_id: str
-    """Load balancers' subnet."""
-    workers_subnet_id: str
-    """The nodes' subnet."""
-    pods_subnet_id: NotRequired[str]
-    """Pods' subnet (VCN-native pod networking only)."""
-
-
-class OkeSystemPool(TypedDict):
-    """The managed CPU pool for cluster add-ons."""
-
-    shape: str
-    """A flexible VM shape."""
-    ocpus: int
-    """OCPUs per node."""
-    memory_gbs: int
-    """Memory per node."""
-    node_count: int
-    """Nodes."""
-    image_id: str
-    """An OKE node image of the region."""
-
-
-class OkeGpuNodes(TypedDict):
-    """The self-managed RDMA GPU nodes, in one compute cluster."""
-
-    shape: str
-    """A bare-metal RDMA GPU shape of the catalog (BM.GPU.B4.8)."""
-    count: int
-    """Nodes."""
-    availability_domain: str
-    """Their availability domain (that of the compute cluster)."""
-    image_id: str
-    """A GPU image with the RDMA drivers (DOCA-OFED)."""
-    boot_volume_size_gbs: int
-    """Boot volume size."""
-    ssh_public_key: NotRequired[str]
-    """An SSH public key for the `opc` user."""
-    join_tag_namespace: NotRequired[str]
-    """With join_tag_key: only instances with this defined tag may join (dynamic group rule)."""
-    join_tag_key: NotRequired[str]
-    """The defined tag's key."""
-    run_command_plugin: NotRequired[bool]
-    """Enable the Compute Instance Run Command plugin (unset: off)."""
-    rdma_gpu_monitoring_plugin: NotRequired[bool]
-    """Enable the Compute RDMA GPU Monitoring plugin (unset: off)."""
 
 
 def optional_plugins(nodes: OkeGpuNodes) -> list[str]:
@@ -103,47 +33,6 @@ def optional_plugins(nodes: OkeGpuNodes) -> list[str]:
         RDMA_GPU_MONITORING_PLUGIN: nodes.get("rdma_gpu_monitoring_plugin", False),
     }
     return [plugin for plugin, on in wanted.items() if on]
-
-
-class OkeCloudArgs(TypedDict):
-    """What OKE's cloud layer builds."""
-
-    tenancy_id: str
-    """The tenancy (the dynamic group lives there)."""
-    home_region: NotRequired[str]
-    """The tenancy's home region, where the dynamic group and join policy are written (through a
-    provider for it unless it is `oci:region`); unset: looked up from the tenancy's region
-    subscriptions."""
-    compartment_id: str
-    """Compartment of every resource."""
-    cluster_name: str
-    """Cluster name; the VCN, NSGs, group and policy names derive from it."""
-    kubernetes_version: str
-    """Kubernetes version (`v1.36.1`)."""
-    vcn: NotRequired[OkeVcn]
-    """The VCN to create (one of this and existing_vcn)."""
-    existing_vcn: NotRequired[OkeExistingVcn]
-    """An existing VCN to use."""
-    api_allowed_cidrs: list[str]
-    """Ranges that may reach the Kubernetes API endpoint."""
-    ssh_allowed_cidrs: list[str]
-    """Ranges that may reach the nodes over SSH."""
-    cni: str
-    """`OCI_VCN_IP_NATIVE` or `FLANNEL_OVERLAY`."""
-    pods_cidr: NotRequired[str]
-    """Flannel's Pod range (overlay only)."""
-    services_cidr: str
-    """The Service range."""
-    public_endpoint: bool
-    """A public API endpoint (with a non-empty api_allowed_cidrs)."""
-    deletion_protection: bool
-    """Protect the cluster from `pulumi destroy`."""
-    max_pods_per_node: int
-    """Pods per node (VCN-native: secondary VNIC addresses)."""
-    system_pool: OkeSystemPool
-    """The CPU system pool."""
-    gpu_nodes: OkeGpuNodes
-    """The RDMA GPU nodes."""
 
 
 # The `oci:` config keys that say how to authenticate: an explicit provider does not read the

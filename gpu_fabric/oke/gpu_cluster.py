@@ -12,75 +12,11 @@ from typing import Any
 import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
-from .cloud import OkeCloud, OkeCloudArgs
-from .config import Cni, OkeDranetConfig
+from .cloud import OkeCloud
+from .cloud_args import cloud_args
+from .config import OkeDranetConfig
 from .fabric import OkeClaim, OkeFabric, OkeFabricArgs
 from .training_queue import training_queue_of
-
-
-def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
-    """The cloud layer's args of a validated stack config."""
-    net, oke, nodes = cfg.network, cfg.oke, cfg.gpu_nodes
-    vcn_native = oke.cni is Cni.VCN_NATIVE
-    args: OkeCloudArgs = {
-        "tenancy_id": cfg.tenancy_ocid,
-        "compartment_id": cfg.compartment_id,
-        "cluster_name": oke.name,
-        "kubernetes_version": oke.kubernetes_version,
-        "api_allowed_cidrs": list(net.api_allowed_cidrs),
-        "ssh_allowed_cidrs": list(net.ssh_allowed_cidrs),
-        "cni": oke.cni.value,
-        "services_cidr": oke.services_cidr,
-        "public_endpoint": oke.public_endpoint,
-        "deletion_protection": oke.deletion_protection,
-        "max_pods_per_node": oke.max_pods_per_node,
-        "system_pool": {
-            "shape": oke.system_pool.shape,
-            "ocpus": oke.system_pool.ocpus,
-            "memory_gbs": oke.system_pool.memory_gbs,
-            "node_count": oke.system_pool.node_count,
-            "image_id": oke.system_pool.image_id,
-        },
-        "gpu_nodes": {
-            "shape": nodes.shape,
-            "count": nodes.count,
-            "availability_domain": nodes.availability_domain,
-            "image_id": nodes.image_id,
-            "boot_volume_size_gbs": nodes.boot_volume_size_gbs,
-            "run_command_plugin": nodes.agent_plugins.run_command,
-            "rdma_gpu_monitoring_plugin": nodes.agent_plugins.rdma_gpu_monitoring,
-        },
-    }
-    if oke.effective_pods_cidr is not None:
-        args["pods_cidr"] = oke.effective_pods_cidr
-    if oke.home_region is not None:
-        args["home_region"] = oke.home_region
-    if nodes.ssh_public_key is not None:
-        args["gpu_nodes"]["ssh_public_key"] = nodes.ssh_public_key
-    if nodes.join_tag is not None:
-        args["gpu_nodes"]["join_tag_namespace"] = nodes.join_tag.namespace
-        args["gpu_nodes"]["join_tag_key"] = nodes.join_tag.key
-    existing = net.existing
-    if existing is not None:
-        args["existing_vcn"] = {
-            "vcn_id": existing.vcn_id,
-            "vcn_cidr": existing.vcn_cidr,
-            "api_subnet_id": existing.api_subnet_id,
-            "load_balancer_subnet_id": existing.load_balancer_subnet_id,
-            "workers_subnet_id": existing.workers_subnet_id,
-        }
-        if vcn_native and existing.pods_subnet_id is not None:
-            args["existing_vcn"]["pods_subnet_id"] = existing.pods_subnet_id
-    else:
-        args["vcn"] = {
-            "vcn_cidr": net.vcn_cidr,
-            "api_subnet_cidr": net.api_subnet_cidr,
-            "load_balancer_subnet_cidr": net.load_balancer_subnet_cidr,
-            "workers_subnet_cidr": net.workers_subnet_cidr,
-        }
-        if vcn_native and net.pods_subnet_cidr is not None:
-            args["vcn"]["pods_subnet_cidr"] = net.pods_subnet_cidr
-    return args
 
 
 def fabric_args(

@@ -3,18 +3,26 @@ of the stack config field it comes from, and the catalog rules a hosted layer ne
 claims a node of that shape can hold)."""
 
 import typing
-from typing import Any
+from typing import Any, cast
 
 from pydantic import AfterValidator
 
 from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel, VersionText
 from ..images import ImageRef
-from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..layer_inputs import (
+    InputProblem,
+    LayerInputs,
+    created_or_existing,
+    property_path_of,
+    same_as,
+)
 from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape
 from .claim_plan import Claim, plan_claim
+from .cloud_args import OkeCloudArgs
+from .cloud_rules import cloud_problems
 from .config import (
     AgentPluginsConfig,
     ClaimName,
@@ -45,7 +53,13 @@ _GPU_SHAPE = same_as(GpuNodesConfig, "shape", AfterValidator(_gpu_shape_of_the_c
 
 
 def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
-    return created_or_existing(args, "vcn", "existing_vcn", "a VCN")
+    """A VCN, created or existing, and the rules of the args (cloud_rules.py, as the stack config
+    runs them)."""
+    problems = created_or_existing(args, "vcn", "existing_vcn", "a VCN")
+    return problems + [
+        InputProblem(property_path_of(p.path), p.value, p.message)
+        for p in cloud_problems(cast(OkeCloudArgs, args))
+    ]
 
 
 def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
