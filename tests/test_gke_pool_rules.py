@@ -6,8 +6,11 @@ from __future__ import annotations
 import copy
 
 import pytest
+from pydantic.alias_generators import to_camel
 
-from tests.conftest import assert_single_rule, parse_stack, stack_values
+from gpu_fabric.catalog import catalog
+from tests.conftest import DELETE, assert_single_rule, parse_stack, stack_values
+from tests.hosted import hosted_reasons
 from tests.stacks import stacks_on
 from tests.test_layer_inputs import GOOD, _build, _refused
 
@@ -124,3 +127,54 @@ def test_a_hosted_pool_on_gkes_default_driver_too_old_for_its_machine_is_refused
     path = "gpuPools[0].gpuDriverVersion"
     assert path in reasons
     assert "default GPU driver is too old for a3-ultragpu-8g" in reasons[path]
+
+
+# --- the pools of one cluster, their zones, the control plane -----------------------------------
+
+
+def _another_machine(machine_type: str) -> str:
+    return next(m for m in catalog().machines if m != machine_type)
+
+
+@pytest.mark.parametrize(
+    "field, says",
+    [
+        ("name", "another pool has this name"),
+        ("machine_type", "the pools of a cluster share one fabric's VPCs"),
+    ],
+)
+def test_the_pools_of_one_cluster_are_refused_alike(field, says):
+    """A second pool with the first's name, or another machine type."""
+    first = stack_values(GKE)["gpu-fabric:gpuPool"]
+    clash = {"name": first["name"], "machine_type": _another_machine(first["machineType"])}
+    key = to_camel(field)
+    # Another node count: a pool identical to the first is refused as any repeated item is.
+    second = {**first, "name": "second", "nodeCount": first["nodeCount"] + 1, key: clash[field]}
+    assert_single_rule(
+        {"gpu-fabric:gpuPool": DELETE, "gpu-fabric:gpuPools": [first, second]},
+        f"gpu-fabric:gpuPools[1].{key}",
+        None,
+        says,
+        GKE,
+    )
+    hosted = GOOD["GkeCloud"]["gpu_pools"][0]
+    clash = {"name": hosted["name"], "machine_type": _another_machine(hosted["machine_type"])}
+    pools = [hosted, {**hosted, "name": "second", field: clash[field]}]
+    reasons = hosted_reasons("GkeCloud", (("gpu_pools",), pools))
+    assert f"gpuPools[1].{key}" in reasons
+    assert says in reasons[f"gpuPools[1].{key}"]
+
+
+def test_a_hosted_pool_in_another_regions_zone_is_refused():
+    reasons = hosted_reasons("GkeCloud", (("gpu_pools", 0, "zone"), "europe-west4-b"))
+    assert list(reasons) == ["gpuPools[0].zone"]
+    assert (
+        "not a zone of region us-central1; use e.g. us-central1-a, or change region"
+        in (reasons["gpuPools[0].zone"])
+    )
+
+
+def test_a_hosted_control_plane_no_client_reaches_is_refused():
+    reasons = hosted_reasons("GkeCloud", (("master_authorized_networks",), []))
+    assert list(reasons) == ["masterAuthorizedNetworks"]
+    assert "locks every client out of the control plane" in reasons["masterAuthorizedNetworks"]

@@ -7,12 +7,10 @@ Each rule returns `Problem`s that name the stack key, the bad value and the fix;
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import itertools
 import math
 import re
-import string
 
 from ..catalog import Machine, NicGroup, catalog
 from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
@@ -27,8 +25,16 @@ from .config import (
 )
 from .fabrics import FABRICS, platform_fabric
 from .node_labels import GCE_TOPOLOGY_LABELS
-from .pool_args import pool_args, stack_path_of
-from .pool_rules import PoolProblem, pool_problems, unknown_machine_type, version_problems
+from .pool_args import pool_args, pool_key, stack_path_of
+from .pool_rules import (
+    LOCKED_OUT,
+    PoolProblem,
+    pool_problems,
+    pool_set_problems,
+    unknown_machine_type,
+    version_problems,
+    zone_problem,
+)
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -106,30 +112,11 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
                 "change gpu-fabric:platform or the machine type",
             )
         )
-    if not cfg.pool.zone.startswith(f"{cfg.region}-") or not re.fullmatch(
-        r"[a-z]+-[a-z]+\d+-[a-z]", cfg.pool.zone
-    ):
-        # A region's zones are its name, a hyphen and a letter (us-central1-a): a near miss
-        # (us-central1a, US-CENTRAL1-A) gets the zone it was probably meant to be.
-        zones = [f"{cfg.region}-{letter}" for letter in string.ascii_lowercase]
-        close = difflib.get_close_matches(cfg.pool.zone.lower(), zones, n=1, cutoff=0.8)
-        hint = f"did you mean {close[0]}? " if close else f"use e.g. {cfg.region}-a, "
-        problems.append(
-            Problem(
-                _key("gpuPool.zone"),
-                cfg.pool.zone,
-                f"not a zone of region {cfg.region}; {hint}or change {_key('region')}",
-            )
-        )
+    wrong_zone = zone_problem(cfg.pool.zone, cfg.region, _key("region"))
+    if wrong_zone:
+        problems.append(Problem(_key("gpuPool.zone"), cfg.pool.zone, wrong_zone))
     if cfg.gke.master_authorized_networks == []:
-        problems.append(
-            Problem(
-                _key("gke.masterAuthorizedNetworks"),
-                [],
-                "an empty list locks every client out of the control plane, this stack's own "
-                "Kubernetes provider included; remove the key or list the ranges that deploy",
-            )
-        )
+        problems.append(Problem(_key("gke.masterAuthorizedNetworks"), [], LOCKED_OUT))
     problems += _version_checks(cfg, machine)
     problems += _nic_checks(cfg, machine)
     problems += _range_checks(cfg)
@@ -570,45 +557,11 @@ def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
                 f"required: set {_key('gpuPool')} (one pool) or a non-empty {_key('gpuPools')}",
             )
         ]
-    problems: list[Problem] = []
-    first = cfg.pools[0]
-    seen: set[str] = set()
-    for i, pool in enumerate(cfg.pools):
-        if pool.name in seen:
-            problems.append(
-                Problem(
-                    _key(f"gpuPools[{i}].name"),
-                    pool.name,
-                    "another pool has this name; node pool names are unique in a cluster, give "
-                    "each pool its own",
-                )
-            )
-        seen.add(pool.name)
-        if pool.machine_type != first.machine_type:
-            problems.append(
-                Problem(
-                    _key(f"gpuPools[{i}].machineType"),
-                    pool.machine_type,
-                    f"the pools of a cluster share one fabric's VPCs, Network objects and "
-                    f"installer, built for {first.machine_type} (gpuPools[0]); gIB cannot share a "
-                    "cluster with TCPX/TCPXO. Use a separate stack for this machine type",
-                )
-            )
-    problems += derived_name_problems(cfg)
-    machine = catalog().machines.get(first.machine_type)
-    zonal = machine and any(g.network_profile for g in machine.nic_groups)
-    for i, pool in enumerate(cfg.pools):
-        if zonal and pool.zone != first.zone:
-            problems.append(
-                Problem(
-                    _key(f"gpuPools[{i}].zone"),
-                    pool.zone,
-                    f"the RDMA VPC's RoCE network profile is zonal ({first.zone}, from "
-                    "gpuPools[0]) and the pools share it and its fixed Network objects; put "
-                    f"every pool in {first.zone}, or use a separate stack for another zone",
-                )
-            )
-    return problems
+    problems = [
+        Problem(_key(pool_key(i, p.field)), p.value, p.message)
+        for i, p in pool_set_problems([pool.model_dump() for pool in cfg.pools])
+    ]
+    return problems + derived_name_problems(cfg)
 
 
 def derived_name_problems(cfg: GkeStackConfig) -> list[Problem]:

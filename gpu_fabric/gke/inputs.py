@@ -27,7 +27,14 @@ from .config import (
     UpgradeConfig,
     pool_options,
 )
-from .pool_rules import pool_problems, unknown_machine_type, version_problems
+from .pool_rules import (
+    LOCKED_OUT,
+    pool_problems,
+    pool_set_problems,
+    unknown_machine_type,
+    version_problems,
+    zone_problem,
+)
 
 
 def _in_catalog(machine_type: str) -> str:
@@ -41,11 +48,22 @@ _GPU_MACHINE_TYPE = same_as(GpuPoolConfig, "machine_type", AfterValidator(_in_ca
 
 
 def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
+    """A primary network, created or existing, a control plane some client reaches, and the rules
+    of the pools (pool_rules.py, as the stack config runs them)."""
     problems = created_or_existing(args, "primary_network", "existing_network", "a network")
+    if args.get("master_authorized_networks") == []:
+        problems.append(InputProblem("masterAuthorizedNetworks", [], LOCKED_OUT))
     if not args["gpu_pools"]:
-        problems.append(InputProblem("gpuPools", [], "give at least one GPU node pool"))
+        return [*problems, InputProblem("gpuPools", [], "give at least one GPU node pool")]
+    problems += [
+        InputProblem(f"gpuPools[{i}].{to_camel(p.field or '')}", p.value, p.message)
+        for i, p in pool_set_problems(args["gpu_pools"])
+    ]
     version = gke_version_or_minor(args["version"])
     for i, pool in enumerate(args["gpu_pools"]):
+        wrong_zone = zone_problem(pool["zone"], args["region"], "region")
+        if wrong_zone:
+            problems.append(InputProblem(f"gpuPools[{i}].zone", pool["zone"], wrong_zone))
         machine = catalog().machines[pool["machine_type"]]
         for p in [*version_problems(version, pool, machine), *pool_problems(pool, machine)]:
             path = "version" if p.field is None else f"gpuPools[{i}].{to_camel(p.field)}"

@@ -28,6 +28,11 @@ STACK_KEYS = {
 `gpuPools[i].`), where the two differ in more than case."""
 
 
+def pool_key(index: int, field: str | None) -> str:
+    """Where a stack file's `gpuPools` list writes a pool's args field: `gpuPools[1].zone`."""
+    return stack_path_of(field).replace("gpuPool.", f"gpuPools[{index}].", 1)
+
+
 def stack_path_of(field: str | None) -> str:
     """Where a stack file writes a pool's args field (None: the cluster's GKE version), as the
     single pool's key (`gpuPool.upgrade.maxSurge`; checks.py moves it to `gpuPools[i]`)."""

@@ -10,6 +10,9 @@ stack (versions, placement, capacity)."""
 from __future__ import annotations
 
 import difflib
+import re
+import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,3 +110,75 @@ def version_problems(version: Version, pool: GkeGpuPool, machine: Machine) -> li
         if old_driver:
             problems.append(PoolProblem("gpu_driver_version", "DEFAULT", old_driver))
     return problems
+
+
+def zone_problem(zone: str, region: str, region_key: str) -> str | None:
+    """A pool's zone that is not one of the cluster's region (a region's zones are its name, a
+    hyphen and a letter: us-central1-a); a near miss (us-central1a, US-CENTRAL1-A) gets the zone
+    it was probably meant to be. `region_key`: where the caller's user writes the region."""
+    if zone.startswith(f"{region}-") and re.fullmatch(r"[a-z]+-[a-z]+\d+-[a-z]", zone):
+        return None
+    zones = [f"{region}-{letter}" for letter in string.ascii_lowercase]
+    close = difflib.get_close_matches(zone.lower(), zones, n=1, cutoff=0.8)
+    hint = f"did you mean {close[0]}? " if close else f"use e.g. {region}-a, "
+    return f"not a zone of region {region}; {hint}or change {region_key}"
+
+
+def pool_set_problems(pools: Sequence[Mapping[str, Any]]) -> list[tuple[int, PoolProblem]]:
+    """The pools of one cluster (each with its `name`, `machine_type` and `zone`), as (index,
+    problem): unique names; one machine type; one zone where the fabric's VPCs are zonal (a RoCE
+    network profile)."""
+    problems: list[tuple[int, PoolProblem]] = []
+    first, seen = pools[0], set()
+    for i, pool in enumerate(pools):
+        if pool["name"] in seen:
+            problems.append(
+                (
+                    i,
+                    PoolProblem(
+                        "name",
+                        pool["name"],
+                        "another pool has this name; node pool names are unique in a cluster, "
+                        "give each pool its own",
+                    ),
+                )
+            )
+        seen.add(pool["name"])
+        if pool["machine_type"] != first["machine_type"]:
+            problems.append(
+                (
+                    i,
+                    PoolProblem(
+                        "machine_type",
+                        pool["machine_type"],
+                        f"the pools of a cluster share one fabric's VPCs, Network objects and "
+                        f"installer, built for {first['machine_type']} (gpuPools[0]); gIB cannot "
+                        "share a cluster with TCPX/TCPXO. Use a separate stack for this machine "
+                        "type",
+                    ),
+                )
+            )
+    machine = catalog().machines.get(first["machine_type"])
+    if machine and any(g.network_profile for g in machine.nic_groups):
+        problems += [
+            (
+                i,
+                PoolProblem(
+                    "zone",
+                    pool["zone"],
+                    f"the RDMA VPC's RoCE network profile is zonal ({first['zone']}, from "
+                    "gpuPools[0]) and the pools share it and its fixed Network objects; put "
+                    f"every pool in {first['zone']}, or use a separate stack for another zone",
+                ),
+            )
+            for i, pool in enumerate(pools)
+            if pool["zone"] != first["zone"]
+        ]
+    return problems
+
+
+LOCKED_OUT = (
+    "an empty list locks every client out of the control plane, this stack's own Kubernetes "
+    "provider included; remove the key or list the ranges that deploy"
+)
+"""Why the control plane's authorized networks may not be an empty list."""
