@@ -19,10 +19,10 @@ LAYER_MODULES = ("cloud", "fabric")
 
 def _layers() -> dict[str, str]:
     """Each layer and its args type -> its module (`GkeCloud`: `.gke.cloud`), from the platform
-    specs (their packages are named by the stack module, `.gke.gpu_cluster`)."""
+    specs' packages."""
     from .registry import SPECS
 
-    packages = [spec.stack.split(".")[1] for spec in SPECS]
+    packages = [spec.package for spec in SPECS]
     return {
         f"{package.capitalize()}{layer.capitalize()}{suffix}": f".{package}.{layer}"
         for package in packages

@@ -4,8 +4,8 @@ Every registry (the config models by `gpu-fabric:platform`, their cross-field ru
 keys read as fields, the stack builder, `make verify`'s checks and benchmarks, the offline plan's
 mocks and views) is derived from the list of specs in `gpu_fabric/registry.py`; no shared module
 names a platform (tests/test_platform_names.py). Config and checks import no component module:
-the builder, the mocks, the plan's views and the verify modules are named by module and imported
-only when a stack is built, planned or verified.
+the builder, the training queue, the mocks and the plan's views are imported by the platform's
+`parts` function, only when a stack is built, planned or verified.
 """
 
 from __future__ import annotations
@@ -30,6 +30,23 @@ class GpuHardware(NamedTuple):
     gpus_per_node: int | None
 
 
+class PlatformParts(NamedTuple):
+    """The modules of a platform that build, plan and show a stack."""
+
+    stack: ModuleType
+    """With `GpuCluster` (a `LayeredCluster`): what a stack of it registers."""
+    training_queue: ModuleType
+    """With `training_queue_of(cfg)`: the stack's training queue (`workloads/queues.py`), for the
+    fabric layer and `make verify`."""
+    mocks: ModuleType
+    """With `CloudMocks(config)`: the cloud provider's resource outputs and function results in
+    the offline plan, and `UNREAD_PLACEHOLDERS`: what a provider key planned offline takes when
+    the stack file leaves it to an ESC environment."""
+    plan_view: ModuleType
+    """With `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS` (readable
+    names of types, for `make graph`) and `ACRONYMS` (words it writes in capitals)."""
+
+
 @dataclass(frozen=True)
 class PlatformSpec:
     """One platform package's parts."""
@@ -40,9 +57,9 @@ class PlatformSpec:
     """Its cross-field rules: every problem of a parsed config."""
     provider_keys: tuple[str, ...]
     """Provider keys the config reads as fields (`gcp:project`)."""
-    stack: str
-    """Module with `GpuCluster` (a `LayeredCluster`): what a stack of it registers, relative to
-    this package (`.gke.gpu_cluster`), relative, so the package imports under any name."""
+    parts: Callable[[], PlatformParts]
+    """Imports the modules a stack of it is built, planned and shown with (an import in a
+    function: reading the spec imports no cloud SDK)."""
     hardware: Callable[[Any], GpuHardware]
     """What a parsed config's GPU nodes are (the benchmark and the NCCL judge look them up)."""
     cloud: str
@@ -55,14 +72,6 @@ class PlatformSpec:
     (tests/test_platform_specs.py keeps the two equal)."""
     credential_keys: tuple[str, ...]
     """Provider keys that hold a credential: in a stack file only as Pulumi secrets."""
-    mocks: str
-    """Module with `CloudMocks(config)`: the cloud provider's resource outputs and function
-    results in the offline plan (relative to this package, as `stack` is), and
-    `UNREAD_PLACEHOLDERS`: what a provider key planned offline takes when the stack file leaves it
-    to an ESC environment."""
-    plan_view: str
-    """Module with `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS`
-    (readable names of types, for `make graph`) and `ACRONYMS` (words it writes in capitals)."""
     credential_path_keys: tuple[str, ...] = ()
     """Those of `credential_keys` that take a file's path instead of the credential: a path is
     not a secret."""
@@ -82,19 +91,16 @@ class PlatformSpec:
         }
 
     def stack_module(self) -> ModuleType:
-        return importlib.import_module(self.stack, __package__)
+        return self.parts().stack
 
     def training_queue_module(self) -> ModuleType:
-        """The package's `training_queue` module: its `training_queue_of(cfg)` gives the stack's
-        training queue (`gpu_fabric/workloads/queues.py`), for the fabric layer and `make verify`.
-        """
-        return importlib.import_module(f".{self.package}.training_queue", __package__)
+        return self.parts().training_queue
 
     def mocks_module(self) -> ModuleType:
-        return importlib.import_module(self.mocks, __package__)
+        return self.parts().mocks
 
     def plan_view_module(self) -> ModuleType:
-        return importlib.import_module(self.plan_view, __package__)
+        return self.parts().plan_view
 
 
 def lazy_attributes(package: str, module: str, names: tuple[str, ...]) -> Callable[[str], Any]:
