@@ -4,8 +4,8 @@ Every registry (the config models by `gpu-fabric:platform`, their cross-field ru
 keys read as fields, the stack builder, `make verify`'s checks and benchmarks, the offline plan's
 mocks and views) is derived from the list of specs in `gpu_fabric/registry.py`; no shared module
 names a platform (tests/test_platform_names.py). Config and checks import no component module:
-the builder, the training queue, the mocks and the plan's views are imported by the platform's
-`parts` function, only when a stack is built, planned or verified.
+the builder, the training queue, the mocks and the plan's views are the platform package's modules
+of those roles, each imported only when a stack is built, planned or verified.
 """
 
 from __future__ import annotations
@@ -30,23 +30,6 @@ class GpuHardware(NamedTuple):
     gpus_per_node: int | None
 
 
-class PlatformParts(NamedTuple):
-    """The modules of a platform that build, plan and show a stack."""
-
-    stack: ModuleType
-    """With `GpuCluster` (a `LayeredCluster`): what a stack of it registers."""
-    training_queue: ModuleType
-    """With `training_queue_of(cfg)`: the stack's training queue (`workloads/queues.py`), for the
-    fabric layer and `make verify`."""
-    mocks: ModuleType
-    """With `CloudMocks(config)`: the cloud provider's resource outputs and function results in
-    the offline plan, and `UNREAD_PLACEHOLDERS`: what a provider key planned offline takes when
-    the stack file leaves it to an ESC environment."""
-    plan_view: ModuleType
-    """With `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS` (readable
-    names of types, for `make graph`) and `ACRONYMS` (words it writes in capitals)."""
-
-
 @dataclass(frozen=True)
 class PlatformSpec:
     """One platform package's parts."""
@@ -57,9 +40,6 @@ class PlatformSpec:
     """Its cross-field rules: every problem of a parsed config."""
     provider_keys: tuple[str, ...]
     """Provider keys the config reads as fields (`gcp:project`)."""
-    parts: Callable[[], PlatformParts]
-    """Imports the modules a stack of it is built, planned and shown with (an import in a
-    function: reading the spec imports no cloud SDK)."""
     hardware: Callable[[Any], GpuHardware]
     """What a parsed config's GPU nodes are (the benchmark and the NCCL judge look them up)."""
     cloud: str
@@ -90,17 +70,33 @@ class PlatformSpec:
             for value in get_args(model.model_fields["platform"].annotation)
         }
 
+    def _module(self, role: str) -> ModuleType:
+        """The package's module of a role every platform package has (docs/architecture.md,
+        "Adding a platform"; tests/test_platform_specs.py asks each for what is read from it),
+        imported when first asked for: reading the spec imports no cloud SDK, and a package
+        installed with one cloud's extra plans with another platform's mocks."""
+        return importlib.import_module(f".{self.package}.{role}", __package__)
+
     def stack_module(self) -> ModuleType:
-        return self.parts().stack
+        """`gpu_cluster`: `GpuCluster` (a `LayeredCluster`), what a stack of it registers."""
+        return self._module("gpu_cluster")
 
     def training_queue_module(self) -> ModuleType:
-        return self.parts().training_queue
+        """`training_queue`: `training_queue_of(cfg)`, the stack's training queue
+        (`workloads/queues.py`), for the fabric layer and `make verify`."""
+        return self._module("training_queue")
 
     def mocks_module(self) -> ModuleType:
-        return self.parts().mocks
+        """`offline_mocks`: `CloudMocks(config)`, the cloud provider's resource outputs and
+        function results in the offline plan, and `UNREAD_PLACEHOLDERS`, what a provider key
+        planned offline takes when the stack file leaves it to an ESC environment."""
+        return self._module("offline_mocks")
 
     def plan_view_module(self) -> ModuleType:
-        return self.parts().plan_view
+        """`plan_view`: `KEY_SETTINGS` (input paths `make plan` prints per resource type), `NOUNS`
+        (readable names of types, for `make graph`) and `ACRONYMS` (words it writes in
+        capitals)."""
+        return self._module("plan_view")
 
 
 def lazy_attributes(package: str, module: str, names: tuple[str, ...]) -> Callable[[str], Any]:

@@ -4,7 +4,7 @@ The preset (`ack_lingjun`, with `ExistingVswitch`; gpu_fabric/presets/ack.py) is
 here, loaded when first named: the platform spec below is read without the Alibaba Cloud SDK.
 """
 
-from ..platform_spec import GpuHardware, PlatformParts, PlatformSpec, lazy_attributes
+from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
 from . import checks, config
 
 PRESETS = ("ack_lingjun", "ExistingVswitch")
@@ -19,18 +19,10 @@ def _hardware(cfg: config.AckLingjunConfig) -> GpuHardware:
     return GpuHardware(str(getattr(cfg.platform, "value", cfg.platform)), None, None)
 
 
-def _parts() -> PlatformParts:
-    """The modules that build, plan and show a stack, imported when first asked for."""
-    from . import gpu_cluster, offline_mocks, plan_view, training_queue
-
-    return PlatformParts(gpu_cluster, training_queue, offline_mocks, plan_view)
-
-
 PLATFORM = PlatformSpec(
     models=(config.AckLingjunConfig,),
     rules=checks.cross_field_problems,
     provider_keys=(config.REGION_KEY,),
-    parts=_parts,
     hardware=_hardware,
     cloud="alicloud",
     sdk="pulumi_alicloud",

@@ -4,7 +4,7 @@ The machine presets (`a3_high`, `a3_mega`, `a3_ultra`, `a4`, `a4x`; gpu_fabric/p
 importable from here, loaded when first named: the platform spec below is read without the GKE SDK.
 """
 
-from ..platform_spec import GpuHardware, PlatformParts, PlatformSpec, lazy_attributes
+from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
 from . import checks, config
 
 PRESETS = ("a3_high", "a3_mega", "a3_ultra", "a4", "a4x", "preset", "PrimaryRanges")
@@ -20,13 +20,6 @@ def _hardware(cfg: config.GkeStackConfig) -> GpuHardware:
     return GpuHardware(machine.fabric, cfg.pool.machine_type, machine.accelerator.count)
 
 
-def _parts() -> PlatformParts:
-    """The modules that build, plan and show a stack, imported when first asked for."""
-    from . import gpu_cluster, offline_mocks, plan_view, training_queue
-
-    return PlatformParts(gpu_cluster, training_queue, offline_mocks, plan_view)
-
-
 PLATFORM = PlatformSpec(
     models=(
         config.GkeA3HighConfig,
@@ -36,7 +29,6 @@ PLATFORM = PlatformSpec(
     ),
     rules=checks.cross_field_problems,
     provider_keys=(config.GCP_PROJECT_KEY,),
-    parts=_parts,
     hardware=_hardware,
     cloud="gcp",
     sdk="pulumi_gcp",

@@ -4,7 +4,7 @@ The preset (`oke_dranet`; gpu_fabric/presets/oke.py) is importable from here, lo
 named: the platform spec below is read without the OCI SDK.
 """
 
-from ..platform_spec import GpuHardware, PlatformParts, PlatformSpec, lazy_attributes
+from ..platform_spec import GpuHardware, PlatformSpec, lazy_attributes
 from . import checks, config
 
 PRESETS = ("oke_dranet",)
@@ -19,18 +19,10 @@ def _hardware(cfg: config.OkeDranetConfig) -> GpuHardware:
     return GpuHardware(cfg.shape.platform, cfg.gpu_nodes.shape, cfg.shape.gpu_count)
 
 
-def _parts() -> PlatformParts:
-    """The modules that build, plan and show a stack, imported when first asked for."""
-    from . import gpu_cluster, offline_mocks, plan_view, training_queue
-
-    return PlatformParts(gpu_cluster, training_queue, offline_mocks, plan_view)
-
-
 PLATFORM = PlatformSpec(
     models=(config.OkeDranetConfig,),
     rules=checks.cross_field_problems,
     provider_keys=(config.TENANCY_KEY, config.REGION_KEY),
-    parts=_parts,
     hardware=_hardware,
     cloud="oci",
     sdk="pulumi_oci",
