@@ -178,3 +178,44 @@ def test_a_hosted_control_plane_no_client_reaches_is_refused():
     reasons = hosted_reasons("GkeCloud", (("master_authorized_networks",), []))
     assert list(reasons) == ["masterAuthorizedNetworks"]
     assert "locks every client out of the control plane" in reasons["masterAuthorizedNetworks"]
+
+
+# --- the GPU networks the machine's NICs take (network_rules.py) ---------------------------------
+
+
+def _a3_networks(count: int, mtu: int = 8244) -> list[dict]:
+    return [
+        {
+            "network_name": f"a3-gpu-{n}",
+            "subnets": [{"name": f"a3-gpu-{n}", "cidr": f"10.{n}.0.0/24"}],
+            "mtu": mtu,
+        }
+        for n in range(1, count + 1)
+    ]
+
+
+def test_a_hosted_cluster_with_gpu_networks_its_nics_do_not_take_is_refused():
+    """A3 High takes 4 GPU networks of one subnet each (a VPC per TCPX NIC)."""
+    reasons = hosted_reasons("GkeCloud", (("gpu_networks",), _a3_networks(1)))
+    assert list(reasons) == ["gpuNetworks"]
+    assert "give 4 GPU networks with [1, 1, 1, 1] subnets, in NIC order" in reasons["gpuNetworks"]
+    accepted = _build("GkeCloud", (("gpu_networks",), _a3_networks(4)))
+    assert len(accepted.of_type("gcp:compute/network:Network")) >= 4
+
+
+def test_an_mtu_the_fabric_does_not_take_is_refused_alike():
+    stack = next(
+        s
+        for s in stacks_on("gke")
+        if stack_values(s)["gpu-fabric:gpuPool"]["machineType"] == "a3-highgpu-8g"
+    )
+    assert_single_rule(
+        {"gpu-fabric:network.nics.gpu.mtu": 1460},
+        "gpu-fabric:network.nics.gpu.mtu",
+        1460,
+        "work with MTU 8244 only; use that, or remove the key",
+        stack,
+    )
+    reasons = hosted_reasons("GkeCloud", (("gpu_networks",), _a3_networks(4, mtu=1460)))
+    assert sorted(reasons) == [f"gpuNetworks[{i}].mtu" for i in range(4)]
+    assert "work with MTU 8244 only; use that" in reasons["gpuNetworks[0].mtu"]

@@ -38,13 +38,15 @@ GOOD: dict[str, dict[str, Any]] = {
         "project": "my-project-1",
         "region": "us-central1",
         "version": "1.33.5-gke.1080000",
+        # A3 High's 4 GPU NICs, a VPC each (catalog `vpc_per_nic`).
         "gpu_networks": [
             {
-                "network_name": "a3-gpu-1",
-                "subnets": [{"name": "a3-gpu-1", "cidr": "10.1.0.0/24"}],
+                "network_name": f"a3-gpu-{n}",
+                "subnets": [{"name": f"a3-gpu-{n}", "cidr": f"10.{n}.0.0/24"}],
                 "mtu": 8244,
-                "firewall_name": "a3-gpu-1-internal",
+                "firewall_name": f"a3-gpu-{n}-internal",
             }
+            for n in range(1, 5)
         ],
         "gpu_pools": [
             {

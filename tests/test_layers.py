@@ -168,6 +168,7 @@ def test_config_and_checks_import_no_component_module():
         "settings",
         "cloud_args",
         "cloud_rules",
+        "network_rules",
         "pool_args",
         "pool_rules",
         "version_rules",

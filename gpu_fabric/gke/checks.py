@@ -24,6 +24,7 @@ from .config import (
     placement_policy_name,
 )
 from .fabrics import FABRICS, platform_fabric
+from .network_rules import mtu_problem
 from .node_labels import GCE_TOPOLOGY_LABELS
 from .pool_args import pool_args, pool_key, stack_path_of
 from .pool_rules import (
@@ -629,11 +630,8 @@ def _mtu_checks(cfg: GkeStackConfig) -> list[Problem]:
     """A GPU NIC group's MTU, where the fabric's docs allow only some (GPUDirect-TCPX/TCPXO)."""
     return [
         Problem(
-            _key(f"network.nics.{plan.group.name}.mtu"),
-            plan.mtu,
-            f"the {plan.group.name} NICs of {cfg.pool.machine_type} work with MTU "
-            f"{' or '.join(map(str, plan.group.allowed_mtus))} only; use that, or remove the key",
+            _key(f"network.nics.{plan.group.name}.mtu"), plan.mtu, f"{wrong}, or remove the key"
         )
         for plan in cfg.nic_groups
-        if plan.group.allowed_mtus and plan.mtu not in plan.group.allowed_mtus
+        if (wrong := mtu_problem(plan.group, cfg.pool.machine_type, plan.mtu))
     ]

@@ -10,7 +10,13 @@ from pydantic.alias_generators import to_camel
 from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel
 from ..images import ImageRef
-from ..layer_inputs import InputProblem, LayerInputs, created_or_existing, same_as
+from ..layer_inputs import (
+    InputProblem,
+    LayerInputs,
+    created_or_existing,
+    property_path_of,
+    same_as,
+)
 from ..versions import ChartVersionText, gke_version_or_minor
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .config import (
@@ -27,6 +33,7 @@ from .config import (
     UpgradeConfig,
     pool_options,
 )
+from .network_rules import gpu_network_problems
 from .pool_rules import (
     LOCKED_OUT,
     pool_problems,
@@ -58,6 +65,11 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     problems += [
         InputProblem(f"gpuPools[{i}].{to_camel(p.field or '')}", p.value, p.message)
         for i, p in pool_set_problems(args["gpu_pools"])
+    ]
+    first = args["gpu_pools"][0]["machine_type"]
+    problems += [
+        InputProblem(property_path_of(p.path), p.value, p.message)
+        for p in gpu_network_problems(catalog().machines[first], first, args["gpu_networks"])
     ]
     version = gke_version_or_minor(args["version"])
     for i, pool in enumerate(args["gpu_pools"]):
