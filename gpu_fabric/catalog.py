@@ -565,6 +565,18 @@ class GpuFamilies(_Data):
         lowered = machine_type.lower()
         return next((p for p in self.prefixes if lowered.startswith(p.lower())), None)
 
+    def system_pool_refusal(self, machine_type: str, kind: str, instead: str) -> str | None:
+        """Why a system pool cannot take `machine_type` (None: it can): it is of a GPU family,
+        and the system pool runs system pods such as CoreDNS. `kind`: what the cloud calls it
+        (`machine type`, `shape`); `instead`: the CPU one to name in the fix (with its kind)."""
+        family = self.family_of(machine_type)
+        if family is None:
+            return None
+        return (
+            f"is a GPU {kind} (the {family}* family; {self.source}): the system pool runs system "
+            f"pods such as CoreDNS and needs no GPU; use a {instead}"
+        )
+
 
 class Source(_Data):
     """A document the catalog and the code cite by its id (`sources: <id>`): what a reader opens."""

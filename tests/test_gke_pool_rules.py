@@ -219,3 +219,12 @@ def test_an_mtu_the_fabric_does_not_take_is_refused_alike():
     reasons = hosted_reasons("GkeCloud", (("gpu_networks",), _a3_networks(4, mtu=1460)))
     assert sorted(reasons) == [f"gpuNetworks[{i}].mtu" for i in range(4)]
     assert "work with MTU 8244 only; use that" in reasons["gpuNetworks[0].mtu"]
+
+
+def test_a_gpu_machine_type_for_the_system_pool_is_refused_alike():
+    says = "is a GPU machine type"
+    key = "gpu-fabric:gke.systemPool.machineType"
+    assert_single_rule({key: "a2-highgpu-1g"}, key, "a2-highgpu-1g", says, GKE)
+    reasons = hosted_reasons("GkeCloud", (("system_machine_type",), "a2-highgpu-1g"))
+    assert list(reasons) == ["systemMachineType"]
+    assert says in reasons["systemMachineType"]

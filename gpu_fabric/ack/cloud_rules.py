@@ -29,16 +29,12 @@ def cloud_problems(args: AckCloudArgs) -> list[ArgsProblem]:
         )
     families = catalog().gpu_families["ack"]
     for i, instance_type in enumerate(args["system_pool"]["instance_types"]):
-        family = families.family_of(instance_type)
-        if family is not None:
+        refusal = families.system_pool_refusal(
+            instance_type, "instance type", "CPU type such as ecs.g7.xlarge"
+        )
+        if refusal:
             problems.append(
-                ArgsProblem(
-                    ("system_pool", "instance_types", i),
-                    instance_type,
-                    f"is a GPU instance type (the {family}* family; {families.source}): the "
-                    "system pool runs system pods such as CoreDNS and needs no GPU; use a CPU "
-                    "type such as ecs.g7.xlarge",
-                )
+                ArgsProblem(("system_pool", "instance_types", i), instance_type, refusal)
             )
     lingjun = args["lingjun"]
     if lingjun["group_id"] == lingjun["cluster_id"]:

@@ -29,9 +29,9 @@ from .node_labels import GCE_TOPOLOGY_LABELS
 from .pool_args import pool_args, pool_key, stack_path_of
 from .pool_rules import (
     LOCKED_OUT,
-    PoolProblem,
     pool_problems,
     pool_set_problems,
+    system_pool_refusal,
     unknown_machine_type,
     version_problems,
     zone_problem,
@@ -118,7 +118,7 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
         problems.append(Problem(_key("gpuPool.zone"), cfg.pool.zone, wrong_zone))
     if cfg.gke.master_authorized_networks == []:
         problems.append(Problem(_key("gke.masterAuthorizedNetworks"), [], LOCKED_OUT))
-    problems += _version_checks(cfg, machine)
+    problems += _pool_args_checks(cfg, machine)
     problems += _nic_checks(cfg, machine)
     problems += _range_checks(cfg)
     problems += _pool_checks(cfg, machine)
@@ -137,13 +137,11 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
     return problems
 
 
-def _version_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """The pool's machine on the GKE version (pool_rules.py, as a hosted GkeCloud runs them)."""
-    version = gke_version_or_minor(cfg.gke.version)
-    return _in_stack_keys(version_problems(version, pool_args(cfg, cfg.pool), machine))
-
-
-def _in_stack_keys(found: list[PoolProblem]) -> list[Problem]:
+def _pool_args_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """The rules of the pool's args, its machine on the GKE version among them (pool_rules.py),
+    as a hosted GkeCloud runs them, at the stack keys that wrote each field."""
+    args, version = pool_args(cfg, cfg.pool), gke_version_or_minor(cfg.gke.version)
+    found = [*version_problems(version, args, machine), *pool_problems(args, machine)]
     return [Problem(_key(stack_path_of(p.field)), p.value, p.message) for p in found]
 
 
@@ -299,8 +297,6 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
                 "needs the exact count; remove it (or add the count to the catalog)",
             )
         )
-    # The rules of the pool's own args, as a hosted GkeCloud runs them (pool_rules.py).
-    problems += _in_stack_keys(pool_problems(pool_args(cfg, pool), machine))
     if pool.driver_install is DriverInstall.BUNDLE and pool.gpu_driver_version is not None:
         problems.append(
             Problem(
@@ -611,19 +607,8 @@ def _no_effect_checks(cfg: GkeStackConfig) -> list[Problem]:
 def _system_pool_type_checks(machine_type: str) -> list[Problem]:
     """The system pool takes no GPU machine type: by the GPU families the catalog records for GCP
     (any a3-*, g2-*, ...), not only the types it builds."""
-    families = catalog().gpu_families["gke"]
-    family = families.family_of(machine_type)
-    if family is None:
-        return []
-    return [
-        Problem(
-            _key("gke.systemPool.machineType"),
-            machine_type,
-            f"is a GPU machine type (the {family}* family; {families.source}): the system pool "
-            "runs system pods such as CoreDNS, one node per zone, and needs no GPU; use a CPU "
-            "type such as e2-standard-4",
-        )
-    ]
+    refusal = system_pool_refusal(machine_type)
+    return [Problem(_key("gke.systemPool.machineType"), machine_type, refusal)] if refusal else []
 
 
 def _mtu_checks(cfg: GkeStackConfig) -> list[Problem]:

@@ -38,6 +38,7 @@ from .pool_rules import (
     LOCKED_OUT,
     pool_problems,
     pool_set_problems,
+    system_pool_refusal,
     unknown_machine_type,
     version_problems,
     zone_problem,
@@ -60,6 +61,9 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     problems = created_or_existing(args, "primary_network", "existing_network", "a network")
     if args.get("master_authorized_networks") == []:
         problems.append(InputProblem("masterAuthorizedNetworks", [], LOCKED_OUT))
+    system = args["system_machine_type"]
+    if refusal := system_pool_refusal(system):
+        problems.append(InputProblem("systemMachineType", system, refusal))
     if not args["gpu_pools"]:
         return [*problems, InputProblem("gpuPools", [], "give at least one GPU node pool")]
     problems += [

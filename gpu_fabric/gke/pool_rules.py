@@ -182,3 +182,12 @@ LOCKED_OUT = (
     "provider included; remove the key or list the ranges that deploy"
 )
 """Why the control plane's authorized networks may not be an empty list."""
+
+
+def system_pool_refusal(machine_type: str) -> str | None:
+    """Why the CPU system pool cannot take `machine_type` (a GPU family's; catalog
+    `gpu_families.gke`), or None."""
+    families = catalog().gpu_families["gke"]
+    return families.system_pool_refusal(
+        machine_type, "machine type", "CPU type such as e2-standard-4"
+    )

@@ -30,19 +30,14 @@ def cloud_problems(args: OkeCloudArgs) -> list[ArgsProblem]:
         )
     # The system pool takes no GPU shape: by the GPU shape families the catalog records for OCI
     # (BM.GPU*, VM.GPU*), not only the shapes it builds.
-    families = catalog().gpu_families["oke"]
     shape = args["system_pool"]["shape"]
-    family = families.family_of(shape)
-    if family is not None:
-        problems.append(
-            ArgsProblem(
-                ("system_pool", "shape"),
-                shape,
-                f"is a GPU shape (the {family}* family; {families.source}): the system pool "
-                "runs system pods such as CoreDNS and needs no GPU; use a flexible CPU shape "
-                "such as VM.Standard.E5.Flex",
-            )
-        )
+    refusal = (
+        catalog()
+        .gpu_families["oke"]
+        .system_pool_refusal(shape, "shape", "flexible CPU shape such as VM.Standard.E5.Flex")
+    )
+    if refusal:
+        problems.append(ArgsProblem(("system_pool", "shape"), shape, refusal))
     # At the tenancy root, the dynamic group's compartment rule would match every instance of
     # the root compartment, and each could join the cluster: a join tag narrows it to the GPU
     # nodes (terraform-oci-oke's modules/iam/group-workers.tf matches workers by tags likewise).
