@@ -17,15 +17,13 @@ NO_GKE_DEVICE_PLUGIN_LABEL = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
 
 
 STACK_KEYS = {
-    "machine_type": "machineType",
-    "node_count": "nodeCount",
     "boot_disk_type": "bootDisk.type",
     "boot_disk_size_gb": "bootDisk.sizeGb",
     "max_surge": "upgrade.maxSurge",
     "max_unavailable": "upgrade.maxUnavailable",
 }
 """A `GkeGpuPool` field -> its key under the stack file's pool (`gpu-fabric:gpuPool.`, or
-`gpuPools[i].`), where the two differ in more than case."""
+`gpuPools[i].`), where it is not the field's camel-case name."""
 
 
 def pool_key(index: int, field: str | None) -> str:
