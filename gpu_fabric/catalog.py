@@ -201,7 +201,7 @@ class FabricFacts(_Data):
 
     installers: dict[str, str]
     """Node architecture (`Machine.arch`) -> its NCCL installer, a vendored upstream manifest in
-    gpu_fabric/gke/upstream/."""
+    gpu_fabric/gke/fabrics/upstream/."""
     images: str
     """Key of its pinned images under `images:` (and of its `gpu-fabric:images.<key>` override)."""
     nri_device_injector: bool = False

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from gpu_fabric.catalog import catalog
-from gpu_fabric.gke import nccl_installer, tcpxo
+from gpu_fabric.gke.fabrics import nccl_installer, tcpxo
 from gpu_fabric.workload_security import waivers, without_waivers
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpu_fabric import yaml_files
-from gpu_fabric.gke import tcpx
+from gpu_fabric.gke.fabrics import tcpx
 from offline.engine import Plan, Registration
 from tests.conftest import assert_single_rule, project_of, run_stack
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from gpu_fabric.catalog import catalog
-from gpu_fabric.gke import gib, nccl_installer, nvlink
-from gpu_fabric.gke.gib import ARM64_TOLERATION
+from gpu_fabric.gke.fabrics import gib, nccl_installer, nvlink
+from gpu_fabric.gke.fabrics.gib import ARM64_TOLERATION
 from gpu_fabric.workload_security import (
     RUNTIME_REASONS,
     UPSTREAM_WAIVED,

@@ -404,6 +404,9 @@ SHARED_ARGS_MODULES = {
     "gpu_fabric.ack.cloud_args",
     "gpu_fabric.oke.cloud_args",
     "gpu_fabric.gke.fabric_args",
+    "gpu_fabric.gke.pool.args",
+    "gpu_fabric.gke.network.args",
+    "gpu_fabric.gke.cluster.args",
 }
 
 

@@ -707,7 +707,7 @@ def test_a_copied_stack_file_that_keeps_another_stacks_names_is_refused(tmp_path
 
 
 def test_service_accounts_that_would_collide_when_truncated_get_a_hash(tmp_path):
-    from gpu_fabric.gke.config import node_account_id
+    from gpu_fabric.gke.names import node_account_id
     from gpu_fabric.stack_config import parse_pulumi_config
     from offline.engine import STACKS_DIR
 

@@ -1,4 +1,4 @@
-"""GKE's fabric specs (gpu_fabric/gke/fabrics.py, fabric_spec.py, and `FABRIC` in tcpx.py,
+"""GKE's fabric specs (gpu_fabric/gke/fabrics/: by_name.py, spec.py, and `FABRIC` in tcpx.py,
 tcpxo.py, gib.py): one per `Fabric`, its catalog entry complete, and what each gives the layers."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import yaml
 from pydantic import ValidationError
 
 from gpu_fabric.catalog import CATALOG_FILE, Catalog, Fabric, catalog
-from gpu_fabric.gke.fabrics import FABRICS, fabric_of, platform_fabric
+from gpu_fabric.gke.fabrics.by_name import FABRICS, fabric_of, platform_fabric
 from gpu_fabric.gke.gpu_cluster import fabric_args
 from tests.conftest import parse_stack
 

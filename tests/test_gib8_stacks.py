@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from gpu_fabric.catalog import Fabric, catalog
-from gpu_fabric.gke import gib, nccl_installer
+from gpu_fabric.gke.fabrics import gib, nccl_installer
 from gpu_fabric.workload_security import without_waivers
 from offline.engine import Plan, manifest
 from tests.conftest import (

@@ -194,7 +194,7 @@ def test_awaited_daemon_sets_wait_for_the_gpu_node_pools(stack, daemon_sets):
 
 
 def test_only_an_awaited_spec_waits():
-    from gpu_fabric.gke.nccl_installer import awaited_spec
+    from gpu_fabric.gke.fabrics.nccl_installer import awaited_spec
 
     assert awaited_spec({"a": 1}, False, ["pool"]) == {"a": 1}
     assert awaited_spec({"a": 1}, True, None) == {"a": 1}

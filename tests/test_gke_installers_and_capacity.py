@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_fabric.gke import nccl_installer, tcpx
+from gpu_fabric.gke.fabrics import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
 from offline.engine import manifest
 from tests.conftest import assert_single_rule, parse_stack, planned, problems, run_stack

@@ -1,4 +1,4 @@
-"""A GPU pool's own rules (gpu_fabric/gke/pool_rules.py), each refused alike from a stack file (at
+"""A GPU pool's own rules (gpu_fabric/gke/pool/rules.py), each refused alike from a stack file (at
 its stack key) and by a hosted `GkeCloud` (at its property path, in one InputPropertiesError)."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_a_boot_disk_the_machine_cannot_boot_from_is_refused_alike():
     assert "a3-highgpu-8g boots from" in reasons["gpuPools[0].bootDiskType"]
 
 
-# --- the pool's machine on the cluster's GKE version (version_rules.py) --------------------------
+# --- the pool's machine on the cluster's GKE version (pool/version_rules.py) ---------------------
 
 
 def hosted_version_refusal(version: str, **pool: object) -> dict[str, str]:
@@ -180,7 +180,7 @@ def test_a_hosted_control_plane_no_client_reaches_is_refused():
     assert "locks every client out of the control plane" in reasons["masterAuthorizedNetworks"]
 
 
-# --- the GPU networks the machine's NICs take (network_rules.py) ---------------------------------
+# --- the GPU networks the machine's NICs take (network/rules.py) ---------------------------------
 
 
 def _a3_networks(count: int, mtu: int = 8244) -> list[dict]:

@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from gpu_fabric.gke.cloud_args import GkeGpuPool
-from gpu_fabric.gke.config import pool_options
-from gpu_fabric.gke.gpu_cluster import cloud_args
+from gpu_fabric.gke.from_stack import cloud_args
+from gpu_fabric.gke.pool.args import GkeGpuPool
+from gpu_fabric.gke.pool.config import pool_options
 from tests.conftest import (
     DELETE,
     assert_single_rule,

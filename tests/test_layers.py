@@ -157,20 +157,20 @@ def test_config_and_checks_import_no_component_module():
     )
     ours = {m for m in loaded if m.startswith("gpu_fabric")}
     # The GKE fabrics' modules are asked for their image checks: pure functions, no component.
-    fabric_side = {"fabrics", "fabric_spec", "image_checks", "tcpx", "tcpxo", "gib"}
+    fabric_side = {"fabrics", "by_name", "spec", "image_checks", "tcpx", "tcpxo", "gib"}
     # A config field's type (the OKE nodes' SSH keys) is config too: it registers nothing; so are
     # the Pod Security checks the queue's rules use.
-    # GKE's node labels are names only (a Topology level's rule reads them). The training queue's
-    # settings are typed dicts (its runtime's pods are built from them).
-    # A layer's args and their rules (cloud_args.py, cloud_rules.py; GKE's pool_args.py,
-    # pool_rules.py) are plain data and checks.
+    # GKE's node labels and names are names only (a Topology level's rule reads them). The training
+    # queue's settings are typed dicts (its runtime's pods are built from them).
+    # A layer's args and their rules (cloud_args.py, cloud_rules.py; a GKE concern's args.py and
+    # rules.py, and the cloud args a stack config gives, from_stack.py) are plain data and checks.
     config_side = {
         "settings",
         "cloud_args",
         "cloud_rules",
-        "network_rules",
-        "pool_args",
-        "pool_rules",
+        "from_stack",
+        "args",
+        "rules",
         "version_rules",
         "config",
         "checks",
@@ -178,12 +178,17 @@ def test_config_and_checks_import_no_component_module():
         "ssh_keys",
         "pod_security",
         "node_labels",
+        "names",
+        # a GKE concern's folder (its package), whose component module is not loaded
+        "pool",
+        "network",
+        "cluster",
         *fabric_side,
     }
     components = {
         m
         for m in ours
-        if m.count(".") == 2
+        if m.count(".") >= 2
         and m.split(".")[1] != "stack_config"
         and m.rsplit(".", 1)[1] not in config_side
     }

@@ -13,7 +13,7 @@ import yaml
 
 from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
-from gpu_fabric.gke import nccl_installer, tcpx
+from gpu_fabric.gke.fabrics import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
 from offline.engine import manifest
 from tests.conftest import run_stack

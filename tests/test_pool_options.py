@@ -8,7 +8,7 @@ from typing import Annotated
 import pytest
 from pydantic import AfterValidator, Field
 
-from gpu_fabric.gke.config import POOL_OPTION, GpuPoolConfig, pool_options
+from gpu_fabric.gke.pool.config import POOL_OPTION, GpuPoolConfig, pool_options
 from tests.conftest import assert_single_rule, run_stack
 from tests.test_component_schema import _analysis, token
 from tests.test_gpu_pools import pools

@@ -255,7 +255,7 @@ def test_gke_two_pools_are_two_flavors_tried_in_order():
 @pytest.mark.parametrize("stack", stacks_on("gke"))
 def test_gke_topology_is_the_machines_and_the_namespace_admits_the_fabrics_pods(stack):
     from gpu_fabric.gke.config import GkeStackConfig  # noqa: F401 (the platform's model)
-    from gpu_fabric.gke.fabrics import fabric_of
+    from gpu_fabric.gke.fabrics.by_name import fabric_of
     from tests.conftest import parse_stack
 
     cfg = parse_stack({}, stack)

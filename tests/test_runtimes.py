@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 import yaml
 
 from gpu_fabric.catalog import catalog
-from gpu_fabric.gke import gib, tcpx, tcpxo
-from gpu_fabric.gke.fabrics import FABRICS
+from gpu_fabric.gke.fabrics import gib, tcpx, tcpxo
+from gpu_fabric.gke.fabrics.by_name import FABRICS
 from gpu_fabric.registry import spec_of
 from gpu_fabric.workloads.pod_security import needed_level
 from gpu_fabric.workloads.runtime import NODE, TOPOLOGY_ANNOTATIONS
@@ -20,7 +21,7 @@ from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned, run_stack
 from tests.seed import ACK_SEED, seed_objects
 from tests.stacks import APPLYING_STACKS, platform_of
-from tests.test_manifests import UPSTREAM, validate
+from tests.test_manifests import validate
 from tests.test_queues import release
 from tests.vendored import VERIFY_UPSTREAM
 
@@ -446,7 +447,7 @@ def test_a_level_as_permissive_as_the_runtime_needs_is_taken():
 
 # --- the docs -----------------------------------------------------------------------------------
 
-ROOT = UPSTREAM.parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_readmes_job_is_a_valid_trainjob_of_about_ten_lines():

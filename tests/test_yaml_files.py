@@ -9,7 +9,7 @@ import yaml
 
 from gpu_fabric import yaml_files
 from gpu_fabric.catalog import CATALOG_FILE
-from gpu_fabric.gke.nccl_installer import UPSTREAM
+from gpu_fabric.gke.fabrics.nccl_installer import UPSTREAM
 
 # What the package parses with it: the catalog and the upstream manifests.
 PACKAGE_FILES = [

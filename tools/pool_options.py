@@ -22,11 +22,11 @@ from pathlib import Path
 
 from pydantic.fields import FieldInfo
 
-from gpu_fabric.gke.config import GpuPoolConfig, pool_options
+from gpu_fabric.gke.pool.config import GpuPoolConfig, pool_options
 from tools import generated_file
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS_FILE = ROOT / "gpu_fabric" / "gke" / "cloud_args.py"
+ARGS_FILE = ROOT / "gpu_fabric" / "gke" / "pool" / "args.py"
 REGENERATE = "`make docs`"
 BLOCK = re.compile(
     r"(    # BEGIN GENERATED: pool options[^\n]*\n).*?(    # END GENERATED\n)", re.DOTALL

@@ -14,12 +14,12 @@ from typing import Any, cast
 
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke.config import GkeStackConfig
-from gpu_fabric.gke.gpu_cluster import gpu_networks
-from gpu_fabric.gke.nccl_installer import (
+from gpu_fabric.gke.fabrics.nccl_installer import (
     device_injector_manifest,
     installer_file,
     installer_manifest,
 )
+from gpu_fabric.gke.from_stack import gpu_networks
 from verify.rollout import daemon_set_and_pods, daemon_set_problems
 
 GROUP = "networking.gke.io"

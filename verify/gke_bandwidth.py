@@ -1,9 +1,10 @@
 """The GKE fabrics' bandwidth benchmarks (`make verify BANDWIDTH=1`; the run loop is
 `verify/bandwidth.py`), one per fabric, each the one its guide runs:
 
-- GPUDirect-TCPX (A3 High): the GKE GPUDirect-TCPX guide's test pods (`gpu_fabric/gke/tcpx.py`,
-  `with_tcpx`), the all-gather of upstream's `nccl-config.yaml` (`/configs/allgather.sh
-  NODE...`, which takes the nodes' names: the pods use the host network);
+- GPUDirect-TCPX (A3 High): the GKE GPUDirect-TCPX guide's test pods
+  (`gpu_fabric/gke/fabrics/tcpx.py`, `with_tcpx`), the all-gather of upstream's
+  `nccl-config.yaml` (`/configs/allgather.sh NODE...`, which takes the nodes' names: the pods
+  use the host network);
 - GPUDirect-TCPXO (A3 Mega): upstream's `gpudirect-tcpxo` test pods
   (`verify/upstream/nccl-test-tcpxo.yaml`) and their
   `/scripts/allgather.sh nccl-host-1 ...`;
@@ -134,7 +135,7 @@ def _gke_phase(
 def tcpx_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """A3 High: the GKE GPUDirect-TCPX guide's pods; host 1 runs `/configs/allgather.sh` over
     every pod's node."""
-    from gpu_fabric.gke.tcpx import nccl_config_map, smoke_test_manifests
+    from gpu_fabric.gke.fabrics.tcpx import nccl_config_map, smoke_test_manifests
 
     images = cfg.tcpx_images
     manifests = _host_pods(

@@ -18,16 +18,15 @@ from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
 from ..versions import gke_version_or_minor
 from ..workloads.checks import queue_problems
-from .config import (
-    DriverInstall,
-    GkeStackConfig,
-    placement_policy_name,
-)
-from .fabrics import FABRICS, platform_fabric
-from .network_rules import mtu_problem
+from .config import GkeStackConfig
+from .fabrics.by_name import FABRICS, platform_fabric
+from .from_stack import pool_args
+from .names import placement_policy_name
+from .network.rules import mtu_problem
 from .node_labels import GCE_TOPOLOGY_LABELS
-from .pool_args import pool_args, pool_key, stack_path_of
-from .pool_rules import (
+from .pool.args import pool_key, stack_path_of
+from .pool.config import DriverInstall
+from .pool.rules import (
     LOCKED_OUT,
     pool_problems,
     pool_set_problems,
@@ -138,7 +137,7 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
 
 
 def _pool_args_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """The rules of the pool's args, its machine on the GKE version among them (pool_rules.py),
+    """The rules of the pool's args, its machine on the GKE version among them (pool/rules.py),
     as a hosted GkeCloud runs them, at the stack keys that wrote each field."""
     args, version = pool_args(cfg, cfg.pool), gke_version_or_minor(cfg.gke.version)
     found = [*version_problems(version, args, machine), *pool_problems(args, machine)]

@@ -11,12 +11,13 @@ import pulumi_kubernetes as k8s
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
 from ..versions import gke_version_or_minor, is_minor
-from .cloud_args import GkeCloudArgs, GkeGpuNetwork, GkeGpuPool
-from .cluster import AuthorizedNetworkArgs, Cluster, ClusterArgs, in_a_channel
-from .config import NODE_ACCOUNT_ROLES, ReleaseChannel
+from .cloud_args import GkeCloudArgs
+from .cluster.component import AuthorizedNetworkArgs, Cluster, ClusterArgs, in_a_channel
+from .cluster.config import NODE_ACCOUNT_ROLES, ReleaseChannel
 from .engine_versions import resolved_version
 from .inputs import CLOUD_INPUTS
-from .network import (
+from .network.args import GkeGpuNetwork
+from .network.component import (
     ExistingPrimaryNetwork,
     GpuVpc,
     GpuVpcArgs,
@@ -24,7 +25,8 @@ from .network import (
     PrimaryNetworkArgs,
     SubnetArgs,
 )
-from .nodes import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PoolCluster
+from .pool.args import GkeGpuPool
+from .pool.component import GpuNodePool, GpuNodePoolArgs, NodeNetwork, PoolCluster
 
 
 def _channel(args: GkeCloudArgs) -> str:

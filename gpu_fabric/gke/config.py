@@ -8,122 +8,33 @@ from the catalog through the properties of the models, so components never re-de
 
 from __future__ import annotations
 
-import hashlib
-import re
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Protocol
 
 from pydantic import AfterValidator, Field
 
-from ..catalog import Machine, NicGroup, catalog
+from ..catalog import Machine, catalog
 from ..config_base import (
-    Cidr,
     ConfigModel,
-    NodeCount,
-    SourceRange,
-    SourceRanges,
     StackModel,
-    Timeout,
-    system_node_count,
 )
 from ..images import ImageRef
 from ..problems import NAMESPACE
 from ..versions import (
     ChartVersionText,
-    GkeVersionOrMinorText,
     gke_version_or_minor,
     is_minor,
 )
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS
+from .cluster.config import GKE_DEFAULT_MAX_PODS_PER_NODE, GkeConfig, ReleaseChannel
+from .names import GcpProjectId, GcpRegion, ResourceName, node_account_id
+from .network.config import NetworkConfig, NicGroupConfig, NicGroupPlan
 from .node_labels import GCE_TOPOLOGY_LABELS, NODE_POOL_LABEL
+from .pool.config import DriverInstall, GpuDriverVersion, GpuPoolConfig
 
 GCP_PROJECT_KEY = "gcp:project"
 
 # --- field types -------------------------------------------------------------------------------
-
-_RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-
-
-def _gce_name(max_len: int):
-    def check(value: str) -> str:
-        if not _RFC1035.match(value) or len(value) > max_len:
-            raise ValueError(
-                f"must be 1-{max_len} characters of lowercase letters, digits and hyphens, "
-                "starting with a letter and not ending with a hyphen"
-            )
-        return value
-
-    return check
-
-
-# GCP project IDs: 6-30 characters, lowercase letters, digits and hyphens, starting with a letter
-# and not ending with a hyphen (Resource Manager docs, "Creating and managing projects").
-# A domain-scoped project ID (`example.com:my-project`) is a project ID too.
-_GCP_PROJECT = re.compile(r"^([a-z][-a-z0-9.]*[a-z0-9]:)?[a-z][-a-z0-9]{4,28}[a-z0-9]$")
-
-
-def _gcp_project(value: str) -> str:
-    if not _GCP_PROJECT.match(value):
-        raise ValueError(
-            "not a GCP project ID: 6-30 lowercase letters, digits and hyphens, starting with a "
-            "letter (the ID, not the name or number); see `gcloud projects list`"
-        )
-    return value
-
-
-# Compute Engine regions: us-central1, europe-west4, northamerica-northeast1; zones add -a..-z.
-_GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
-_GCP_ZONE = re.compile(r"^([a-z]+-[a-z]+[0-9]+)-[a-z]$")
-# A reservation, or one block of it (`gcloud compute reservations blocks list`).
-_RESERVATION = re.compile(
-    r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?(/reservationBlocks/[a-z]([-a-z0-9]{0,61}[a-z0-9])?)?$"
-)
-
-
-def _gcp_region(value: str) -> str:
-    zone = _GCP_ZONE.match(value)
-    if zone:
-        raise ValueError(f"is a zone, not a region; the region of this zone is {zone[1]}")
-    if not _GCP_REGION.match(value):
-        raise ValueError(
-            "not a Compute Engine region; write it like us-central1 (`gcloud compute regions list`)"
-        )
-    return value
-
-
-# Compute Engine machine types: lowercase family, then hyphen-separated lowercase parts
-# (e2-standard-4, a3-highgpu-8g, c3-standard-4-lssd, n2-custom-4-16384; `gcloud compute
-# machine-types list`). A space, capital or underscore is a typo GKE would refuse at creation.
-_MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
-
-
-def _machine_type(value: str) -> str:
-    if _MACHINE_TYPE.match(value):
-        return value
-    fixed = re.sub(r"[\s_]+", "-", value.strip()).lower()
-    hint = f"did you mean {fixed}? " if _MACHINE_TYPE.match(fixed) else ""
-    raise ValueError(
-        f"not a Compute Engine machine type; {hint}write it in lowercase, hyphen-separated, like "
-        "e2-standard-4 or a3-highgpu-8g (`gcloud compute machine-types list`)"
-    )
-
-
-def _reservation(value: str) -> str:
-    if not _RESERVATION.match(value):
-        raise ValueError(
-            "not a reservation name: lowercase letters, digits and hyphens, or "
-            "NAME/reservationBlocks/BLOCK to target one block"
-        )
-    return value
-
-
-def _mtu(value: int) -> int:
-    if not 1300 <= value <= 8896:
-        raise ValueError(
-            "a VPC MTU must be within 1300..8896; GPUDirect-TCPX uses 8244, RDMA VPCs 8896"
-        )
-    return value
 
 
 def _moved(to: str):
@@ -136,46 +47,6 @@ def _moved(to: str):
         )
 
     return refuse
-
-
-ResourceName = Annotated[str, AfterValidator(_gce_name(63))]
-# GKE node pool names are at most 40 characters (GKE API, nodePools.create).
-NodePoolName = Annotated[str, AfterValidator(_gce_name(40))]
-ClusterName = Annotated[str, AfterValidator(_gce_name(40))]
-# The prefix must leave room for the longest derived name, e.g. `<prefix>-gvnic-internal`.
-NamePrefix = Annotated[str, AfterValidator(_gce_name(63 - len("-gvnic-internal")))]
-Mtu = Annotated[int, AfterValidator(_mtu)]
-GcpProjectId = Annotated[str, AfterValidator(_gcp_project)]
-GcpRegion = Annotated[str, AfterValidator(_gcp_region)]
-ReservationName = Annotated[str, AfterValidator(_reservation)]
-MachineType = Annotated[str, AfterValidator(_machine_type)]
-
-
-class GpuDriverVersion(str, Enum):
-    """`gpu_driver_installation_config.gpu_driver_version` of a GKE GPU node pool."""
-
-    DEFAULT = "DEFAULT"
-    LATEST = "LATEST"
-    INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
-
-
-class DriverInstall(str, Enum):
-    """Who installs the NVIDIA driver (NVIDIA AICR's A4X networking guide, "Driver Installer")."""
-
-    GKE = "gke"
-    """GKE installs it (`gpuDriverVersion`)."""
-    BUNDLE = "bundle"
-    """A bundle installs it: GKE's install is disabled and its device plugin opted out."""
-
-
-class ReleaseChannel(str, Enum):
-    """GKE release channels (GKE docs, "About release channels"); UNSPECIFIED: none."""
-
-    UNSPECIFIED = "UNSPECIFIED"
-    RAPID = "RAPID"
-    REGULAR = "REGULAR"
-    STABLE = "STABLE"
-    EXTENDED = "EXTENDED"
 
 
 class InstallerOwner(str, Enum):
@@ -191,189 +62,7 @@ class InstallerOwner(str, Enum):
     """Something outside the stack does (e.g. NVIDIA AICR's bundle on A4X): not created here."""
 
 
-# GKE Standard's default, and its limits ("Configure maximum Pods per node", flexible-pod-cidr).
-GKE_DEFAULT_MAX_PODS_PER_NODE = 110
-
-
 # --- sections ----------------------------------------------------------------------------------
-
-
-class ExistingNetwork(ConfigModel):
-    """A primary VPC and subnet that exist already, with their secondary ranges."""
-
-    network: str = Field(description="Name or self link of the existing VPC.")
-    subnetwork: str = Field(description="Name or self link of the existing subnet in the region.")
-    pods_range_name: str = Field(description="Secondary range of the subnet for pods.")
-    services_range_name: str = Field(description="Secondary range of the subnet for services.")
-
-
-class PrimaryNetworkConfig(ConfigModel):
-    """The cluster's own network (node eth0, pods, services)."""
-
-    subnet_cidr: Cidr = Field("10.0.0.0/20", description="Primary subnet range of the nodes.")
-    pods_cidr: Cidr = Field(
-        "10.64.0.0/19",
-        description="Pod secondary range (`<cluster>-pods`); it must hold every node the stack "
-        "can create at its max pods per node.",
-    )
-    services_cidr: Cidr = Field(
-        "10.65.0.0/19",
-        description="Service secondary range (`<cluster>-services`), a /27 or wider.",
-    )
-    cloud_nat: bool = Field(
-        True,
-        description="A router and Cloud NAT, so private nodes reach registries outside Google.",
-    )
-    mtu: Mtu | None = Field(
-        None,
-        description="MTU of the primary VPC; default the machine's (A3 High and A3 Mega: 8244, "
-        "as cluster-toolkit's blueprints), else GCP's 1460. Set at creation: a deployed VPC keeps "
-        "its MTU (GCP: never change it while VMs run; stop them, `gcloud compute networks update "
-        "--mtu`, start them).",
-    )
-    existing: ExistingNetwork | None = Field(
-        None,
-        description="An existing network to use instead of creating one; then set no CIDRs here.",
-    )
-
-
-class NicGroupConfig(ConfigModel):
-    """Settings of one group of additional NICs (see the catalog's `nic_groups`)."""
-
-    subnets: list[Cidr] | None = Field(
-        None,
-        description="One IPv4 range per NIC of the group, in NIC order; default from the catalog "
-        "(`gpu`: A3, `192.168.N.0/24`; `gvnic`: A4X, `192.168.0.0/24`; `rdma`: A4X, "
-        "`192.168.1-4.0/24`). No two ranges of the stack overlap.",
-    )
-    mtu: Mtu | None = Field(
-        None,
-        description="MTU of the group's VPC(s), within 1300..8896; default from the catalog "
-        "(8244 on A3 High and A3 Mega, 8896 on A4X, A3 Ultra and A4). Where the catalog lists the "
-        "MTUs the fabric's docs name (`allowed_mtus`), one of those: A3 High (GPUDirect-TCPX) "
-        "8244 only, A3 Mega (GPUDirect-TCPXO) 8244 or 8896, the RoCE VPC of A3 Ultra and A4 8896 "
-        "only (GKE's RDMA VPC docs).",
-    )
-    firewall_source_ranges: SourceRanges | None = Field(
-        None,
-        description="Sources the group's internal firewall rule allows; default: each VPC's own "
-        "subnets. No `/0`, not empty, at most a /8 of public addresses; refused for `rdma` (no "
-        "firewall on an RDMA VPC).",
-    )
-    object_names: list[str] | None = Field(
-        None,
-        description="Network/GKENetworkParamSet names (`gpu` only; fixed on A4X), unique; default "
-        "from the catalog. On A3 Mega with `installer.owner: external`, names without `gpu-nic` "
-        "warn: NVIDIA AICR's validation finds GPU NICs only in Network objects whose names "
-        "contain it (renaming replaces the Network objects).",
-    )
-
-
-class NetworkConfig(ConfigModel):
-    """VPCs: the primary network and the VPCs of the additional NICs."""
-
-    prefix: NamePrefix | None = Field(
-        None,
-        description="Prefix of the GPU VPC, subnet and firewall names; default: `gke.name`.",
-    )
-    nics: dict[str, NicGroupConfig] = Field(
-        default_factory=dict,
-        description="Settings per NIC group of the machine, by group name (`gpu` on A3; `gvnic` "
-        "and `rdma` on A4X, A3 Ultra and A4).",
-    )
-    primary: PrimaryNetworkConfig = Field(default_factory=PrimaryNetworkConfig)
-
-
-class AuthorizedNetwork(ConfigModel):
-    cidr_block: SourceRange = Field(
-        description="A range allowed to reach the control plane; no `/0`."
-    )
-    display_name: str = Field("", description="Label shown in the console.")
-
-
-class SystemPoolConfig(ConfigModel):
-    """The small CPU pool that runs system pods (the default pool is removed)."""
-
-    machine_type: MachineType = Field(
-        "e2-standard-4",
-        description="Machine type of the CPU system pool; a GPU family (`a2-`, `a3-`, `a4-`, "
-        "`a4x-`, `g2-`, `g4-`) is refused.",
-    )
-    node_count: Annotated[
-        NodeCount,
-        system_node_count("the default pool is removed", "set 1 or more", per=" per zone"),
-    ] = Field(1, description="System nodes per zone of the cluster's region, at least 1.")
-
-
-NODE_ACCOUNT_ROLES = ("roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader")
-"""Least privilege for node VMs: Google's role for GKE node service accounts (logging,
-monitoring, metadata: GKE docs, "Use least privilege IAM service accounts"), and the image reads
-cluster-toolkit grants its node accounts (`roles/artifactregistry.reader`), for images in the
-project's own registries."""
-
-_ROLE = re.compile(r"^(roles|projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/roles)/[\w.]+$")
-
-
-def _role(value: str) -> str:
-    if not _ROLE.match(value):
-        raise ValueError(
-            "not an IAM role name: a predefined role (roles/artifactregistry.reader) or a "
-            "project's custom role (projects/PROJECT/roles/ROLE)"
-        )
-    return value
-
-
-NodeAccountRole = Annotated[str, AfterValidator(_role)]
-"""A predefined role (`roles/artifactregistry.reader`) or a project's custom role."""
-
-
-class GkeConfig(ConfigModel):
-    """The GKE Standard cluster."""
-
-    name: ClusterName = Field(description="Cluster name (1-40 characters).")
-    version: GkeVersionOrMinorText = Field(
-        description="A GKE minor, e.g. 1.33, which GKE resolves to its newest patch (of the "
-        "release channel, if any) at preview through `gcp.container.get_engine_versions`, or a "
-        "full version to pin, e.g. 1.33.5-gke.1862000 (GKE stops offering a patch after some "
-        "months: a new pool then fails). At or above the machine's floors (its minimum minor, "
-        "the fabric's patch floor of the minor, checked on the resolved patch) and below its "
-        "limits; under cluster-toolkit's later security patch only a warning. Set at creation: "
-        "GKE moves it later (upgrades), and the pools keep what GKE set."
-    )
-    deletion_protection: bool = Field(True, description="GKE deletion protection of the cluster.")
-    private_nodes: bool = Field(True, description="Nodes without external IP addresses.")
-    master_authorized_networks: list[AuthorizedNetwork] | None = Field(
-        None,
-        description="`{cidrBlock, displayName}` ranges allowed to reach the control plane, not "
-        "empty (include where `pulumi up` runs); unset: any address (a warning).",
-    )
-    release_channel: ReleaseChannel | None = Field(
-        None,
-        description="GKE's release channel. Default: the machine's (catalog "
-        "`gke.release_channel`): `REGULAR`, as cluster-toolkit's GPU blueprints, and `EXTENDED` "
-        "for A3 High, whose last COS-121 minor (1.33) it keeps longest. In a channel GKE keeps "
-        "the versions current, with cluster-toolkit's maintenance exclusion of minor and node "
-        "upgrades until the minor's end of support (of extended support on `EXTENDED`, which "
-        "GKE bills for that period); `gke.version` is the creation version, and node "
-        "auto-upgrade is on (GKE requires it in a channel). `UNSPECIFIED`: no channel, "
-        "`gke.version` pinned, node auto-upgrade off (the GPUDirect guides; GKE still upgrades "
-        "a minor at its end of support).",
-    )
-    system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
-    node_account_roles: list[NodeAccountRole] = Field(
-        default_factory=lambda: list(NODE_ACCOUNT_ROLES),
-        min_length=1,
-        description="Project roles of the nodes' service account: GKE's node role and what the "
-        "nodes pull with (Artifact Registry reader, as cluster-toolkit grants); keep "
-        "roles/container.defaultNodeServiceAccount (logging, monitoring).",
-    )
-    max_pods_per_node: int | None = Field(
-        None,
-        ge=8,
-        le=256,
-        description="The cluster's default max pods per node; GKE's 110 when unset. Set at "
-        "creation (a change replaces the cluster); the pod range must hold every node at it.",
-    )
 
 
 class InstallerConfig(ConfigModel):
@@ -391,131 +80,6 @@ class InstallerConfig(ConfigModel):
         False,
         description="Let `pulumi up` wait for the installer to roll out on every GPU node "
         "(default: `pulumi.com/skipAwait`); refused with an external owner.",
-    )
-
-
-class ReservationConfig(ConfigModel):
-    """Consume a specific Compute Engine reservation."""
-
-    name: ReservationName = Field(
-        description="Reservation name, or NAME/reservationBlocks/BLOCK for one block of it."
-    )
-    project: GcpProjectId | None = Field(
-        None, description="Owner project of a shared reservation; default: `gcp:project`."
-    )
-
-
-class BootDiskConfig(ConfigModel):
-    type: str | None = Field(
-        None,
-        description="Boot disk type, one the machine can attach; default: the catalog's first "
-        "(`pd-balanced` on A3, `hyperdisk-balanced` on A4X).",
-    )
-    size_gb: int = Field(200, ge=10, le=65536, description="Boot disk size in GB.")
-
-
-class UpgradeConfig(ConfigModel):
-    """How GKE upgrades a pool's nodes (surge upgrade): extra nodes, and nodes down at once.
-
-    Unset keys take cluster-toolkit's gke-node-pool defaults (variables.tf `upgrade_settings`,
-    main.tf `coalesce(max_surge, 0)`, `coalesce(max_unavailable, 1)`).
-    """
-
-    max_surge: int = Field(
-        0, ge=0, description="Extra nodes GKE creates during an upgrade (0: none)."
-    )
-    max_unavailable: int = Field(
-        1, ge=0, description="Nodes upgraded (unavailable) at once; not both 0."
-    )
-
-
-POOL_OPTION: dict = {"pool_option": True}
-"""Marks a `GpuPoolConfig` field the node pool takes as it is written (`json_schema_extra`): `make
-docs` writes its field into the hosted pool args (`GkeGpuPool`, by tools/pool_options.py), the
-hosted layer checks it with this field's rule, and the node pool reads it with `pool_option`."""
-
-
-def pool_options() -> list[str]:
-    """The `GpuPoolConfig` fields marked POOL_OPTION, in their order."""
-    return [
-        name
-        for name, field in GpuPoolConfig.model_fields.items()
-        if field.json_schema_extra == POOL_OPTION
-    ]
-
-
-class GpuPoolConfig(ConfigModel):
-    """The GPU node pool."""
-
-    name: NodePoolName = Field("gpu-pool", description="GPU node pool name, unique, not `system`.")
-    machine_type: MachineType = Field(
-        description="A catalog machine type of the platform: `a3-highgpu-8g`, `a3-megagpu-8g`, "
-        "`a4x-highgpu-4g`, `a3-ultragpu-8g` or `a4-highgpu-8g`."
-    )
-    zone: str = Field(
-        description="The pool's one zone, inside `region` (compact placement is zonal; on A4X "
-        "also the RoCE profile's zone)."
-    )
-    node_count: NodeCount = Field(description="GPU nodes, 0 or more.")
-    driver_install: DriverInstall = Field(
-        DriverInstall.GKE,
-        description="Who installs the NVIDIA driver: `gke`, or `bundle` (GKE's install disabled, "
-        "plus the device-plugin opt-out label).",
-    )
-    gpu_driver_version: GpuDriverVersion | None = Field(
-        None,
-        description="The GKE-installed driver version, with `driverInstall: gke` only; default "
-        "`LATEST`.",
-    )
-    local_ssd: bool | None = Field(
-        None,
-        description="The catalog's local SSD count (16 on A3) as ephemeral storage; default "
-        "`true` where the catalog has a count, refused where it has none.",
-    )
-    compact_placement: bool | None = Field(
-        None,
-        description="Compact placement through the catalog's policy (A3 `COLLOCATED`; A4X "
-        "workload policy 1x72, at most 18 nodes). Default: on, but off for a pool that consumes "
-        "a reservation on A3 Ultra and A4 (reserved capacity is densely colocated already, and "
-        "cluster-toolkit's examples set no placement policy on reserved pools); a change "
-        "replaces the pool.",
-    )
-    reservation: ReservationConfig | None = Field(
-        None,
-        description="Consume a specific reservation (one stack per reservation and zone); "
-        "default: any matching reservation.",
-    )
-    boot_disk: BootDiskConfig = Field(default_factory=BootDiskConfig)
-    upgrade: UpgradeConfig = Field(
-        default_factory=UpgradeConfig,
-        description="Surge upgrade settings; default maxSurge 0, maxUnavailable 1: one node at a "
-        "time, in place (a reservation or quota in full use has no node to surge into), as "
-        "cluster-toolkit's gke-node-pool.",
-    )
-    allow_unsupported_gke_version: bool = Field(
-        False,
-        description="Accept a GKE minor the catalog marks unsupported for the machine type (A3 "
-        "High on 1.34+, catalog `gke.unsupported_from_minor`).",
-    )
-    fast_socket: bool = Field(
-        False, description="NCCL Fast Socket; refused, no fabric here allows it."
-    )
-    accelerator_network_profile: str | None = Field(
-        None,
-        description="GKE-managed accelerator networking (`auto`); refused, it conflicts with the "
-        "stack's own NICs.",
-    )
-    create_timeout: Timeout = Field(
-        "60m",
-        description="How long Pulumi waits for the pool's creation (90m, 2h); GPU nodes boot, "
-        "install their driver and attach every NIC before GKE reports the pool running.",
-        json_schema_extra=POOL_OPTION,
-    )
-    update_timeout: Timeout = Field(
-        "60m",
-        description="How long Pulumi waits for an update of the pool (90m, 2h); an upgrade "
-        "replaces one node at a time, so a pool of many nodes needs more.",
-        json_schema_extra=POOL_OPTION,
     )
 
 
@@ -615,50 +179,6 @@ class StorageClassConfig(ConfigModel):
     is_default: bool = Field(
         False, description="Make it the cluster's default StorageClass (and `standard-rwo` not)."
     )
-
-
-NAME_HASH_LEN = 6
-"""Hex digits of the hash a cut name ends with."""
-
-
-def fit_name(stem: str, limit: int, suffix: str = "") -> str:
-    """`stem + suffix` if it fits in `limit` characters; else the stem cut, `-`, the first 6 hex
-    digits of the sha256 of the whole name, and the suffix: two names that differ only past the
-    cut stay apart (plain truncation gave `<cluster>-...-block-0001` and `...-block-0002` one
-    63-character placement policy name). A name that fits is never changed."""
-    full = f"{stem}{suffix}"
-    if len(full) <= limit:
-        return full
-    digest = hashlib.sha256(full.encode()).hexdigest()[:NAME_HASH_LEN]
-    cut = stem[: limit - len(suffix) - NAME_HASH_LEN - 1].rstrip("-")
-    return f"{cut}-{digest}{suffix}"
-
-
-# Compute Engine resource names: at most 63 characters (RFC 1035).
-GCE_NAME_LIMIT = 63
-# Service account IDs: 6-30 characters (IAM, "Creating service accounts").
-ACCOUNT_ID_LIMIT = 30
-
-
-def node_account_id(cluster_name: str) -> str:
-    """`<cluster>-nodes`, cut with a hash (`fit_name`) to the 30 characters of an account ID."""
-    return fit_name(cluster_name, ACCOUNT_ID_LIMIT, "-nodes")
-
-
-def placement_policy_name(cluster_name: str, pool_name: str) -> str:
-    """The compact placement policy of a pool: `<cluster>-<pool>-compact`, cut with a hash."""
-    return fit_name(f"{cluster_name}-{pool_name}", GCE_NAME_LIMIT, "-compact")
-
-
-@dataclass(frozen=True)
-class NicGroupPlan:
-    """A catalog NIC group with the stack's settings applied."""
-
-    group: NicGroup
-    subnets: list[str]
-    mtu: int
-    firewall_source_ranges: list[str] | None
-    object_names: list[str]
 
 
 class GkeStackConfig(StackModel):
@@ -862,9 +382,9 @@ class GkeStackConfig(StackModel):
 
     @property
     def has_nvlink_domains(self) -> bool:
-        """The stack installs the NVIDIA DRA driver's ComputeDomains (gke/nvlink.py): the machine
-        has NVLink domains (A4X) and the stack owns the installers (an external owner, NVIDIA
-        AICR's bundle, brings its own driver)."""
+        """The stack installs the NVIDIA DRA driver's ComputeDomains (gke/fabrics/nvlink.py): the
+        machine has NVLink domains (A4X) and the stack owns the installers (an external owner,
+        NVIDIA AICR's bundle, brings its own driver)."""
         return self.machine.nvlink_domains and self.installer.owner is not InstallerOwner.EXTERNAL
 
     @property

@@ -19,8 +19,8 @@ import pulumi_gcp as gcp
 from ..catalog import catalog
 from ..layers import result_field
 from ..versions import GKE_VERSION, gke_version_or_minor, is_minor
-from .cluster import in_a_channel
-from .version_rules import default_driver_problem, patch_floor_problem
+from .cluster.component import in_a_channel
+from .pool.version_rules import default_driver_problem, patch_floor_problem
 
 
 class ResolvedVersionTooOld(pulumi.RunError):

@@ -18,8 +18,7 @@ from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from .fabric_args import GkeFabricArgs
-from .inputs import FABRIC_INPUTS
-from .nccl_installer import (
+from .fabrics.nccl_installer import (
     NcclInstaller,
     NcclInstallerArgs,
     NriDeviceInjector,
@@ -27,10 +26,11 @@ from .nccl_installer import (
     installer_file,
     quiet_martians_of,
 )
-from .network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
-from .nvlink import NvlinkDomains, NvlinkDomainsArgs
+from .fabrics.network_objects import DeviceNetwork, NetworkObjects, NetworkObjectsArgs
+from .fabrics.nvlink import NvlinkDomains, NvlinkDomainsArgs
+from .fabrics.tcpx_smoke_test import TcpxSmokeTest, TcpxSmokeTestArgs
+from .inputs import FABRIC_INPUTS
 from .storage import HyperdiskStorage, HyperdiskStorageArgs
-from .tcpx_smoke_test import TcpxSmokeTest, TcpxSmokeTestArgs
 from .usable_nodes import needs_of, usable_gpu_nodes
 
 

@@ -1,9 +1,9 @@
 """A GKE GPU cluster with its GPU fabric in one stack: the cloud layer, then the fabric layer.
 
 The machine's catalog entry decides the NICs, VPCs and Network objects; its fabric's module
-(`fabrics.fabric_of`) decides the installer and what else goes in the cluster. `cloud_args` and
-`fabric_args` turn a validated stack config into each layer's typed args; a split deployment uses
-them one per stack.
+(`fabrics.by_name.fabric_of`) decides the installer and what else goes in the cluster.
+`from_stack.cloud_args` and `fabric_args` (below) turn a validated stack config into each layer's
+typed args; a split deployment uses them one per stack.
 """
 
 from __future__ import annotations
@@ -14,96 +14,12 @@ import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
 from .cloud import GkeCloud
-from .cloud_args import GkeCloudArgs, GkeGpuNetwork
-from .config import (
-    GkeA4xConfig,
-    GkeStackConfig,
-    InstallerOwner,
-)
+from .config import GkeA4xConfig, GkeStackConfig, InstallerOwner
 from .fabric import GkeFabric
 from .fabric_args import GkeFabricArgs
-from .fabrics import fabric_of
-from .pool_args import pool_args
+from .fabrics.by_name import fabric_of
+from .from_stack import cloud_args
 from .training_queue import training_queue_of
-
-
-def _named(pattern: str, prefix: str, nic: int) -> str:
-    """Fill a catalog name pattern for the NIC at 0-based index `nic` of its group."""
-    return pattern.format(prefix=prefix, n=nic + 1, i=nic)
-
-
-def gpu_networks(cfg: GkeStackConfig) -> list[GkeGpuNetwork]:
-    """The VPCs of every NIC group, named by the catalog's patterns, in NIC order."""
-    prefix, vpcs = cfg.name_prefix, []
-    for plan in cfg.nic_groups:
-        group, names = plan.group, plan.group.names
-        nics = list(range(group.count))
-        for vpc_nics in [[nic] for nic in nics] if group.vpc_per_nic else [nics]:
-            first = vpc_nics[0]
-            vpc: GkeGpuNetwork = {
-                "network_name": _named(names.network, prefix, first),
-                "subnets": [
-                    {"name": _named(names.subnet, prefix, nic), "cidr": plan.subnets[nic]}
-                    for nic in vpc_nics
-                ],
-                "mtu": plan.mtu,
-            }
-            if group.network_profile:
-                vpc["network_profile"] = (
-                    f"projects/{cfg.project}/global/networkProfiles/"
-                    f"{cfg.pool.zone}-{group.network_profile}"
-                )
-            if names.firewall:
-                vpc["firewall_name"] = _named(names.firewall, prefix, first)
-            if plan.firewall_source_ranges is not None:
-                vpc["firewall_source_ranges"] = plan.firewall_source_ranges
-            vpcs.append(vpc)
-    return vpcs
-
-
-def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
-    """The cloud layer's args of a validated stack config."""
-    gke, primary = cfg.gke, cfg.network.primary
-    args: GkeCloudArgs = {
-        "cluster_name": gke.name,
-        "project": cfg.project,
-        "region": cfg.region,
-        "version": gke.version,
-        "gpu_networks": gpu_networks(cfg),
-        "gpu_pools": [pool_args(cfg, pool) for pool in cfg.pools],
-        "deletion_protection": gke.deletion_protection,
-        "private_nodes": gke.private_nodes,
-        "system_machine_type": gke.system_pool.machine_type,
-        "system_node_count": gke.system_pool.node_count,
-        "node_account_roles": gke.node_account_roles,
-        "release_channel": cfg.release_channel.value,
-    }
-    if primary.existing is not None:
-        e = primary.existing
-        args["existing_network"] = {
-            "network": e.network,
-            "subnetwork": e.subnetwork,
-            "pods_range_name": e.pods_range_name,
-            "services_range_name": e.services_range_name,
-        }
-    else:
-        args["primary_network"] = {
-            "subnet_cidr": primary.subnet_cidr,
-            "pods_cidr": primary.pods_cidr,
-            "services_cidr": primary.services_cidr,
-            "cloud_nat": primary.cloud_nat,
-        }
-        mtu = primary.mtu if primary.mtu is not None else cfg.machine.primary_mtu
-        if mtu is not None:
-            args["primary_network"]["mtu"] = mtu
-    if gke.master_authorized_networks is not None:
-        args["master_authorized_networks"] = [
-            {"cidr_block": n.cidr_block, "display_name": n.display_name}
-            for n in gke.master_authorized_networks
-        ]
-    if gke.max_pods_per_node is not None:
-        args["max_pods_per_node"] = gke.max_pods_per_node
-    return args
 
 
 def fabric_args(

@@ -19,22 +19,19 @@ from ..layer_inputs import (
 )
 from ..versions import ChartVersionText, gke_version_or_minor
 from ..workloads.inputs import QUEUE_RULES, queue_problems
-from .config import (
-    AuthorizedNetwork,
+from .cluster.config import AuthorizedNetwork, GkeConfig, SystemPoolConfig
+from .config import GkeStackConfig, StorageClassConfig
+from .names import ResourceName
+from .network.config import Mtu
+from .network.rules import gpu_network_problems
+from .pool.config import (
     BootDiskConfig,
-    GkeConfig,
-    GkeStackConfig,
     GpuPoolConfig,
-    Mtu,
     ReservationConfig,
-    ResourceName,
-    StorageClassConfig,
-    SystemPoolConfig,
     UpgradeConfig,
     pool_options,
 )
-from .network_rules import gpu_network_problems
-from .pool_rules import (
+from .pool.rules import (
     LOCKED_OUT,
     pool_problems,
     pool_set_problems,
@@ -57,7 +54,7 @@ _GPU_MACHINE_TYPE = same_as(GpuPoolConfig, "machine_type", AfterValidator(_in_ca
 
 def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     """A primary network, created or existing, a control plane some client reaches, and the rules
-    of the pools (pool_rules.py, as the stack config runs them)."""
+    of the pools (pool/rules.py, as the stack config runs them)."""
     problems = created_or_existing(args, "primary_network", "existing_network", "a network")
     if args.get("master_authorized_networks") == []:
         problems.append(InputProblem("masterAuthorizedNetworks", [], LOCKED_OUT))

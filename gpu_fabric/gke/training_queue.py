@@ -14,16 +14,16 @@ from ..workloads.settings import (
     TrainingRuntimeSettings,
 )
 from .config import GkeStackConfig
-from .fabrics import fabric_of
-from .gib import ARM64_TOLERATION
-from .node_labels import NODE_POOL_LABEL
-from .nvlink import (
+from .fabrics.by_name import fabric_of
+from .fabrics.gib import ARM64_TOLERATION
+from .fabrics.nvlink import (
     CHANNEL_DEVICE_CLASS,
     CHANNEL_RESOURCE,
     COMPUTE_DOMAIN_CRDS,
     compute_domain,
     with_compute_domain,
 )
+from .node_labels import NODE_POOL_LABEL
 
 
 def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:

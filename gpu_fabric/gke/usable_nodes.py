@@ -36,10 +36,10 @@ from ..node_wait import (
     UsableNodesArgs,
 )
 from ..nvidia import GPU_RESOURCE
-from .gib import ARM64_TOLERATION
-from .nccl_installer import NRI_DEVICE_INJECTOR, installer_file
+from .fabrics.gib import ARM64_TOLERATION
+from .fabrics.nccl_installer import NRI_DEVICE_INJECTOR, installer_file
+from .fabrics.nvlink import COMPUTE_DOMAIN_DRIVER
 from .node_labels import NODE_POOL_LABEL
-from .nvlink import COMPUTE_DOMAIN_DRIVER
 
 WAIT_MINUTES = 30
 """From the pools' creation: GKE installs the driver at boot, then the installer runs."""

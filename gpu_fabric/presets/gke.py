@@ -11,8 +11,8 @@
 A preset writes the stack config a stack file of that family would hold and validates it as
 `pulumi up` does (every rule of the stack config, `make plan`'s wording), so the machine type,
 MTUs, NIC and VPC names, local SSDs, boot disk, driver and pinned images come from the catalog
-through the same code the repository's own stacks use (`gpu_cluster.cloud_args`/`fabric_args`,
-by way of gpu_fabric/presets/preset.py).
+through the same code the repository's own stacks use (`from_stack.cloud_args`,
+`gpu_cluster.fabric_args`, by way of gpu_fabric/presets/preset.py).
 Anything else a stack file may set goes in `overrides`, in the stack file's words
 (`{"gpuPool": {"reservation": "my-reservation"}}`; docs/config-reference.md).
 """

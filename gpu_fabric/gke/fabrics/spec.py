@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Fabric, FabricFacts, catalog
-from ..problems import Problem
+from ...catalog import Fabric, FabricFacts, catalog
+from ...problems import Problem
 
 if TYPE_CHECKING:
     # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
-    from .fabric_args import GkeFabricArgs
+    from ..fabric_args import GkeFabricArgs
 
 
 @dataclass(frozen=True)

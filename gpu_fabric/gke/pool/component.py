@@ -2,7 +2,7 @@
 
 A pool setting has one shape between the stack config and the node pool: `GkeGpuPool` (cloud.py),
 the pool's typed args, which `GkeCloud` takes per pool; the cluster adds `PoolCluster`. A stack's
-`GpuPoolConfig` fields reach it under their own names (`gpu_cluster.cloud_args`). A pool option
+`GpuPoolConfig` fields reach it under their own names (`from_stack.pool_args`). A pool option
 (a config field marked `POOL_OPTION`, whose `GkeGpuPool` field `make docs` writes) is its config
 field, its use here through `pool_option`, and a test.
 """
@@ -15,9 +15,9 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from ..catalog import catalog
-from .cloud_args import GkeGpuPool
-from .cluster import OAUTH_SCOPES, POOL_VERSION_MOVED_BY_GKE, SHIELDED_INSTANCE
+from ...catalog import catalog
+from ..cluster.component import OAUTH_SCOPES, POOL_VERSION_MOVED_BY_GKE, SHIELDED_INSTANCE
+from .args import GkeGpuPool
 from .config import GpuPoolConfig, UpgradeConfig
 from .reservations import checked_reservation
 

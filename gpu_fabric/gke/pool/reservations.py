@@ -18,8 +18,8 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from ..catalog import Machine
-from ..layers import result_field
+from ...catalog import Machine
+from ...layers import result_field
 
 
 class ReservationMismatch(pulumi.RunError):

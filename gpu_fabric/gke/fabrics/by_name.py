@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..catalog import Fabric, Machine, catalog
+from ...catalog import Fabric, Machine, catalog
 from . import gib, tcpx, tcpxo
-from .fabric_spec import GkeFabricSpec
+from .spec import GkeFabricSpec
 
 FABRICS: dict[Fabric, GkeFabricSpec] = {
     spec.fabric: spec for spec in (tcpx.FABRIC, tcpxo.FABRIC, gib.FABRIC)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..catalog import Machine, NicGroup
-from ..layer_inputs import ArgsProblem
-from .cloud_args import GkeGpuNetwork
+from ...catalog import Machine, NicGroup
+from ...layer_inputs import ArgsProblem
+from .args import GkeGpuNetwork
 
 
 def nic_layout(machine: Machine) -> list[tuple[NicGroup, int]]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..layers import after
+from ...layers import after
 from .tcpx import SMOKE_TEST_NAMESPACE, smoke_test_manifests
 
 # pulumi-kubernetes waits for a Pod to be Ready for 10 minutes by default (its

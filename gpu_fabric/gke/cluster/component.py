@@ -10,7 +10,8 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import yaml
 
-from .config import NODE_ACCOUNT_ROLES, ReleaseChannel, node_account_id
+from ..names import node_account_id
+from .config import NODE_ACCOUNT_ROLES, ReleaseChannel
 
 OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 

@@ -3,9 +3,9 @@ its daemon that must form a known pair. Each fabric's module applies them to its
 
 from __future__ import annotations
 
-from ..images import parse_image
-from ..problems import Problem
-from ..problems import key as _key
+from ...images import parse_image
+from ...problems import Problem
+from ...problems import key as _key
 
 
 def coupled_pair_problems(base: str, pair, pinned, daemon: str) -> list[Problem]:

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import ChartPin
-from ..helm import helm_release
-from ..nvidia import GPU_RESOURCE, HOST_DRIVER_DIR
-from ..pod_spec import add_claim, container_named
+from ...catalog import ChartPin
+from ...helm import helm_release
+from ...nvidia import GPU_RESOURCE, HOST_DRIVER_DIR
+from ...pod_spec import add_claim, container_named
+from ..node_labels import ACCELERATOR_LABEL
 from .gib import ARM64_TOLERATION
-from .node_labels import ACCELERATOR_LABEL
 
 COMPUTE_DOMAIN = "gpu-fabric-nvlink"
 CHANNEL_TEMPLATE = f"{COMPUTE_DOMAIN}-channel"

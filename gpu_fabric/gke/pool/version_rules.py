@@ -1,11 +1,11 @@
 """A machine's GKE version rules, one message each (catalog `machines.<type>.gke`): the stack
-config and a hosted `GkeCloud` check them on the version they name (pool_rules.py), and the preview
+config and a hosted `GkeCloud` check them on the version they name (rules.py), and the preview
 checks the patch rules again on the patch GKE resolves a minor to (engine_versions.py)."""
 
 from __future__ import annotations
 
-from ..catalog import Machine, minor_tuple
-from ..versions import GKE_VERSION, Version
+from ...catalog import Machine, minor_tuple
+from ...versions import GKE_VERSION, Version
 
 
 def patch_floor_problem(machine: Machine, version: Version) -> str | None:

@@ -10,19 +10,19 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import yaml_files
-from ..catalog import Fabric, catalog
-from ..nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
-from ..pod_spec import add_items, add_named
-from ..problems import Problem
-from ..workload_security import secure_workload
-from .config import GkeA3HighConfig
-from .fabric_spec import GkeFabricSpec
+from ... import yaml_files
+from ...catalog import Fabric, catalog
+from ...nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
+from ...pod_spec import add_items, add_named
+from ...problems import Problem
+from ...workload_security import secure_workload
+from ..config import GkeA3HighConfig
 from .image_checks import coupled_pair_problems
+from .spec import GkeFabricSpec
 
 if TYPE_CHECKING:
     # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
-    from .fabric_args import GkeFabricArgs
+    from ..fabric_args import GkeFabricArgs
 
 LIBRARY_DIR = CONTAINER_LIBRARY_DIR
 # The GKE GPUDirect-TCPX guide, "add GPUDirect-TCPX to a manifest" (and upstream nccl-test.yaml).

@@ -11,10 +11,10 @@ from pathlib import Path
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .. import yaml_files
-from ..catalog import DeviceMode, Machine, catalog
-from ..layers import after
-from ..workload_security import waive_upstream
+from ... import yaml_files
+from ...catalog import DeviceMode, Machine, catalog
+from ...layers import after
+from ...workload_security import waive_upstream
 
 # GoogleCloudPlatform/container-engine-accelerators, verbatim (see upstream/README.md); which
 # installer a machine runs is its fabric's catalog entry (`fabrics.<fabric>.installers`).

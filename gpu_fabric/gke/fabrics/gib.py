@@ -22,18 +22,18 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Fabric
-from ..nvidia import CONTAINER_DRIVER_DIR, GPU_RESOURCE, HOST_DRIVER_DIR
-from ..pod_spec import add_items, add_named, container_named, set_fields, source_first
-from ..problems import Problem
-from ..problems import key as _key
-from .config import GkeA4xConfig, GkeRdmaConfig
-from .fabric_spec import GkeFabricSpec
+from ...catalog import Fabric
+from ...nvidia import CONTAINER_DRIVER_DIR, GPU_RESOURCE, HOST_DRIVER_DIR
+from ...pod_spec import add_items, add_named, container_named, set_fields, source_first
+from ...problems import Problem
+from ...problems import key as _key
+from ..config import GkeA4xConfig, GkeRdmaConfig
 from .image_checks import pinned_image_problems
+from .spec import GkeFabricSpec
 
 if TYPE_CHECKING:
     # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
-    from .fabric_args import GkeFabricArgs
+    from ..fabric_args import GkeFabricArgs
 
 NVIDIA_HOST = HOST_DRIVER_DIR
 GIB_HOST = "/home/kubernetes/bin/gib"

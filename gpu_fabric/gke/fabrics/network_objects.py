@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pulumi
 
-from ..crd_gate import CrdGate, CrdGateArgs
-from ..k8s_objects import custom_resource
+from ...crd_gate import CrdGate, CrdGateArgs
+from ...k8s_objects import custom_resource
 
 API_VERSION = "networking.gke.io/v1"
 NETWORK_CRDS = ["networks.networking.gke.io", "gkenetworkparamsets.networking.gke.io"]

@@ -12,18 +12,18 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
-from ..catalog import Fabric, catalog
-from ..nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
-from ..pod_spec import add_items, add_named, container_named, set_fields, source_first
-from ..problems import Problem
-from .config import GkeA3MegaConfig, InstallerOwner
-from .fabric_spec import GkeFabricSpec
+from ...catalog import Fabric, catalog
+from ...nvidia import CONTAINER_LIBRARY_DIR, GPU_RESOURCE, HOST_LIBRARY_DIR
+from ...pod_spec import add_items, add_named, container_named, set_fields, source_first
+from ...problems import Problem
+from ..config import GkeA3MegaConfig, InstallerOwner
 from .gib import DEFAULT_INTERFACE, INTERFACES, interfaces_annotation
 from .image_checks import coupled_pair_problems
+from .spec import GkeFabricSpec
 
 if TYPE_CHECKING:
     # The layer's args, which import the Kubernetes SDK: not needed to run the rules.
-    from .fabric_args import GkeFabricArgs
+    from ..fabric_args import GkeFabricArgs
 
 DAEMON = "tcpxo-daemon"
 LIBRARY_DIR = CONTAINER_LIBRARY_DIR

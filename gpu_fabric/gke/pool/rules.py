@@ -1,5 +1,5 @@
 """The rules of one GPU node pool, over its layer args (`GkeGpuPool`): the stack config runs them on
-the pools it makes (checks.py, naming stack keys through `pool_args.STACK_KEYS`), and a hosted
+the pools it makes (checks.py, naming stack keys through `args.STACK_KEYS`), and a hosted
 `GkeCloud` on the pools it is given (inputs.py, naming property paths), so both refuse the same
 pools with the same words.
 
@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import Machine, catalog
-from ..versions import Version, is_minor
-from .cloud_args import GkeGpuPool
+from ...catalog import Machine, catalog
+from ...versions import Version, is_minor
+from .args import GkeGpuPool
 from .version_rules import (
     default_driver_problem,
     min_minor_problem,

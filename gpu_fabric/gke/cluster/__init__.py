@@ -1,0 +1,2 @@
+"""The GKE cluster: its stack config, args and resources (the cluster, its system pool, the nodes'
+service account)."""
