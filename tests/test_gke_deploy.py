@@ -147,14 +147,15 @@ def test_long_names_are_cut_with_a_hash_and_stay_unique():
 
 
 def test_placement_names_that_collide_are_refused(monkeypatch):
-    from gpu_fabric.gke import checks
+    from gpu_fabric.gke import from_stack
 
     monkeypatch.setattr(
-        checks, "placement_policy_name", lambda c, p: f"{c}-{p}-compact"[:63].rstrip("-")
+        from_stack, "placement_policy_name", lambda c, p: f"{c}-{p}-compact"[:63].rstrip("-")
     )
     (problem,) = problems(_two_blocks(), stack="a4x-prod")
     assert problem.key == "gpu-fabric:gpuPools[1].name"
-    assert "gpuPools[0]" in problem.message and "gpu-fabric:gke.name" in problem.message
+    assert problem.value == f"{LONG_CLUSTER}-a4x-reservation-block-0"
+    assert "gpuPools[0] has this compact placement policy" in problem.message
 
 
 @pytest.mark.parametrize(

@@ -174,57 +174,92 @@ def test_a_hosted_pool_in_another_regions_zone_is_refused():
     )
 
 
-def test_a_hosted_control_plane_no_client_reaches_is_refused():
-    reasons = hosted_reasons("GkeCloud", (("master_authorized_networks",), []))
-    assert list(reasons) == ["masterAuthorizedNetworks"]
-    assert "locks every client out of the control plane" in reasons["masterAuthorizedNetworks"]
+# --- where a pool's nodes come from -------------------------------------------------------------
 
 
-# --- the GPU networks the machine's NICs take (network/rules.py) ---------------------------------
+def _a4x_cloud(**pool: object) -> tuple[tuple, object]:
+    """A hosted A4X cluster's networks and one pool with `pool` (a gVNIC VPC, a RoCE VPC of four
+    subnets): the changes for `hosted_reasons`."""
+    a4x = {
+        **GOOD["GkeCloud"]["gpu_pools"][0],
+        "machine_type": "a4x-highgpu-4g",
+        "boot_disk_type": "hyperdisk-balanced",
+        "local_ssd_count": 0,
+        **pool,
+    }
+    return (("gpu_pools",), [a4x])
 
 
-def _a3_networks(count: int, mtu: int = 8244) -> list[dict]:
-    return [
+A4X_NETWORKS = (
+    ("gpu_networks",),
+    [
+        {"network_name": "a4x-gvnic", "subnets": [{"name": "g", "cidr": "192.168.0.0/24"}]},
         {
-            "network_name": f"a3-gpu-{n}",
-            "subnets": [{"name": f"a3-gpu-{n}", "cidr": f"10.{n}.0.0/24"}],
-            "mtu": mtu,
-        }
-        for n in range(1, count + 1)
-    ]
+            "network_name": "a4x-rdma",
+            "subnets": [{"name": f"r{n}", "cidr": f"192.168.{n}.0/24"} for n in range(1, 5)],
+        },
+    ],
+)
+for _network in A4X_NETWORKS[1]:
+    _network["mtu"] = 8896
+A4X_VERSION = (("version",), "1.34")  # A4X's minimum minor (catalog)
 
 
-def test_a_hosted_cluster_with_gpu_networks_its_nics_do_not_take_is_refused():
-    """A3 High takes 4 GPU networks of one subnet each (a VPC per TCPX NIC)."""
-    reasons = hosted_reasons("GkeCloud", (("gpu_networks",), _a3_networks(1)))
-    assert list(reasons) == ["gpuNetworks"]
-    assert "give 4 GPU networks with [1, 1, 1, 1] subnets, in NIC order" in reasons["gpuNetworks"]
-    accepted = _build("GkeCloud", (("gpu_networks",), _a3_networks(4)))
-    assert len(accepted.of_type("gcp:compute/network:Network")) >= 4
-
-
-def test_an_mtu_the_fabric_does_not_take_is_refused_alike():
-    stack = next(
+def _a4x_stack() -> str:
+    return next(
         s
         for s in stacks_on("gke")
-        if stack_values(s)["gpu-fabric:gpuPool"]["machineType"] == "a3-highgpu-8g"
+        if stack_values(s)["gpu-fabric:gpuPool"]["machineType"] == "a4x-highgpu-4g"
     )
+
+
+def test_a_gpu_pool_named_as_the_system_pool_is_refused_alike():
+    says = "the stack's CPU system pool is called 'system'"
     assert_single_rule(
-        {"gpu-fabric:network.nics.gpu.mtu": 1460},
-        "gpu-fabric:network.nics.gpu.mtu",
-        1460,
-        "work with MTU 8244 only; use that, or remove the key",
+        {"gpu-fabric:gpuPool.name": "system"}, "gpu-fabric:gpuPool.name", "system", says, GKE
+    )
+    reasons = hosted_refusal({"name": "system"})
+    assert list(reasons) == ["gpuPools[0].name"] and says in reasons["gpuPools[0].name"]
+
+
+def test_a_reservation_bound_pool_without_a_reservation_is_refused_alike():
+    says = "capacity is reservation-bound"
+    stack = _a4x_stack()
+    assert_single_rule(
+        {"gpu-fabric:gpuPool.reservation": DELETE},
+        "gpu-fabric:gpuPool.reservation",
+        None,
+        says,
         stack,
     )
-    reasons = hosted_reasons("GkeCloud", (("gpu_networks",), _a3_networks(4, mtu=1460)))
-    assert sorted(reasons) == [f"gpuNetworks[{i}].mtu" for i in range(4)]
-    assert "work with MTU 8244 only; use that" in reasons["gpuNetworks[0].mtu"]
+    reasons = hosted_reasons(
+        "GkeCloud", ("version",) and (("version",), "1.34"), A4X_NETWORKS, _a4x_cloud()
+    )
+    assert (
+        list(reasons) == ["gpuPools[0].reservation"] and says in reasons["gpuPools[0].reservation"]
+    )
 
 
-def test_a_gpu_machine_type_for_the_system_pool_is_refused_alike():
-    says = "is a GPU machine type"
-    key = "gpu-fabric:gke.systemPool.machineType"
-    assert_single_rule({key: "a2-highgpu-1g"}, key, "a2-highgpu-1g", says, GKE)
-    reasons = hosted_reasons("GkeCloud", (("system_machine_type",), "a2-highgpu-1g"))
-    assert list(reasons) == ["systemMachineType"]
-    assert says in reasons["systemMachineType"]
+def test_a_pool_larger_than_its_nvlink_domain_is_refused_alike():
+    says = "holds at most 18 nodes (one NVLink domain)"
+    stack = _a4x_stack()
+    assert_single_rule(
+        {"gpu-fabric:gpuPool.nodeCount": 19}, "gpu-fabric:gpuPool.nodeCount", 19, says, stack
+    )
+    placed = _a4x_cloud(node_count=19, reservation="r", compact_placement_name="a4x-gpu-compact")
+    reasons = hosted_reasons("GkeCloud", A4X_VERSION, A4X_NETWORKS, placed)
+    assert list(reasons) == ["gpuPools[0].nodeCount"] and says in reasons["gpuPools[0].nodeCount"]
+    within = _a4x_cloud(node_count=18, reservation="r", compact_placement_name="a4x-gpu-compact")
+    plan = _build("GkeCloud", A4X_VERSION, A4X_NETWORKS, within)
+    assert plan.of_type("gcp:container/nodePool:NodePool")
+
+
+def test_two_pools_with_one_compact_placement_policy_are_refused_by_a_hosted_cluster():
+    first = {**GOOD["GkeCloud"]["gpu_pools"][0], "compact_placement_name": "a3-compact"}
+    pools = [first, {**first, "name": "second"}]
+    reasons = hosted_reasons("GkeCloud", (("gpu_pools",), pools))
+    assert list(reasons) == ["gpuPools[1].compactPlacementName"]
+    assert (
+        "gpuPools[0] has this compact placement policy"
+        in reasons["gpuPools[1].compactPlacementName"]
+    )

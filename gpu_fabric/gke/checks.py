@@ -7,33 +7,23 @@ Each rule returns `Problem`s that name the stack key, the bad value and the fix;
 
 from __future__ import annotations
 
-import ipaddress
-import itertools
-import math
 import re
 
 from ..catalog import Machine, NicGroup, catalog
-from ..config_base import WIDEST_PUBLIC_SOURCE, public_addresses
+from ..layer_inputs import ArgsPath
 from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
-from ..versions import gke_version_or_minor
 from ..workloads.checks import queue_problems
+from .cloud_rules import cloud_problems
 from .config import GkeStackConfig
 from .fabrics.by_name import FABRICS, platform_fabric
-from .from_stack import pool_args
-from .names import placement_policy_name
-from .network.rules import mtu_problem
+from .from_stack import cloud_args, stack_key_of
 from .node_labels import GCE_TOPOLOGY_LABELS
-from .pool.args import pool_key, stack_path_of
+from .pool.args import pool_key
 from .pool.config import DriverInstall
 from .pool.rules import (
-    LOCKED_OUT,
-    pool_problems,
     pool_set_problems,
-    system_pool_refusal,
     unknown_machine_type,
-    version_problems,
-    zone_problem,
 )
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -43,12 +33,33 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """Every cross-field problem of a GKE stack: of its one `gpuPool`, or of each of `gpuPools`,
-    and of its training queue on the machine's Topology and fabric."""
-    if cfg.gpu_pool is not None and cfg.gpu_pools is None:
-        problems = _single_pool_problems(cfg)
-    else:
-        problems = several_pool_problems(cfg)
+    """Every cross-field problem of a GKE stack: the cloud layer's rules on the args it makes
+    (cloud_rules.py, as a hosted GkeCloud runs them, at the stack keys that wrote each path), the
+    rules of keys only a stack file has, per pool (`gpuPool`, or each of `gpuPools`), and those of
+    its training queue on the machine's Topology and fabric."""
+    problems = pool_list_problems(cfg)
+    if problems:
+        return problems
+    # The pools as a set first (cloud_rules.py runs it too): its fix comes before each pool's.
+    pool_set = pool_set_problems([pool.model_dump() for pool in cfg.pools])
+    if pool_set:
+        return [Problem(_key(pool_key(i, p.field)), p.value, p.message) for i, p in pool_set]
+    single = cfg.gpu_pool is not None and cfg.gpu_pools is None
+    for i, pool in enumerate(cfg.pools):
+        # The full list stays on the copy, so a rule over every node sees them all.
+        for problem in _stack_pool_problems(cfg.model_copy(update={"gpu_pool": pool})):
+            if not single:
+                problem = Problem(
+                    problem.key.replace(_key("gpuPool."), _key(f"gpuPools[{i}]."), 1),
+                    problem.value,
+                    problem.message,
+                )
+            if problem not in problems:
+                problems.append(problem)
+    if _cloud_args_made(cfg):
+        for problem in _cloud_arg_problems(cfg):
+            if problem not in problems:  # an MTU once per NIC group, not once per VPC
+                problems.append(problem)
     first = cfg.gpu_pool or next(iter(cfg.gpu_pools or []), None)
     machine = catalog().machines.get(first.machine_type) if first else None
     if machine is not None and machine.fabric in FABRICS:
@@ -96,8 +107,32 @@ def _topology_label_problems(cfg: GkeStackConfig) -> list[Problem]:
     ]
 
 
-def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """Every cross-field problem of a GKE stack with the one pool `cfg.gpu_pool`."""
+def _cloud_args_made(cfg: GkeStackConfig) -> bool:
+    """The stack can make its cloud args: every pool's machine type is one of the catalog's for
+    the stack's platform (else its own rules have said so)."""
+    machines = catalog().machines
+    return all(
+        pool.machine_type in machines and machines[pool.machine_type].platform == cfg.platform
+        for pool in cfg.pools
+    )
+
+
+def _cloud_arg_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """The cloud layer's rules on the args the stack makes, at the stack keys that wrote them."""
+    args = cloud_args(cfg)
+
+    def name(path: ArgsPath) -> str:
+        return _key(stack_key_of(cfg, path))
+
+    # The GPU networks' layout follows each NIC group's ranges, whose count the group's own rule
+    # names at its key (`network.nics.<group>.subnets`).
+    found = [p for p in cloud_problems(args, name) if p.path != ("gpu_networks",)]
+    return [Problem(name(p.path), p.value, p.message) for p in found]
+
+
+def _stack_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
+    """The rules of keys a stack file has and the cloud layer's args do not (the platform, NIC
+    group names, Network object names, Fast Socket, ...), on the one pool `cfg.gpu_pool`."""
     machine = catalog().machines.get(cfg.pool.machine_type)
     if machine is None:
         unknown = unknown_machine_type(cfg.pool.machine_type)
@@ -112,36 +147,16 @@ def _single_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
                 "change gpu-fabric:platform or the machine type",
             )
         )
-    wrong_zone = zone_problem(cfg.pool.zone, cfg.region, _key("region"))
-    if wrong_zone:
-        problems.append(Problem(_key("gpuPool.zone"), cfg.pool.zone, wrong_zone))
-    if cfg.gke.master_authorized_networks == []:
-        problems.append(Problem(_key("gke.masterAuthorizedNetworks"), [], LOCKED_OUT))
-    problems += _pool_args_checks(cfg, machine)
     problems += _nic_checks(cfg, machine)
-    problems += _range_checks(cfg)
+    problems += _existing_network_checks(cfg)
     problems += _pool_checks(cfg, machine)
     # The platform's fabric, not the machine's: the image keys are the platform model's.
     problems += platform_fabric(cfg.platform).image_problems(cfg)
     problems += _name_checks(cfg)
     problems += _placement_checks(cfg, machine)
-    problems += _capacity_checks(cfg)
-    problems += _authorized_network_checks(cfg)
     problems += _no_effect_checks(cfg)
-    problems += _mtu_checks(cfg)
-    problems += placement_size_problems(cfg, machine)
-    problems += pod_range_capacity_problems(cfg)
-    problems += services_range_problems(cfg)
     problems += refused_nic_group_problems(cfg, machine)
     return problems
-
-
-def _pool_args_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """The rules of the pool's args, its machine on the GKE version among them (pool/rules.py),
-    as a hosted GkeCloud runs them, at the stack keys that wrote each field."""
-    args, version = pool_args(cfg, cfg.pool), gke_version_or_minor(cfg.gke.version)
-    found = [*version_problems(version, args, machine), *pool_problems(args, machine)]
-    return [Problem(_key(stack_path_of(p.field)), p.value, p.message) for p in found]
 
 
 def _nic_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
@@ -232,36 +247,19 @@ def _object_name_checks(group: NicGroup, names: list[str], base: str) -> list[Pr
     return problems
 
 
-def _range_checks(cfg: GkeStackConfig) -> list[Problem]:
-    problems: list[Problem] = []
-    ranges = [
-        (_key(f"network.nics.{plan.group.name}.subnets[{i}]"), cidr)
-        for plan in cfg.nic_groups
-        for i, cidr in enumerate(plan.subnets)
-    ]
+def _existing_network_checks(cfg: GkeStackConfig) -> list[Problem]:
+    """Primary network ranges beside `primary.existing`, whose subnet owns its ranges."""
     primary = cfg.network.primary
     if primary.existing is None:
-        ranges += [
-            (_key("network.primary.subnetCidr"), primary.subnet_cidr),
-            (_key("network.primary.podsCidr"), primary.pods_cidr),
-            (_key("network.primary.servicesCidr"), primary.services_cidr),
-        ]
-    else:
-        for field in sorted(primary.model_fields_set - {"existing"}):
-            problems.append(
-                Problem(
-                    _key(f"network.primary.{type(primary).model_fields[field].alias}"),
-                    getattr(primary, field),
-                    "has no effect with primary.existing (the existing subnet owns its ranges); "
-                    "remove it",
-                )
-            )
-    for (key_a, a), (key_b, b) in itertools.combinations(ranges, 2):
-        if ipaddress.ip_network(a).overlaps(ipaddress.ip_network(b)):
-            problems.append(
-                Problem(key_b, b, f"overlaps {key_a} ({a}); pick a range that does not overlap")
-            )
-    return problems
+        return []
+    return [
+        Problem(
+            _key(f"network.primary.{type(primary).model_fields[field].alias}"),
+            getattr(primary, field),
+            "has no effect with primary.existing (the existing subnet owns its ranges); remove it",
+        )
+        for field in sorted(primary.model_fields_set - {"existing"})
+    ]
 
 
 def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
@@ -307,25 +305,15 @@ def _pool_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
     return problems
 
 
-SYSTEM_POOL_NAME = "system"
 # GKE creates these StorageClasses itself (the PD and Filestore CSI drivers' defaults).
 GKE_STORAGE_CLASSES = {"standard", "standard-rwo", "premium-rwo", "standard-rwx", "premium-rwx"}
 
 
 def _name_checks(cfg: GkeStackConfig) -> list[Problem]:
-    """Names that collide with what the stack or GKE already owns."""
-    problems = []
-    if cfg.pool.name == SYSTEM_POOL_NAME:
-        problems.append(
-            Problem(
-                _key("gpuPool.name"),
-                cfg.pool.name,
-                "the stack's CPU system pool is called 'system'; give the GPU pool another name",
-            )
-        )
+    """A StorageClass name GKE already owns."""
     storage = getattr(cfg, "storage_class", None)
     if storage is not None and storage.name in GKE_STORAGE_CLASSES:
-        problems.append(
+        return [
             Problem(
                 _key("storageClass.name"),
                 storage.name,
@@ -333,169 +321,24 @@ def _name_checks(cfg: GkeStackConfig) -> list[Problem]:
                 f"({', '.join(sorted(GKE_STORAGE_CLASSES))}); pick another, such as "
                 "hyperdisk-balanced",
             )
-        )
-    return problems
-
-
-def _placement_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """Machines that only come as reserved, compactly placed capacity (A4X: Compute Engine docs,
-    "About instances that use the reservation-bound model")."""
-    problems = []
-    pool = cfg.pool
-    if "workload_policy" in machine.placement and pool.compact_placement is False:
-        problems.append(
-            Problem(
-                _key("gpuPool.compactPlacement"),
-                False,
-                f"{pool.machine_type} nodes are placed through a workload policy "
-                f"({machine.placement['workload_policy']['type']}, "
-                f"{machine.placement['workload_policy']['accelerator_topology']}); without it the "
-                "NVLink domain is not formed. Remove the key",
-            )
-        )
-    if machine.reservation_bound and pool.reservation is None:
-        problems.append(
-            Problem(
-                _key("gpuPool.reservation"),
-                MISSING,
-                f"{pool.machine_type} capacity is reservation-bound: a pool without a reservation "
-                "cannot be provisioned; name the reservation (or NAME/reservationBlocks/BLOCK)",
-            )
-        )
-    return problems
-
-
-# Compute Engine keeps 4 addresses of every subnet's primary range (network, gateway, second-to-
-# last, broadcast: VPC docs "Reserved IP addresses in IPv4 subnets"); /29 is the smallest range.
-RESERVED_PER_SUBNET = 4
-SMALLEST_SUBNET_PREFIX = 29
-# The system pool is regional: its count is per zone, and a region has at most 4 zones today.
-MAX_ZONES_PER_REGION = 4
-
-
-def _capacity_checks(cfg: GkeStackConfig) -> list[Problem]:
-    """Every range must hold the nodes the stack can create."""
-    problems = []
-    gpu_nodes = sum(pool.node_count for pool in cfg.pools)  # the pools share the GPU VPCs
-    ranges = [
-        (_key(f"network.nics.{plan.group.name}.subnets[{i}]"), cidr, gpu_nodes)
-        for plan in cfg.nic_groups
-        for i, cidr in enumerate(plan.subnets)
-    ]
-    primary = cfg.network.primary
-    if primary.existing is None:
-        system_nodes = cfg.gke.system_pool.node_count * MAX_ZONES_PER_REGION
-        ranges.append(
-            (_key("network.primary.subnetCidr"), primary.subnet_cidr, gpu_nodes + system_nodes)
-        )
-    for key, cidr, nodes in ranges:
-        network = ipaddress.ip_network(cidr)
-        if network.prefixlen > SMALLEST_SUBNET_PREFIX:
-            problems.append(
-                Problem(
-                    key, cidr, f"Compute Engine subnets are /{SMALLEST_SUBNET_PREFIX} or larger"
-                )
-            )
-        elif network.num_addresses - RESERVED_PER_SUBNET < nodes:
-            problems.append(
-                Problem(
-                    key,
-                    cidr,
-                    f"holds {network.num_addresses - RESERVED_PER_SUBNET} nodes, and the stack can "
-                    f"create {nodes} with an address here; pick a larger range",
-                )
-            )
-    return problems
-
-
-def _authorized_network_checks(cfg: GkeStackConfig) -> list[Problem]:
-    networks = cfg.gke.master_authorized_networks or []
-    public = public_addresses([n.cidr_block for n in networks])
-    if public > WIDEST_PUBLIC_SOURCE:
-        return [
-            Problem(
-                _key("gke.masterAuthorizedNetworks"),
-                [n.cidr_block for n in networks],
-                f"together these ranges admit {public:,} public addresses, more than a /8: the "
-                "control plane would be open to the internet in all but name; list only the "
-                "ranges that deploy and operate the cluster",
-            )
         ]
     return []
 
 
-def placement_size_problems(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
-    """A pool under a compact placement that holds a bounded number of nodes (A4X `1x72`: 18)."""
-    pool, limit = cfg.pool, machine.max_nodes_per_placement
-    if not cfg.compact_placement_of(pool) or limit is None or pool.node_count <= limit:
+def _placement_checks(cfg: GkeStackConfig, machine: Machine) -> list[Problem]:
+    """Compact placement turned off where the machine's nodes come through a workload policy
+    (A4X: without it the NVLink domain is not formed)."""
+    pool = cfg.pool
+    if "workload_policy" not in machine.placement or pool.compact_placement is not False:
         return []
-    topology = machine.placement.get("workload_policy", {}).get("accelerator_topology", "")
+    policy = machine.placement["workload_policy"]
     return [
         Problem(
-            _key("gpuPool.nodeCount"),
-            pool.node_count,
-            f"a {pool.machine_type} pool under its {topology} workload policy holds at most "
-            f"{limit} nodes (one NVLink domain); use {limit} or fewer, and another pool (and "
-            "reservation) for more",
-        )
-    ]
-
-
-def pod_range_capacity_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """The pod range must hold a per-node range for every node the stack can create.
-
-    GKE gives each node a pod range of twice its max pods, rounded up to a power of two (110 pods:
-    a /24), from the cluster's pod range ("Configure maximum Pods per node"); a node that finds no
-    free range does not come up. An existing network's ranges are not known here: not checked.
-    """
-    primary = cfg.network.primary
-    if primary.existing is not None:
-        return []
-    per_node = 2 ** math.ceil(math.log2(2 * cfg.max_pods_per_node))
-    pods = ipaddress.ip_network(primary.pods_cidr)
-    capacity = pods.num_addresses // per_node
-    system = cfg.gke.system_pool.node_count * MAX_ZONES_PER_REGION
-    gpu_nodes = sum(pool.node_count for pool in cfg.pools)
-    nodes = gpu_nodes + system
-    if nodes <= capacity:
-        return []
-    needed = 32 - math.ceil(math.log2(nodes * per_node))
-    return [
-        Problem(
-            _key("network.primary.podsCidr"),
-            primary.pods_cidr,
-            f"holds {capacity} nodes at {cfg.max_pods_per_node} pods per node (a "
-            f"/{32 - int(math.log2(per_node))} each), but the stack can create {nodes} "
-            f"({gpu_nodes} GPU, up to {system} system in {MAX_ZONES_PER_REGION} "
-            f"zones); use a /{needed} or wider, or lower {_key('gke.maxPodsPerNode')}",
-        )
-    ]
-
-
-# The smallest Services (ClusterIP) secondary range GKE takes: a /27, 32 Services; GKE's default
-# is a /20 (GKE docs, "VPC-native clusters", IP address ranges and cluster sizing:
-# https://cloud.google.com/kubernetes-engine/docs/concepts/alias-ips). The cluster's own Services
-# (kubernetes, kube-dns, metrics-server, the GPU fabric's) take several before any workload's.
-SMALLEST_SERVICES_PREFIX = 27
-
-
-def services_range_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """The Services range must be one GKE accepts (a /27 or wider). An existing network's range
-    is not known here: not checked."""
-    primary = cfg.network.primary
-    if primary.existing is not None:
-        return []
-    services = ipaddress.ip_network(primary.services_cidr)
-    if services.prefixlen <= SMALLEST_SERVICES_PREFIX:
-        return []
-    return [
-        Problem(
-            _key("network.primary.servicesCidr"),
-            primary.services_cidr,
-            f"holds {services.num_addresses} Service addresses; GKE's Services range is a "
-            f"/{SMALLEST_SERVICES_PREFIX} (32 Services) or wider, and the cluster's own Services "
-            "take several; use a /20 (4,096 Services, GKE's default) or at least a "
-            f"/{SMALLEST_SERVICES_PREFIX}",
+            _key("gpuPool.compactPlacement"),
+            False,
+            f"{pool.machine_type} nodes are placed through a workload policy "
+            f"({policy['type']}, {policy['accelerator_topology']}); without it the NVLink domain "
+            "is not formed. Remove the key",
         )
     ]
 
@@ -511,26 +354,6 @@ def refused_nic_group_problems(cfg: GkeStackConfig, machine: Machine) -> list[Pr
         for name, value in cfg.network.nics.items()
         if name in machine.refused_nic_groups
     ]
-
-
-def several_pool_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """`gpuPools`: the list's own rules, then every single-pool rule on each pool (keys
-    `gpuPools[i].*`); a rule about the whole cluster is reported once."""
-    problems = pool_list_problems(cfg)
-    if problems:
-        return problems
-    for i, pool in enumerate(cfg.pools):
-        # The full list stays on the copy, so rules over every node (pod capacity) see them all.
-        single = cfg.model_copy(update={"gpu_pool": pool})
-        for problem in _single_pool_problems(single):
-            moved = Problem(
-                problem.key.replace(_key("gpuPool."), _key(f"gpuPools[{i}]."), 1),
-                problem.value,
-                problem.message,
-            )
-            if moved not in problems:
-                problems.append(moved)
-    return problems
 
 
 def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
@@ -553,37 +376,7 @@ def pool_list_problems(cfg: GkeStackConfig) -> list[Problem]:
                 f"required: set {_key('gpuPool')} (one pool) or a non-empty {_key('gpuPools')}",
             )
         ]
-    problems = [
-        Problem(_key(pool_key(i, p.field)), p.value, p.message)
-        for i, p in pool_set_problems([pool.model_dump() for pool in cfg.pools])
-    ]
-    return problems + derived_name_problems(cfg)
-
-
-def derived_name_problems(cfg: GkeStackConfig) -> list[Problem]:
-    """The cloud names derived from each pool's (its compact placement policy's) must be unique
-    across the pools: two pools cannot own one policy."""
-    problems: list[Problem] = []
-    owner: dict[str, int] = {}
-    named = [pool.name for pool in cfg.pools]
-    for i, pool in enumerate(cfg.pools):
-        if (
-            not cfg.compact_placement_of(pool) or pool.name in named[:i]
-        ):  # a duplicate name: reported
-            continue
-        name = placement_policy_name(cfg.gke.name, pool.name)
-        if name in owner:
-            problems.append(
-                Problem(
-                    _key(f"gpuPools[{i}].name"),
-                    pool.name,
-                    f"its compact placement policy would be named {name}, as that of "
-                    f"gpuPools[{owner[name]}] ({_key('gke.name')}: {cfg.gke.name}); give the "
-                    "pools names that differ",
-                )
-            )
-        owner.setdefault(name, i)
-    return problems
+    return []
 
 
 def _no_effect_checks(cfg: GkeStackConfig) -> list[Problem]:
@@ -599,23 +392,4 @@ def _no_effect_checks(cfg: GkeStackConfig) -> list[Problem]:
                 "wait for); remove it",
             )
         )
-    problems += _system_pool_type_checks(cfg.gke.system_pool.machine_type)
     return problems
-
-
-def _system_pool_type_checks(machine_type: str) -> list[Problem]:
-    """The system pool takes no GPU machine type: by the GPU families the catalog records for GCP
-    (any a3-*, g2-*, ...), not only the types it builds."""
-    refusal = system_pool_refusal(machine_type)
-    return [Problem(_key("gke.systemPool.machineType"), machine_type, refusal)] if refusal else []
-
-
-def _mtu_checks(cfg: GkeStackConfig) -> list[Problem]:
-    """A GPU NIC group's MTU, where the fabric's docs allow only some (GPUDirect-TCPX/TCPXO)."""
-    return [
-        Problem(
-            _key(f"network.nics.{plan.group.name}.mtu"), plan.mtu, f"{wrong}, or remove the key"
-        )
-        for plan in cfg.nic_groups
-        if (wrong := mtu_problem(plan.group, cfg.pool.machine_type, plan.mtu))
-    ]

@@ -1,17 +1,22 @@
 """What a validated stack config gives GKE's cloud layer: `cloud_args`, with each pool's
 `pool_args` and the GPU VPCs of `gpu_networks` (the fabric layer's, which also take the cloud
 layer's outputs, are `gpu_cluster.fabric_args`). A pool setting reaches its args under its own
-name. Plain data: the stack config's rules run on these args too (checks.py)."""
+name. The cloud layer's rules run on these args (checks.py), and `stack_key_of` says which stack
+key wrote each path they name: the one map between the two."""
 
 from __future__ import annotations
 
 from typing import cast
 
+from pydantic.alias_generators import to_camel
+
+from ..layer_inputs import ArgsPath
 from .cloud_args import GkeCloudArgs
 from .config import GkeStackConfig
 from .names import placement_policy_name
 from .network.args import GkeGpuNetwork
-from .pool.args import GkeGpuPool
+from .network.rules import nic_of
+from .pool.args import GkeGpuPool, pool_key, stack_path_of
 from .pool.config import DriverInstall, GpuPoolConfig
 
 # NVIDIA AICR's A4X networking guide: with a bundle-installed driver, GKE's own device plugin
@@ -51,7 +56,8 @@ def _named(pattern: str, prefix: str, nic: int) -> str:
 
 
 def gpu_networks(cfg: GkeStackConfig) -> list[GkeGpuNetwork]:
-    """The VPCs of every NIC group, named by the catalog's patterns, in NIC order."""
+    """The VPCs of every NIC group, named by the catalog's patterns, in NIC order (a NIC whose
+    group has no range for it gets no subnet: the group's `subnets` rule says so, checks.py)."""
     prefix, vpcs = cfg.name_prefix, []
     for plan in cfg.nic_groups:
         group, names = plan.group, plan.group.names
@@ -63,6 +69,7 @@ def gpu_networks(cfg: GkeStackConfig) -> list[GkeGpuNetwork]:
                 "subnets": [
                     {"name": _named(names.subnet, prefix, nic), "cidr": plan.subnets[nic]}
                     for nic in vpc_nics
+                    if nic < len(plan.subnets)
                 ],
                 "mtu": plan.mtu,
             }
@@ -122,3 +129,39 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
     if gke.max_pods_per_node is not None:
         args["max_pods_per_node"] = gke.max_pods_per_node
     return args
+
+
+CLOUD_STACK_KEYS: dict[tuple[str, ...], str] = {
+    ("cluster_name",): "gke.name",
+    ("region",): "region",
+    ("version",): "gke.version",
+    ("release_channel",): "gke.releaseChannel",
+    ("master_authorized_networks",): "gke.masterAuthorizedNetworks",
+    ("system_machine_type",): "gke.systemPool.machineType",
+    ("system_node_count",): "gke.systemPool.nodeCount",
+    ("max_pods_per_node",): "gke.maxPodsPerNode",
+    ("gpu_pools",): "gpuPools",
+    **{
+        ("primary_network", field): f"network.primary.{to_camel(field)}"
+        for field in ("subnet_cidr", "pods_cidr", "services_cidr", "mtu", "cloud_nat")
+    },
+}
+"""A `GkeCloudArgs` path of the cluster or the primary network -> the stack key that writes it."""
+
+
+def stack_key_of(cfg: GkeStackConfig, path: ArgsPath) -> str:
+    """The stack key (without the namespace) that wrote a path of `cloud_args(cfg)`: a pool's
+    field under `gpuPool` or `gpuPools[i]`, a GPU network's under its NIC group
+    (`network.nics.rdma.subnets[3]`), the rest by `CLOUD_STACK_KEYS`."""
+    head = path[0]
+    if head == "gpu_pools" and len(path) > 2:
+        field = str(path[2])
+        single = cfg.gpu_pool is not None and cfg.gpu_pools is None
+        return stack_path_of(field) if single else pool_key(int(path[1]), field)
+    if head == "gpu_networks" and len(path) > 2:
+        subnet = int(path[3]) if path[2] == "subnets" and len(path) > 3 else 0
+        group, nic = nic_of(cfg.machine, int(path[1]), subnet)
+        base = f"network.nics.{group.name}"
+        field = str(path[2])
+        return f"{base}.subnets[{nic}]" if field == "subnets" else f"{base}.{to_camel(field)}"
+    return CLOUD_STACK_KEYS[tuple(str(part) for part in path)]

@@ -2,10 +2,9 @@
 of the stack config field it comes from, and the catalog rules a hosted layer needs (its machine
 type, the disks it boots from, one Network object per NIC)."""
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import AfterValidator
-from pydantic.alias_generators import to_camel
 
 from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel
@@ -17,13 +16,14 @@ from ..layer_inputs import (
     property_path_of,
     same_as,
 )
-from ..versions import ChartVersionText, gke_version_or_minor
+from ..versions import ChartVersionText
 from ..workloads.inputs import QUEUE_RULES, queue_problems
+from .cloud_args import GkeCloudArgs
+from .cloud_rules import cloud_problems
 from .cluster.config import AuthorizedNetwork, GkeConfig, SystemPoolConfig
 from .config import GkeStackConfig, StorageClassConfig
 from .names import ResourceName
 from .network.config import Mtu
-from .network.rules import gpu_network_problems
 from .pool.config import (
     BootDiskConfig,
     GpuPoolConfig,
@@ -32,13 +32,7 @@ from .pool.config import (
     pool_options,
 )
 from .pool.rules import (
-    LOCKED_OUT,
-    pool_problems,
-    pool_set_problems,
-    system_pool_refusal,
     unknown_machine_type,
-    version_problems,
-    zone_problem,
 )
 
 
@@ -53,37 +47,14 @@ _GPU_MACHINE_TYPE = same_as(GpuPoolConfig, "machine_type", AfterValidator(_in_ca
 
 
 def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
-    """A primary network, created or existing, a control plane some client reaches, and the rules
-    of the pools (pool/rules.py, as the stack config runs them)."""
+    """A primary network, created or existing, and every rule of the cloud layer's args
+    (cloud_rules.py, as the stack config runs them), at their property paths."""
     problems = created_or_existing(args, "primary_network", "existing_network", "a network")
-    if args.get("master_authorized_networks") == []:
-        problems.append(InputProblem("masterAuthorizedNetworks", [], LOCKED_OUT))
-    system = args["system_machine_type"]
-    if refusal := system_pool_refusal(system):
-        problems.append(InputProblem("systemMachineType", system, refusal))
-    if not args["gpu_pools"]:
-        return [*problems, InputProblem("gpuPools", [], "give at least one GPU node pool")]
-    problems += [
-        InputProblem(f"gpuPools[{i}].{to_camel(p.field or '')}", p.value, p.message)
-        for i, p in pool_set_problems(args["gpu_pools"])
-    ]
-    first = args["gpu_pools"][0]["machine_type"]
-    problems += [
+    typed = cast(GkeCloudArgs, args)
+    return problems + [
         InputProblem(property_path_of(p.path), p.value, p.message)
-        for p in gpu_network_problems(catalog().machines[first], first, args["gpu_networks"])
+        for p in cloud_problems(typed, property_path_of)
     ]
-    version = gke_version_or_minor(args["version"])
-    for i, pool in enumerate(args["gpu_pools"]):
-        wrong_zone = zone_problem(pool["zone"], args["region"], "region")
-        if wrong_zone:
-            problems.append(InputProblem(f"gpuPools[{i}].zone", pool["zone"], wrong_zone))
-        machine = catalog().machines[pool["machine_type"]]
-        for p in [*version_problems(version, pool, machine), *pool_problems(pool, machine)]:
-            path = "version" if p.field is None else f"gpuPools[{i}].{to_camel(p.field)}"
-            problem = InputProblem(path, p.value, p.message)
-            if problem not in problems:  # one version problem, however many pools share it
-                problems.append(problem)
-    return problems
 
 
 def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:

@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from ..names import node_account_id
-from .config import NODE_ACCOUNT_ROLES, ReleaseChannel
+from .config import NODE_ACCOUNT_ROLES, SYSTEM_POOL_NAME, ReleaseChannel
 
 OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
@@ -264,7 +264,7 @@ class Cluster(pulumi.ComponentResource):
 
         gcp.container.NodePool(
             f"{name}-system",
-            name="system",
+            name=SYSTEM_POOL_NAME,
             cluster=self.cluster.id,
             location=args.location,
             version=args.version,

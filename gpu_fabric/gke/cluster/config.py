@@ -35,6 +35,10 @@ class AuthorizedNetwork(ConfigModel):
     display_name: str = Field("", description="Label shown in the console.")
 
 
+SYSTEM_POOL_NAME = "system"
+"""The CPU system pool's node pool name (a GPU pool may not take it)."""
+
+
 class SystemPoolConfig(ConfigModel):
     """The small CPU pool that runs system pods (the default pool is removed)."""
 

@@ -60,6 +60,9 @@ STACK_KEYS = {
     "boot_disk_size_gb": "bootDisk.sizeGb",
     "max_surge": "upgrade.maxSurge",
     "max_unavailable": "upgrade.maxUnavailable",
+    "reservation_project": "reservation.project",
+    # The stack names a pool's compact placement policy after the pool (`<cluster>-<pool>-compact`).
+    "compact_placement_name": "name",
 }
 """A `GkeGpuPool` field -> its key under the stack file's pool (`gpu-fabric:gpuPool.`, or
 `gpuPools[i].`), where it is not the field's camel-case name."""

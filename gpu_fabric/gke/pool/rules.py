@@ -1,11 +1,11 @@
-"""The rules of one GPU node pool, over its layer args (`GkeGpuPool`): the stack config runs them on
-the pools it makes (checks.py, naming stack keys through `args.STACK_KEYS`), and a hosted
-`GkeCloud` on the pools it is given (inputs.py, naming property paths), so both refuse the same
-pools with the same words.
+"""The rules of the GPU node pools, over their layer args (`GkeGpuPool`): each pool's (upgrade
+room, boot disk, where its nodes come from, its machine on the GKE version) and the set's (names,
+one machine type, one zone on a RoCE fabric, one placement policy each). The stack config runs them
+on the pools it makes and a hosted `GkeCloud` on the pools it is given (both through
+cloud_rules.py), so both refuse the same pools with the same words.
 
-The pool's other rules still read the stack config (checks.py): those of keys a hosted layer does
-not take (Fast Socket, the accelerator network profile, the install path) and those across the
-stack (versions, placement, capacity)."""
+Only the rules of keys a hosted layer does not take (Fast Socket, the accelerator network profile,
+the install path, `compactPlacement: false`) read the stack config (checks.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...catalog import Machine, catalog
+from ...problems import MISSING
 from ...versions import Version, is_minor
+from ..cluster.config import SYSTEM_POOL_NAME
 from .args import GkeGpuPool
 from .version_rules import (
     default_driver_problem,
@@ -74,6 +76,7 @@ def pool_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
                 "node; set maxUnavailable: 1 (or maxSurge: 1 where capacity allows)",
             )
         )
+    problems += _placement_problems(pool, machine)
     nodes = pool["node_count"]
     for field, value in (("max_surge", surge), ("max_unavailable", unavailable)):
         # A surge upgrade works through the pool's nodes, at most all of them at once (GKE,
@@ -89,6 +92,45 @@ def pool_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
                     "surge node is one more GPU VM of quota or reservation)",
                 )
             )
+    return problems
+
+
+def _placement_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
+    """The pool's name beside the system pool's, and where its nodes come from: reserved capacity
+    for a reservation-bound machine (A4X: Compute Engine docs, "About instances that use the
+    reservation-bound model"), at most one NVLink domain under a bounded compact placement (A4X
+    `1x72`: 18 nodes)."""
+    problems = []
+    machine_type = pool["machine_type"]
+    if pool["name"] == SYSTEM_POOL_NAME:
+        problems.append(
+            PoolProblem(
+                "name",
+                pool["name"],
+                "the stack's CPU system pool is called 'system'; give the GPU pool another name",
+            )
+        )
+    if machine.reservation_bound and not pool.get("reservation"):
+        problems.append(
+            PoolProblem(
+                "reservation",
+                MISSING,
+                f"{machine_type} capacity is reservation-bound: a pool without a reservation "
+                "cannot be provisioned; name the reservation (or NAME/reservationBlocks/BLOCK)",
+            )
+        )
+    limit, nodes = machine.max_nodes_per_placement, pool["node_count"]
+    if pool.get("compact_placement_name") and limit is not None and nodes > limit:
+        topology = machine.placement.get("workload_policy", {}).get("accelerator_topology", "")
+        problems.append(
+            PoolProblem(
+                "node_count",
+                nodes,
+                f"a {machine_type} pool under its {topology} workload policy holds at most "
+                f"{limit} nodes (one NVLink domain); use {limit} or fewer, and another pool (and "
+                "reservation) for more",
+            )
+        )
     return problems
 
 
@@ -158,6 +200,25 @@ def pool_set_problems(pools: Sequence[Mapping[str, Any]]) -> list[tuple[int, Poo
                     ),
                 )
             )
+    owner: dict[str, int] = {}
+    for i, pool in enumerate(pools):
+        policy = pool.get("compact_placement_name")
+        if not policy:
+            continue
+        if policy in owner and pool["name"] not in [p["name"] for p in pools[:i]]:
+            problems.append(
+                (
+                    i,
+                    PoolProblem(
+                        "compact_placement_name",
+                        policy,
+                        f"gpuPools[{owner[policy]}] has this compact placement policy, and two "
+                        "pools cannot own one; give the pools names that differ (a pool's policy "
+                        "is named after the cluster and the pool)",
+                    ),
+                )
+            )
+        owner.setdefault(policy, i)
     machine = catalog().machines.get(first["machine_type"])
     if machine and any(g.network_profile for g in machine.nic_groups):
         problems += [
@@ -175,19 +236,3 @@ def pool_set_problems(pools: Sequence[Mapping[str, Any]]) -> list[tuple[int, Poo
             if pool["zone"] != first["zone"]
         ]
     return problems
-
-
-LOCKED_OUT = (
-    "an empty list locks every client out of the control plane, this stack's own Kubernetes "
-    "provider included; remove the key or list the ranges that deploy"
-)
-"""Why the control plane's authorized networks may not be an empty list."""
-
-
-def system_pool_refusal(machine_type: str) -> str | None:
-    """Why the CPU system pool cannot take `machine_type` (a GPU family's; catalog
-    `gpu_families.gke`), or None."""
-    families = catalog().gpu_families["gke"]
-    return families.system_pool_refusal(
-        machine_type, "machine type", "CPU type such as e2-standard-4"
-    )
