@@ -38,8 +38,9 @@ class DeviceMode(str, Enum):
 class Fabric(str, Enum):
     """A GKE GPU network fabric: `Machine.fabric`, and the key of the catalog's `fabrics:` table.
 
-    Each has one module in gpu_fabric/gke/ (`tcpx.py`, `tcpxo.py`, `gib.py`) that the rest of the
-    code asks (`gpu_fabric.gke.fabrics.fabric_of`), instead of comparing these values.
+    Each has one module in gpu_fabric/gke/fabrics/ (`tcpx.py`, `tcpxo.py`, `gib.py`) that the rest
+    of the code asks (`gpu_fabric.gke.fabrics.by_name.fabric_of`), instead of comparing these
+    values.
     """
 
     TCPX = "gpudirect-tcpx"
@@ -175,6 +176,9 @@ class Machine(_Data):
     nvlink_domains: bool = False
     """Its GPUs reach other nodes' GPUs over NVLink (GB200 NVL72), through the NVIDIA DRA
     driver's ComputeDomains."""
+    persistent_disk: bool = True
+    """Its nodes attach Persistent Disk; where not (Hyperdisk only), the stack makes a Hyperdisk
+    StorageClass for the cluster's volumes."""
 
     def nic_group(self, name: str) -> NicGroup | None:
         return next((g for g in self.nic_groups if g.name == name), None)

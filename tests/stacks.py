@@ -3,6 +3,8 @@ never by name: a user adds stacks of their own, and the suite covers those too."
 
 from __future__ import annotations
 
+import functools
+
 from gpu_fabric.registry import spec_of
 from offline import engine
 
@@ -32,3 +34,20 @@ def cloud_stacks_on(package: str) -> list[str]:
 
 APPLYING_STACKS = [s for s in STACKS if engine.stack_config(s).get("gpu-fabric:layers") != "cloud"]
 """Every stack file that fills a cluster (`layers: all` or `fabric`)."""
+
+
+@functools.cache
+def stack_of_machine() -> dict[str, str]:
+    """A stack file of each machine type the stacks build (their `hardware(cfg)`: a GKE pool's
+    machine type, an OKE shape, an ACK Lingjun type), the first in name order."""
+    from tests.conftest import parse_stack
+
+    found: dict[str, str] = {}
+    for stack in sorted(STACKS):
+        if engine.stack_config(stack).get("gpu-fabric:layers") == "fabric":
+            continue  # its cloud stack builds the machines
+        cfg = parse_stack({}, stack)
+        machine = spec_of(cfg.platform).hardware(cfg).machine
+        if machine is not None:
+            found.setdefault(machine, stack)
+    return found

@@ -12,6 +12,7 @@ from gpu_fabric.gke.fabric import GkeFabric
 from gpu_fabric.presets import gke as presets
 from gpu_fabric.presets.preset import Preset
 from gpu_fabric.problems import ConfigError
+from gpu_fabric.registry import spec_of
 from offline import engine
 from offline.plan import pick
 
@@ -38,13 +39,28 @@ def family(name: str) -> Preset:
     return getattr(gpu_fabric.gke, name)("train", **COMMON, **args, **extra)
 
 
-@pytest.mark.parametrize("name", list(FAMILIES))
-def test_each_family_plans_its_two_layers_with_the_catalogs_facts(name):
-    platform, _ = FAMILIES[name]
-    machine_type, machine = next(
-        (m, e) for m, e in catalog().machines.items() if e.platform == platform
+GKE_PLATFORMS = sorted(
+    {m.platform for m in catalog().machines.values() if spec_of(m.platform).package == "gke"}
+)
+"""Every GKE platform the catalog's machines name: a new family needs no line here."""
+
+
+def catalog_preset(platform: str) -> Preset:
+    """The generic preset of `platform` from its catalog machine alone: each NIC group's default
+    ranges, the machine's minimum minor, a reservation where its capacity is reservation-bound."""
+    ((machine_type, machine),) = catalog().machines_of(platform).items()
+    subnets = {group.name: list(group.default_subnets) for group in machine.nic_groups}
+    reserved = {"reservation": "my-reservation"} if machine.reservation_bound else {}
+    version = max(machine.gke.min_minor, "1.33", key=lambda v: tuple(map(int, v.split("."))))
+    return presets.preset(
+        platform, "train", nic_subnets=subnets, version=version, **COMMON, **reserved
     )
-    made = family(name)
+
+
+@pytest.mark.parametrize("platform", GKE_PLATFORMS)
+def test_each_family_plans_its_two_layers_with_the_catalogs_facts(platform):
+    ((machine_type, machine),) = catalog().machines_of(platform).items()
+    made = catalog_preset(platform)
 
     def program():
         cloud = GkeCloud("train", made.cloud_args)
@@ -57,10 +73,21 @@ def test_each_family_plans_its_two_layers_with_the_catalogs_facts(name):
     local_ssds = made.cloud_args["gpu_pools"][0]["local_ssd_count"]
     assert local_ssds == (machine.local_ssd_count or 0)  # every SSD the machine has (A4X: none)
     networks = [r for r in plan.resources if r.type == "gcp:compute/network:Network"]
-    nics = sum(group.count for group in machine.nic_groups)
-    assert len(networks) == 1 + (nics if platform in ("gke-a3-high", "gke-a3-mega") else 2)
+    vpcs = sum(group.count if group.vpc_per_nic else 1 for group in machine.nic_groups)
+    assert len(networks) == 1 + vpcs
     assert all(r.inputs["name"].startswith("train-") for r in networks)
     assert any(r.type.startswith("kubernetes:") for r in plan.resources)  # the fabric layer
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_each_named_preset_is_the_generic_preset_of_its_platform(name):
+    """Same machine, disks, driver and NICs (the named ones take their own ranges)."""
+    platform, _ = FAMILIES[name]
+    named, generic = family(name).cloud_args, catalog_preset(platform).cloud_args
+    facts = ("machine_type", "local_ssd_count", "boot_disk_type", "gpu_driver_version")
+    assert [named["gpu_pools"][0][f] for f in facts] == [generic["gpu_pools"][0][f] for f in facts]
+    layout = [[len(n["subnets"]), n["mtu"]] for n in named["gpu_networks"]]
+    assert layout == [[len(n["subnets"]), n["mtu"]] for n in generic["gpu_networks"]]
 
 
 def test_a_preset_refuses_what_the_stack_config_refuses_naming_each_key():

@@ -15,6 +15,7 @@ import pytest
 from pydantic import ValidationError
 
 from gpu_fabric.catalog import NcclThreshold, catalog
+from tests.stacks import stack_of_machine
 from verify import nccl_judge
 from verify.nccl import (
     COLLECTIVES,
@@ -37,15 +38,6 @@ TCPX = TCPX_LOG.read_text()
 OKE = OKE_LOG.read_text()
 MiB, GiB = 1 << 20, 1 << 30
 
-# The stack file of each machine the catalog has thresholds for.
-STACK_OF_MACHINE = {
-    "a3-highgpu-8g": "a3-prod",
-    "a3-megagpu-8g": "a3-mega-prod",
-    "a3-ultragpu-8g": "a3-ultra-prod",
-    "a4-highgpu-8g": "a4-prod",
-    "a4x-highgpu-4g": "a4x-prod",
-    "BM.GPU.B4.8": "oke-dranet",
-}
 # Where out-of-place and in-place busbw and #wrong are in a row of the current format.
 OUT_BUSBW, OUT_WRONG, IN_BUSBW, IN_WRONG = 7, 8, 11, 12
 
@@ -497,7 +489,7 @@ def test_each_threshold_passes_at_its_limit_and_fails_just_below(
     log = tmp_path / "run.log"
     limit = entry.min_busbw
     log.write_text(_run_at(entry, limit - out_below, limit - in_below))
-    stack = STACK_OF_MACHINE[entry.machine]
+    stack = stack_of_machine()[entry.machine]
     assert nccl_judge.main([str(log), "--stack", stack]) == code
     printed = capsys.readouterr().out
     assert f"judged as {entry.key} (nodes from the rank lines' hosts" in printed

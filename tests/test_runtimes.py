@@ -329,9 +329,12 @@ def test_the_runtime_asks_for_the_configured_topology():
     ] == ("cloud.google.com/gce-topology-subblock")
 
 
-def test_only_a4x_runtime_carries_the_alias_of_the_earlier_component():
+def test_every_gke_runtime_carries_the_alias_of_the_earlier_a4x_component():
+    """An alias matches only a resource the stack's state holds under it: on A3 High, which never
+    had the earlier A4X runtime, it is a no-op, and no platform name decides it."""
     (runtime,) = planned("a3-prod").of_type(RUNTIME)
-    assert runtime.aliases == []  # A3 High never had the earlier A4X-only runtime
+    (alias,) = runtime.aliases
+    assert "gpu-fabric:gke:TrainingRuntime" in str(alias)
 
 
 def test_without_a_topology_the_runtime_asks_for_none():

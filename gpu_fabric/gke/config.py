@@ -9,11 +9,11 @@ from the catalog through the properties of the models, so components never re-de
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import AfterValidator, Field
 
-from ..catalog import Machine, catalog
+from ..catalog import Fabric, Machine, catalog
 from ..config_base import (
     ConfigModel,
     StackModel,
@@ -179,6 +179,19 @@ class StorageClassConfig(ConfigModel):
     is_default: bool = Field(
         False, description="Make it the cluster's default StorageClass (and `standard-rwo` not)."
     )
+
+
+def platforms_of(fabric: Fabric, *, nvlink: bool = False) -> Any:
+    """The GKE platforms whose catalog machines take `fabric`, with NVLink domains or without, as
+    the `Literal` of a model's `platform`: the catalog's machine entries, not the models, say which
+    platforms there are (a new family on an existing fabric is a catalog entry). The models differ
+    only in the keys of their fabric (its images) and of NVLink domains."""
+    platforms = {
+        m.platform
+        for m in catalog().machines.values()
+        if m.fabric is fabric and m.nvlink_domains is nvlink
+    }
+    return Literal[tuple(sorted(platforms))]
 
 
 class GkeStackConfig(StackModel):
@@ -381,6 +394,17 @@ class GkeStackConfig(StackModel):
         return resources
 
     @property
+    def nvlink_driver_version(self) -> str:
+        """The NVIDIA DRA driver chart of the ComputeDomains (where `has_nvlink_domains`)."""
+        return catalog().nvidia_dra_driver.compute_domains_version
+
+    @property
+    def hyperdisk_storage_class(self) -> StorageClassConfig:
+        """The Hyperdisk StorageClass the stack makes where the machine attaches no Persistent
+        Disk (catalog `persistent_disk`)."""
+        return StorageClassConfig()
+
+    @property
     def has_nvlink_domains(self) -> bool:
         """The stack installs the NVIDIA DRA driver's ComputeDomains (gke/fabrics/nvlink.py): the
         machine has NVLink domains (A4X) and the stack owns the installers (an external owner,
@@ -411,7 +435,7 @@ class GkeStackConfig(StackModel):
 class GkeA3HighConfig(GkeStackConfig):
     """gke-a3-high: a3-highgpu-8g with GPUDirect-TCPX (the GKE GPUDirect-TCPX guide)."""
 
-    platform: Literal["gke-a3-high"] = Field(description="What the stack builds.")
+    platform: platforms_of(Fabric.TCPX) = Field(description="What the stack builds.")  # type: ignore[valid-type]
     images: A3HighImagesConfig = Field(default_factory=A3HighImagesConfig)
     smoke_test: bool = Field(
         False,
@@ -446,7 +470,7 @@ AICR_GPU_NIC_MARK = "gpu-nic"
 class GkeA3MegaConfig(GkeStackConfig):
     """gke-a3-mega: a3-megagpu-8g (8x H100 Mega) with GPUDirect-TCPXO over 8 GPU NICs."""
 
-    platform: Literal["gke-a3-mega"] = Field(description="What the stack builds.")
+    platform: platforms_of(Fabric.TCPXO) = Field(description="What the stack builds.")  # type: ignore[valid-type]
     images: A3MegaImagesConfig = Field(default_factory=A3MegaImagesConfig)
 
     ONLY_HERE: ClassVar[dict[str, str]] = {
@@ -496,7 +520,9 @@ class GkeA4xConfig(GkeStackConfig):
     """gke-a4x: a4x-highgpu-4g (GB200) with GPUDirect-RDMA over gIB (NVIDIA AICR's A4X
     networking guide)."""
 
-    platform: Literal["gke-a4x"] = Field(description="What the stack builds.")
+    platform: platforms_of(Fabric.GIB, nvlink=True) = Field(  # type: ignore[valid-type]
+        description="What the stack builds."
+    )
     images: A4xImagesConfig = Field(default_factory=A4xImagesConfig)
     storage_class: StorageClassConfig | None = Field(
         None, description="The Hyperdisk StorageClass (created by default)."
@@ -539,11 +565,11 @@ class GkeA4xConfig(GkeStackConfig):
 
     @property
     def nvlink_driver_version(self) -> str:
-        return self.nvidia_dra_driver_version or catalog().nvidia_dra_driver.compute_domains_version
+        return self.nvidia_dra_driver_version or super().nvlink_driver_version
 
     @property
     def hyperdisk_storage_class(self) -> StorageClassConfig:
-        return self.storage_class or StorageClassConfig()
+        return self.storage_class or super().hyperdisk_storage_class
 
 
 class GkeRdmaConfig(GkeStackConfig):
@@ -553,7 +579,7 @@ class GkeRdmaConfig(GkeStackConfig):
     never in keys (GKE's A4/A3 Ultra doc covers both with one network shape).
     """
 
-    platform: Literal["gke-a3-ultra", "gke-a4"] = Field(description="What the stack builds.")
+    platform: platforms_of(Fabric.GIB) = Field(description="What the stack builds.")  # type: ignore[valid-type]
     images: RdmaImagesConfig = Field(default_factory=RdmaImagesConfig)
 
     @property

@@ -175,10 +175,9 @@ class GkeFabric(pulumi.ComponentResource):
                     args["kubeconfig"],
                     args["cluster_id"],
                     runtime_after=runtime_after,
-                    # Only gke-a4x had the earlier runtime component: no alias elsewhere.
-                    runtime_aliases=[_earlier_runtime(self, name)]
-                    if machine.platform == "gke-a4x"
-                    else [],
+                    # A4X's stacks had the earlier runtime component; an alias matches only what a
+                    # stack's state holds, so elsewhere it is a no-op (no platform compared).
+                    runtime_aliases=[_earlier_runtime(self, name)],
                 ),
                 on_cluster,
             )

@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
 from .cloud import GkeCloud
-from .config import GkeA4xConfig, GkeStackConfig, InstallerOwner
+from .config import GkeStackConfig, InstallerOwner
 from .fabric import GkeFabric
 from .fabric_args import GkeFabricArgs
 from .fabrics.by_name import fabric_of
@@ -54,9 +54,9 @@ def fabric_args(
     queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue
-    if isinstance(cfg, GkeA4xConfig):
-        # a4x nodes cannot attach Persistent Disk; PVCs need a Hyperdisk class (NVIDIA AICR's A4X
-        # networking guide).
+    if not cfg.machine.persistent_disk:
+        # Nodes that attach no Persistent Disk (A4X) need a Hyperdisk class for their volumes
+        # (NVIDIA AICR's A4X networking guide, "Storage Prerequisites").
         storage = cfg.hyperdisk_storage_class
         args["hyperdisk_storage_class"] = {"name": storage.name, "is_default": storage.is_default}
     return args

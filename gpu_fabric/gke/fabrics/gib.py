@@ -218,7 +218,7 @@ def _gpu_request(container: dict) -> set[str]:
 def _add_fabric_args(cfg: GkeA4xConfig | GkeRdmaConfig, args: GkeFabricArgs) -> None:
     # A4X: the NVIDIA DRA driver for NVLink across nodes, where the stack owns the installers
     # (an external owner, NVIDIA AICR's bundle, brings its own).
-    if isinstance(cfg, GkeA4xConfig) and cfg.has_nvlink_domains:
+    if cfg.has_nvlink_domains:
         args["nvlink_driver_version"] = cfg.nvlink_driver_version
 
 
