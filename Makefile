@@ -73,11 +73,12 @@ lint: $(STAMP)
 
 # The key tables of docs/config-reference.md, from the config models' descriptions
 # (tools/config_reference.py; tests/test_config_reference.py fails when they differ), and the
-# hosted GKE pool args' options (tools/pool_options.py; tests/test_pool_options.py).
+# hosted GKE pool args' options (tools/pool_options.py; tests/test_gke_pool_options.py).
 .PHONY: docs
 docs: $(STAMP)
 	$(VENV)/bin/python -m tools.config_reference
 	$(VENV)/bin/python -m tools.pool_options
+	$(VENV)/bin/python -m tools.layout
 
 verify: $(STAMP)
 	$(GPU_FABRIC) verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \

@@ -14,7 +14,7 @@ from gpu_fabric.workload_security import waivers, without_waivers
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned
 from tests.test_manifests import UPSTREAM, validate
-from tests.test_queues import QUEUE_KINDS
+from tests.test_workloads_queues import QUEUE_KINDS
 from tests.vendored import VERIFY_UPSTREAM
 
 STACK = "a3-mega-prod"

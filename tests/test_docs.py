@@ -234,3 +234,26 @@ def test_install_lines_name_the_repository_and_pin_only_released_versions():
         assert "<org>/gpu-fabric" not in text, doc.name
         if not released:
             assert not re.search(r"gpu-fabric@v\d", text), doc.name
+
+
+def test_the_layout_table_is_what_the_tree_gives():
+    from tools import layout
+
+    written = layout.PAGE.read_text(encoding="utf-8")
+    assert layout.render(written) == written, (
+        f"the layout table is out of date; run {layout.REGENERATE}"
+    )
+
+
+def test_every_file_the_where_a_change_goes_table_names_exists():
+    """The table's file lists are real: a moved or renamed file fails here, not in a reader."""
+    from tools import layout
+
+    text = layout.PAGE.read_text(encoding="utf-8")
+    section = text[text.index("## Where a change goes") : text.index("BEGIN GENERATED: layout")]
+    root = layout.ROOT
+    named = set(
+        re.findall(r"`((?:gpu_fabric|tests|tools|verify|docs)/[\w/.-]+\.(?:py|yaml|md))`", section)
+    )
+    assert len(named) > 15
+    assert sorted(p for p in named if not (root / p).exists()) == []

@@ -21,7 +21,7 @@ from tests.conftest import (
 )
 from tests.stacks import stacks_on
 from tests.test_manifests import UPSTREAM, validate
-from tests.test_queues import QUEUE_KINDS
+from tests.test_workloads_queues import QUEUE_KINDS
 from tests.vendored import VERIFY_UPSTREAM
 
 NODE_POOL = "gcp:container/nodePool:NodePool"

@@ -17,7 +17,7 @@ from gpu_fabric.gke.fabrics import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
 from offline.engine import manifest
 from tests.conftest import run_stack
-from tests.test_queues import QUEUE_KINDS
+from tests.test_workloads_queues import QUEUE_KINDS
 from tests.vendored import (
     AICR_RUNTIME,
     CRD_FILES,

@@ -21,7 +21,7 @@ from offline.engine import Plan, manifest
 from tests.conftest import DELETE, OKE_EXISTING_VCN, kubernetes_provider, run_stack
 from tests.seed import seed_file, seed_objects
 from tests.test_manifests import validate
-from tests.test_queues import QUEUE_KINDS
+from tests.test_workloads_queues import QUEUE_KINDS
 
 STACK = "oke-dranet"
 VCN = "oci:Core/vcn:Vcn"

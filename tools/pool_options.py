@@ -2,13 +2,13 @@
 
     python -m tools.pool_options [--check]
 
-A `GpuPoolConfig` field marked `POOL_OPTION` (gpu_fabric/gke/config.py) reaches the node pool as it
-is written. Its field in `GkeGpuPool` (gpu_fabric/gke/cloud_args.py, between the GENERATED markers)
-is written here from the model: the name, the type, and the description as the field's docstring,
-which is what Pulumi's component analyzer reads for the schema (`Analyzer.get_docstring` parses the
-class's source: pulumi/provider/experimental/analyzer.py). So a pool option is its config field,
-its use in the node pool, and a test; tests/test_pool_options.py fails when the block is out of
-date.
+A `GpuPoolConfig` field marked `POOL_OPTION` (gpu_fabric/gke/pool/config.py) reaches the node pool
+as it is written. Its field in `GkeGpuPool` (gpu_fabric/gke/pool/args.py, between the GENERATED
+markers) is written here from the model: the name, the type, and the description as the field's
+docstring, which is what Pulumi's component analyzer reads for the schema (`Analyzer.get_docstring`
+parses the class's source: pulumi/provider/experimental/analyzer.py). So a pool option is its config
+field, its use in the node pool, and a test; tests/test_gke_pool_options.py fails when the block is
+out of date.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def block() -> str:
 
 
 def render(source: str) -> str:
-    """`source` (cloud_args.py) with the generated block rewritten."""
+    """`source` (pool/args.py) with the generated block rewritten."""
     if not BLOCK.search(source):
         raise ValueError(f"{ARGS_FILE.name} has no `# BEGIN GENERATED: pool options` block")
     return BLOCK.sub(lambda m: f"{m[1]}{block()}{m[2]}", source)

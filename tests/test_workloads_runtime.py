@@ -22,7 +22,7 @@ from tests.conftest import assert_single_rule, parse_stack, planned, run_stack
 from tests.seed import ACK_SEED, seed_objects
 from tests.stacks import APPLYING_STACKS, platform_of
 from tests.test_manifests import validate
-from tests.test_queues import release
+from tests.test_workloads_queues import release
 from tests.vendored import VERIFY_UPSTREAM
 
 RUNTIME = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"

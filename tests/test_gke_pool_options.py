@@ -11,7 +11,7 @@ from pydantic import AfterValidator, Field
 from gpu_fabric.gke.pool.config import POOL_OPTION, GpuPoolConfig, pool_options
 from tests.conftest import assert_single_rule, run_stack
 from tests.test_component_schema import _analysis, token
-from tests.test_gpu_pools import pools
+from tests.test_gke_pools import pools
 from tests.test_layer_inputs import _build, _refused
 from tools import pool_options as generator
 
