@@ -37,6 +37,34 @@ OKE = cloud_stacks_on("oke")[0]
             "gpuNodes.joinTagKey",
             "every instance of the root compartment may join",
         ),
+        (
+            {"gpu-fabric:network.loadBalancerSubnetCidr": "10.140.0.0/24"},
+            "gpu-fabric:network.loadBalancerSubnetCidr",
+            (("vcn", "load_balancer_subnet_cidr"), "10.140.0.0/24"),
+            "vcn.loadBalancerSubnetCidr",
+            "piSubnetCidr (10.140.0.0/28); pick another range",
+        ),
+        (
+            {"gpu-fabric:network.workersSubnetCidr": "10.141.0.0/19"},
+            "gpu-fabric:network.workersSubnetCidr",
+            (("vcn", "workers_subnet_cidr"), "10.141.0.0/19"),
+            "vcn.workersSubnetCidr",
+            "is not inside the VCN 10.140.0.0/16",
+        ),
+        (
+            {"gpu-fabric:network.workersSubnetCidr": "10.140.64.0/30"},
+            "gpu-fabric:network.workersSubnetCidr",
+            (("vcn", "workers_subnet_cidr"), "10.140.64.0/30"),
+            "vcn.workersSubnetCidr",
+            "holds 1 addresses, and the stack needs 4 nodes",
+        ),
+        (
+            {"gpu-fabric:oke.servicesCidr": "10.140.2.0/24"},
+            "gpu-fabric:oke.servicesCidr",
+            (("services_cidr",), "10.140.2.0/24"),
+            "servicesCidr",
+            "overlaps the VCN 10.140.0.0/16",
+        ),
     ],
 )
 def test_a_rule_of_the_cloud_args_is_refused_alike(

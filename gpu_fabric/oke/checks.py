@@ -13,7 +13,7 @@ import re
 
 from ..catalog import catalog, closest_known
 from ..config_base import Layers
-from ..layer_inputs import stack_key_in
+from ..layer_inputs import ArgsPath, stack_key_in
 from ..problems import (
     Problem,
     deploy_path_without_effect,
@@ -24,7 +24,7 @@ from ..problems import key as _key
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS, queue_problems
 from .claim_plan import RUNTIME_CLAIM, plan_claim
 from .cloud_args import STACK_KEYS, cloud_args
-from .cloud_rules import cloud_problems
+from .cloud_rules import RESERVED_PER_SUBNET, cloud_problems
 from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
 
 # Availability domains are `<tenancy prefix>:<REGION>-AD-<n>`. The oldest regions name it without
@@ -51,10 +51,13 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     problems += queue_problems(cfg.queues, None, POD_SECURITY, list(dict.fromkeys(carried)))
     problems += _topology_checks(cfg)
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.gpu_nodes.count)
+
     # The rules of the cloud layer's args, as a hosted OkeCloud runs them (cloud_rules.py).
+    def name(path: ArgsPath) -> str:
+        return _key(stack_key_in(path, STACK_KEYS))
+
     problems += [
-        Problem(_key(stack_key_in(p.path, STACK_KEYS)), p.value, p.message)
-        for p in cloud_problems(cloud_args(cfg))
+        Problem(name(p.path), p.value, p.message) for p in cloud_problems(cloud_args(cfg), name)
     ]
     problems += _chart_pair_checks(cfg)
     unknown = unknown_gpu_shape(cfg.gpu_nodes.shape, cfg.platform)
@@ -256,22 +259,15 @@ def _net(cidr: str) -> ipaddress.IPv4Network:
     return ipaddress.IPv4Network(cidr)
 
 
-def _subnet_ranges(cfg: OkeDranetConfig) -> list[tuple[str, str]]:
-    """(stack key, range) of every subnet the nodes, pods and endpoints use."""
+def _existing_subnet_ranges(cfg: OkeDranetConfig) -> list[tuple[str, str]]:
+    """(stack key, range) of an existing VCN's subnets that the nodes and pods use (the cloud
+    layer's args take their IDs only, so these ranges are the stack file's to check)."""
     existing = cfg.network.existing
-    if existing:
-        ranges = [(_key("network.existing.workersSubnetCidr"), existing.workers_subnet_cidr)]
-        if existing.pods_subnet_cidr:
-            ranges.append((_key("network.existing.podsSubnetCidr"), existing.pods_subnet_cidr))
-        return ranges
-    net = cfg.network
-    ranges = [
-        (_key("network.apiSubnetCidr"), net.api_subnet_cidr),
-        (_key("network.loadBalancerSubnetCidr"), net.load_balancer_subnet_cidr),
-        (_key("network.workersSubnetCidr"), net.workers_subnet_cidr),
-    ]
-    if cfg.oke.cni is Cni.VCN_NATIVE:
-        ranges.append((_key("network.podsSubnetCidr"), net.pods_subnet_cidr))
+    if existing is None:
+        return []
+    ranges = [(_key("network.existing.workersSubnetCidr"), existing.workers_subnet_cidr)]
+    if existing.pods_subnet_cidr:
+        ranges.append((_key("network.existing.podsSubnetCidr"), existing.pods_subnet_cidr))
     return ranges
 
 
@@ -333,28 +329,8 @@ def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
         )
 
     problems += _reachability(cfg)
-    if cfg.oke.public_endpoint and existing is None:
-        problems.append(
-            Problem(
-                _key("oke.publicEndpoint"),
-                True,
-                "the VCN this stack creates has private subnets only, so the API endpoint cannot "
-                "get a public IP; reach it from inside the VCN (apiAllowedCidrs), or use "
-                "network.existing with a public API subnet",
-            )
-        )
     vcn = _net(cfg.vcn_cidr)
-    oca = _net(catalog().oke.dranet.oca_rdma_cidr)
-    if vcn.overlaps(oca):
-        problems.append(
-            Problem(
-                _vcn_key(cfg),
-                cfg.vcn_cidr,
-                f"overlaps {oca}, the range Oracle Cloud Agent gives the RDMA rails; pick a VCN "
-                "range outside it",
-            )
-        )
-    subnets = _subnet_ranges(cfg)
+    subnets = _existing_subnet_ranges(cfg)
     for key, cidr in subnets:
         if not _net(cidr).subnet_of(vcn):
             problems.append(
@@ -363,32 +339,6 @@ def _network_checks(cfg: OkeDranetConfig) -> list[Problem]:
     for (key_a, a), (key_b, b) in itertools.combinations(subnets, 2):
         if _net(a).overlaps(_net(b)):
             problems.append(Problem(key_b, b, f"overlaps {key_a} ({a}); pick another range"))
-    outside_vcn = [(_key("oke.servicesCidr"), cfg.oke.services_cidr)]
-    if cfg.oke.effective_pods_cidr:
-        outside_vcn.append((_key("oke.podsCidr"), cfg.oke.effective_pods_cidr))
-    for key, cidr in outside_vcn:
-        if _net(cidr).overlaps(vcn):
-            problems.append(Problem(key, cidr, f"overlaps the VCN {vcn}; pick a range outside it"))
-        if _net(cidr).overlaps(oca):
-            # The rails' own addresses: a Service or flannel pod address there shadows a rail
-            # peer on every node, as the VCN would (catalog oke.dranet.oca_rdma_cidr).
-            problems.append(
-                Problem(
-                    key,
-                    cidr,
-                    f"overlaps {oca}, the range Oracle Cloud Agent gives the RDMA rails (refused "
-                    "for the VCN too); pick a range outside it, e.g. 10.96.0.0/16 for Services "
-                    "or 10.244.0.0/16 for flannel pods",
-                )
-            )
-    if len(outside_vcn) == 2 and _net(outside_vcn[0][1]).overlaps(_net(outside_vcn[1][1])):
-        problems.append(
-            Problem(
-                outside_vcn[1][0],
-                outside_vcn[1][1],
-                f"overlaps {outside_vcn[0][0]} ({outside_vcn[0][1]}); pick another range",
-            )
-        )
     return problems
 
 
@@ -525,73 +475,40 @@ def _nccl_job_checks(cfg: OkeDranetConfig) -> list[Problem]:
     return problems
 
 
-# OCI keeps 3 addresses of every subnet (the first two and the last: VCN docs, "Subnets").
-RESERVED_PER_SUBNET = 3
-# OKE's flannel gives each node a /25 of the pod range (OKE docs, "Flannel CNI plugin"; UNVERIFIED
-# for every version: the check only refuses ranges that surely cannot hold the nodes).
-FLANNEL_NODE_PREFIX = 25
-
-
 def _capacity_checks(cfg: OkeDranetConfig) -> list[Problem]:
-    """Every range must hold what the stack can put in it."""
-    nodes = cfg.gpu_nodes.count + cfg.oke.system_pool.node_count
-    wants = [(_key("network.workersSubnetCidr"), cfg.workers_subnet_cidr, nodes, "nodes")]
+    """An existing VCN's subnets must hold what the stack puts in them (a created VCN's are the
+    cloud layer's rules, cloud_rules.py)."""
     existing = cfg.network.existing
-    if cfg.oke.cni is Cni.VCN_NATIVE:
-        pods_cidr = existing.pods_subnet_cidr if existing else cfg.network.pods_subnet_cidr
-        if pods_cidr:
-            wants.append(
-                (
-                    _key(
-                        "network.existing.podsSubnetCidr" if existing else "network.podsSubnetCidr"
-                    ),
-                    pods_cidr,
-                    nodes * cfg.oke.max_pods_per_node,
-                    f"pod addresses ({nodes} nodes x {cfg.oke.max_pods_per_node} pods)",
-                )
+    if existing is None:
+        return []
+    nodes = cfg.gpu_nodes.count + cfg.oke.system_pool.node_count
+    wants = [
+        (_key("network.existing.workersSubnetCidr"), existing.workers_subnet_cidr, nodes, "nodes")
+    ]
+    if cfg.oke.cni is Cni.VCN_NATIVE and existing.pods_subnet_cidr:
+        wants.append(
+            (
+                _key("network.existing.podsSubnetCidr"),
+                existing.pods_subnet_cidr,
+                nodes * cfg.oke.max_pods_per_node,
+                f"pod addresses ({nodes} nodes x {cfg.oke.max_pods_per_node} pods)",
             )
-    if existing:
-        wants[0] = (_key("network.existing.workersSubnetCidr"), *wants[0][1:])
-    problems = []
-    for key, cidr, count, what in wants:
-        room = _net(cidr).num_addresses - RESERVED_PER_SUBNET
-        if room < count:
-            problems.append(
-                Problem(
-                    key,
-                    cidr,
-                    f"holds {room} addresses, and the stack needs {count} {what}; pick a larger "
-                    "range",
-                )
-            )
-    pods = cfg.oke.effective_pods_cidr
-    if pods is not None:
-        per_node = 2 ** (32 - FLANNEL_NODE_PREFIX)
-        if _net(pods).num_addresses < nodes * per_node:
-            problems.append(
-                Problem(
-                    _key("oke.podsCidr"),
-                    pods,
-                    f"flannel gives each node a /{FLANNEL_NODE_PREFIX}; {nodes} nodes need a /"
-                    f"{32 - math.ceil(math.log2(nodes * per_node))} or larger",
-                )
-            )
-    return problems
+        )
+    return [
+        Problem(
+            key,
+            cidr,
+            f"holds {room} addresses, and the stack needs {count} {what}; pick a larger range",
+        )
+        for key, cidr, count, what in wants
+        if (room := _net(cidr).num_addresses - RESERVED_PER_SUBNET) < count
+    ]
 
 
 def _reachability(cfg: OkeDranetConfig) -> list[Problem]:
     """A stack that applies the fabric layer must reach the API endpoint from where it runs."""
     existing, net = cfg.network.existing, cfg.network
-    problems = []
-    if cfg.oke.public_endpoint and existing is not None and not net.api_allowed_cidrs:
-        problems.append(
-            Problem(
-                _key("network.apiAllowedCidrs"),
-                [],
-                "a public API endpoint needs an allow-list: list the ranges that deploy and "
-                "operate the cluster (no /0), or keep the endpoint private",
-            )
-        )
+    problems: list[Problem] = []
     if cfg.layers is not Layers.ALL:
         if existing is not None and existing.deploy_path:
             problems.append(deploy_path_without_effect(existing.deploy_path, cfg.layers))

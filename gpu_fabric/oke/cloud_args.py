@@ -123,6 +123,17 @@ class OkeCloudArgs(TypedDict):
 
 STACK_KEYS = {
     ("kubernetes_version",): "oke.kubernetesVersion",
+    ("vcn", "vcn_cidr"): "network.vcnCidr",
+    ("vcn", "api_subnet_cidr"): "network.apiSubnetCidr",
+    ("vcn", "load_balancer_subnet_cidr"): "network.loadBalancerSubnetCidr",
+    ("vcn", "workers_subnet_cidr"): "network.workersSubnetCidr",
+    ("vcn", "pods_subnet_cidr"): "network.podsSubnetCidr",
+    ("existing_vcn",): "network.existing",
+    ("existing_vcn", "vcn_cidr"): "network.existing.vcnCidr",
+    ("api_allowed_cidrs",): "network.apiAllowedCidrs",
+    ("services_cidr",): "oke.servicesCidr",
+    ("pods_cidr",): "oke.podsCidr",
+    ("public_endpoint",): "oke.publicEndpoint",
     ("system_pool", "shape"): "oke.systemPool.shape",
     ("gpu_nodes", "join_tag_key"): "gpuNodes.joinTag",
 }

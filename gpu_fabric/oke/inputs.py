@@ -58,7 +58,7 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
     problems = created_or_existing(args, "vcn", "existing_vcn", "a VCN")
     return problems + [
         InputProblem(property_path_of(p.path), p.value, p.message)
-        for p in cloud_problems(cast(OkeCloudArgs, args))
+        for p in cloud_problems(cast(OkeCloudArgs, args), property_path_of)
     ]
 
 
