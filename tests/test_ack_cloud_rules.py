@@ -41,6 +41,13 @@ IPV6_NON_HOST = {
             "lingjun.groupId",
             "is the Lingjun cluster's id",
         ),
+        (
+            {"gpu-fabric:network.existing.nodeVswitches": []},
+            "gpu-fabric:network.existing.nodeVswitches",
+            (("existing_vpc", "node_vswitch_ids"), []),
+            "existingVpc.nodeVswitchIds",
+            "needs at least one vSwitch",
+        ),
     ],
 )
 def test_a_rule_of_the_cloud_args_is_refused_alike(

@@ -157,20 +157,6 @@ def _network_checks(cfg: AckLingjunConfig) -> list[Problem]:
         ("nodeVswitches", cfg.node_vswitches),
         ("podVswitches", cfg.pod_vswitches),
     ):
-        if not vswitches:
-            problems.append(
-                Problem(
-                    _key(f"{where}.{part}"),
-                    [],
-                    "needs at least one vSwitch (its id, zone and range); add one in the Lingjun "
-                    "zone "
-                    f"{cfg.lingjun.zone_id}",
-                )
-            )
-    for part, vswitches in (
-        ("nodeVswitches", cfg.node_vswitches),
-        ("podVswitches", cfg.pod_vswitches),
-    ):
         for i, vswitch in enumerate(vswitches):
             prefix = ipaddress.ip_network(vswitch.cidr).prefixlen
             if not VSWITCH_PREFIXES[0] <= prefix <= VSWITCH_PREFIXES[1]:

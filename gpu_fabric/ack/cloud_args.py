@@ -80,6 +80,8 @@ class AckCloudArgs(TypedDict):
 
 STACK_KEYS = {
     ("kubernetes_version",): "ack.kubernetesVersion",
+    ("existing_vpc", "node_vswitch_ids"): "network.existing.nodeVswitches",
+    ("existing_vpc", "pod_vswitch_ids"): "network.existing.podVswitches",
     ("system_pool", "instance_types"): "ack.systemPool.instanceTypes",
     ("lingjun", "group_id"): "lingjun.groupId",
     ("rdma_addon_version",): "rdma.addonVersion",

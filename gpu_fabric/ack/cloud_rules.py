@@ -15,7 +15,16 @@ from .cloud_args import AckCloudArgs
 
 def cloud_problems(args: AckCloudArgs) -> list[ArgsProblem]:
     """Every problem of the cloud layer's args that the args themselves show."""
-    problems = []
+    problems = [
+        ArgsProblem(
+            ("existing_vpc", part),
+            [],
+            "needs at least one vSwitch (its id, zone and range) in the Lingjun node group's zone: "
+            "Terway gives nodes and pods their addresses there; add one",
+        )
+        for part in ("node_vswitch_ids", "pod_vswitch_ids")
+        if args.get("existing_vpc", {}).get(part) == []
+    ]
     floor = catalog().ack.min_kubernetes
     version = args["kubernetes_version"]
     if ack_version_or_minor(version).minor_parts < MINOR_VERSION.parse(floor).minor_parts:
