@@ -163,6 +163,10 @@ class Machine(_Data):
     """A pool that consumes a reservation gets the placement policy by default too."""
     reservation_bound: bool = False
     """Capacity comes only from reservations (the reservation-bound provisioning model)."""
+    flex_start: bool = False
+    """Compute Engine offers it as flex-start VMs (a GKE pool's `capacity: flex-start`)."""
+    flex_start_compact_placement: bool = False
+    """A flex-start pool of it may be compactly placed."""
     gke: GkeVersionRules
     max_nodes_per_placement: int | None = None
     """Most nodes one compact placement (workload policy) holds; None where not limited."""

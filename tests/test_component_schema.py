@@ -226,6 +226,9 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "reservationProject": "string",
         "maxSurge": "integer",
         "maxUnavailable": "integer",
+        "capacity": "string",
+        "maxNodeCount": "integer",
+        "locationPolicy": "string",
         "allowUnsupportedGkeVersion": "boolean",
         # The pool options, written by `make docs` from GpuPoolConfig (tools/pool_options.py).
         "createTimeout": "string",

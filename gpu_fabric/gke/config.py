@@ -30,7 +30,7 @@ from .cluster.config import GKE_DEFAULT_MAX_PODS_PER_NODE, GkeConfig, ReleaseCha
 from .names import GcpProjectId, GcpRegion, ResourceName, node_account_id
 from .network.config import NetworkConfig, NicGroupConfig, NicGroupPlan
 from .node_labels import GCE_TOPOLOGY_LABELS, NODE_POOL_LABEL
-from .pool.config import DriverInstall, GpuDriverVersion, GpuPoolConfig
+from .pool.config import CapacityMode, DriverInstall, GpuDriverVersion, GpuPoolConfig
 
 GCP_PROJECT_KEY = "gcp:project"
 
@@ -282,9 +282,22 @@ class GkeStackConfig(StackModel):
         count = self.machine.local_ssd_count
         return count if count and pool.local_ssd is not False else 0
 
+    def capacity_of(self, pool: GpuPoolConfig) -> CapacityMode:
+        """The pool's capacity mode: as written, else `reservation` where it names one."""
+        if pool.capacity is not None:
+            return pool.capacity
+        return CapacityMode.ON_DEMAND if pool.reservation is None else CapacityMode.RESERVATION
+
     def compact_placement_of(self, pool: GpuPoolConfig) -> bool:
         if pool.compact_placement is not None:
             return pool.compact_placement
+        capacity = self.capacity_of(pool)
+        if capacity is CapacityMode.FLEX_START:
+            # cluster-toolkit's gke-node-pool: compact placement with flex-start only where the
+            # machine allows it (catalog `flex_start_compact_placement`).
+            return self.machine.flex_start_compact_placement
+        if capacity is CapacityMode.SPOT:
+            return False  # Spot VMs come where capacity is spare, not packed (cluster-toolkit)
         return self.machine.placement_with_reservation or pool.reservation is None
 
     @property

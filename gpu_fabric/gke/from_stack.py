@@ -45,6 +45,9 @@ def pool_args(cfg: GkeStackConfig, pool: GpuPoolConfig) -> GkeGpuPool:
         out["reservation"] = pool.reservation.name
         if pool.reservation.project:
             out["reservation_project"] = pool.reservation.project
+    if pool.autoscaling is not None:
+        out["max_node_count"] = pool.autoscaling.max_nodes
+        out["location_policy"] = pool.autoscaling.location_policy
     out["max_surge"] = pool.upgrade.max_surge
     out["max_unavailable"] = pool.upgrade.max_unavailable
     return out

@@ -41,9 +41,12 @@ def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
         )
     pools: list[QueuePool] = []
     for pool in cfg.pools:
-        quota = {GPU_RESOURCE: pool.node_count * gpus}
+        # The most nodes the pool can have: an autoscaled pool's jobs are admitted up to its
+        # maximum, and the autoscaler brings the nodes they wait for.
+        nodes = pool.autoscaling.max_nodes if pool.autoscaling else pool.node_count
+        quota = {GPU_RESOURCE: nodes * gpus}
         if cfg.has_nvlink_domains:
-            quota[CHANNEL_RESOURCE] = pool.node_count
+            quota[CHANNEL_RESOURCE] = nodes
         pools.append(
             {
                 "name": pool.name,

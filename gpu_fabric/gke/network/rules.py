@@ -14,6 +14,7 @@ from typing import Any
 from ...catalog import Machine, NicGroup
 from ...layer_inputs import ArgsPath, ArgsProblem
 from ..cluster.config import GKE_DEFAULT_MAX_PODS_PER_NODE
+from ..pool.args import most_nodes
 from .args import GkeGpuNetwork
 
 # Compute Engine keeps 4 addresses of every subnet's primary range (network, gateway, second-to-
@@ -142,7 +143,7 @@ def capacity_problems(args: Mapping[str, Any]) -> list[ArgsProblem]:
     """Every subnet holds an address for each node the stack can create on it: each GPU subnet
     one per GPU node (the pools share the GPU VPCs), the primary subnet one per GPU and system
     node."""
-    gpu_nodes = sum(pool["node_count"] for pool in args["gpu_pools"])
+    gpu_nodes = sum(most_nodes(pool) for pool in args["gpu_pools"])
     subnets = [(path, cidr, gpu_nodes) for path, cidr in _ranges(args) if path[0] == "gpu_networks"]
     if "primary_network" in args:
         system_nodes = args["system_node_count"] * MAX_ZONES_PER_REGION
@@ -185,7 +186,7 @@ def pod_range_problems(
     pods_cidr = args["primary_network"]["pods_cidr"]
     capacity = ipaddress.ip_network(pods_cidr).num_addresses // per_node
     system = args["system_node_count"] * MAX_ZONES_PER_REGION
-    gpu_nodes = sum(pool["node_count"] for pool in args["gpu_pools"])
+    gpu_nodes = sum(most_nodes(pool) for pool in args["gpu_pools"])
     nodes = gpu_nodes + system
     if nodes <= capacity:
         return []

@@ -17,7 +17,8 @@ class GkeGpuPool(TypedDict):
     machine_type: str
     """A machine type of the catalog (a3-highgpu-8g, a4x-highgpu-4g, ...); it decides the GPUs."""
     node_count: int
-    """Nodes."""
+    """Nodes (with `max_node_count`: the fewest the autoscaler keeps, what the fabric waits
+    for)."""
     gpu_driver_version: str
     """GKE-installed driver (`LATEST`, `DEFAULT`) or `INSTALLATION_DISABLED`."""
     local_ssd_count: int
@@ -39,6 +40,14 @@ class GkeGpuPool(TypedDict):
     """Surge upgrade: extra nodes during an upgrade (unset: 0)."""
     max_unavailable: NotRequired[int]
     """Surge upgrade: nodes upgraded, unavailable, at once (unset: 1)."""
+    capacity: NotRequired[str]
+    """Where the nodes come from: `reservation`, `on-demand`, `flex-start` or `spot` (unset:
+    `reservation` with a `reservation`, else `on-demand`)."""
+    max_node_count: NotRequired[int]
+    """The autoscaler's most nodes (unset: a fixed `node_count`; set: `node_count` is its
+    fewest)."""
+    location_policy: NotRequired[str]
+    """The autoscaler's location policy: `ANY` (unset) or `BALANCED`."""
     allow_unsupported_gke_version: NotRequired[bool]
     """Accept a GKE minor the catalog marks unsupported for the machine type (A3 High on 1.34+)."""
     # BEGIN GENERATED: pool options (`make docs`, from GpuPoolConfig: tools/pool_options.py)
@@ -61,6 +70,8 @@ STACK_KEYS = {
     "max_surge": "upgrade.maxSurge",
     "max_unavailable": "upgrade.maxUnavailable",
     "reservation_project": "reservation.project",
+    "max_node_count": "autoscaling.maxNodes",
+    "location_policy": "autoscaling.locationPolicy",
     # The stack names a pool's compact placement policy after the pool (`<cluster>-<pool>-compact`).
     "compact_placement_name": "name",
 }
@@ -79,3 +90,14 @@ def stack_path_of(field: str | None) -> str:
     if field is None:
         return "gke.version"
     return f"gpuPool.{STACK_KEYS.get(field, to_camel(field))}"
+
+
+def most_nodes(pool: GkeGpuPool) -> int:
+    """The most nodes the pool can have: its autoscaler's maximum, or its fixed count."""
+    return pool.get("max_node_count", pool["node_count"])
+
+
+def capacity_of(pool: GkeGpuPool) -> str:
+    """The pool's capacity mode: as given, else `reservation` where it names one, else
+    `on-demand` (the stack config's default too)."""
+    return pool.get("capacity") or ("reservation" if pool.get("reservation") else "on-demand")

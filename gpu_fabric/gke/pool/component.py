@@ -17,9 +17,24 @@ import pulumi_gcp as gcp
 
 from ...catalog import catalog
 from ..cluster.component import OAUTH_SCOPES, POOL_VERSION_MOVED_BY_GKE, SHIELDED_INSTANCE
-from .args import GkeGpuPool
+from .args import GkeGpuPool, capacity_of
 from .config import GpuPoolConfig, UpgradeConfig
 from .reservations import checked_reservation
+
+
+def _size(pool: GkeGpuPool) -> dict[str, Any]:
+    """A fixed `node_count`, or the autoscaler from `node_count` to `max_node_count` (total
+    limits across the pool's zones, as cluster-toolkit's gke-node-pool sets them; `node_count`
+    "should not be used alongside autoscaling": pulumi-gcp NodePool)."""
+    if "max_node_count" not in pool:
+        return {"node_count": pool["node_count"]}
+    return {
+        "autoscaling": {
+            "total_min_node_count": pool["node_count"],
+            "total_max_node_count": pool["max_node_count"],
+            "location_policy": pool.get("location_policy", "ANY"),
+        }
+    }
 
 
 @dataclass(frozen=True)
@@ -144,6 +159,12 @@ class GpuNodePool(pulumi.ComponentResource):
             node_config["ephemeral_storage_local_ssd_config"] = {
                 "local_ssd_count": pool["local_ssd_count"]
             }
+        capacity = capacity_of(pool)
+        if capacity in ("flex-start", "spot"):
+            # cluster-toolkit's gke-node-pool (main.tf): `flex_start` / `spot` on the node
+            # config, and NO_RESERVATION (a flex-start or Spot VM consumes no reservation).
+            node_config["flex_start" if capacity == "flex-start" else "spot"] = True
+            node_config["reservation_affinity"] = {"consume_reservation_type": "NO_RESERVATION"}
         if pool.get("reservation"):
             node_config["reservation_affinity"] = {
                 "consume_reservation_type": "SPECIFIC_RESERVATION",
@@ -159,8 +180,13 @@ class GpuNodePool(pulumi.ComponentResource):
             location=cluster.region,
             node_locations=[pool["zone"]],
             version=cluster.version,
-            node_count=pool["node_count"],
-            management={"auto_upgrade": cluster.auto_upgrade, "auto_repair": True},
+            **_size(pool),
+            # Flex-start pools run without auto-repair (cluster-toolkit's gke-node-pool
+            # precondition; XPK `--no-enable-autorepair`): a repair would give up the VM.
+            management={
+                "auto_upgrade": cluster.auto_upgrade,
+                "auto_repair": capacity != "flex-start",
+            },
             placement_policy=placement,
             network_config={
                 "additional_node_network_configs": [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -97,6 +97,34 @@ def pool_options() -> list[str]:
     ]
 
 
+class CapacityMode(str, Enum):
+    """Where a GPU pool's nodes come from (XPK's `--reservation`, `--on-demand`, `--flex`,
+    `--spot`; cluster-toolkit gke-node-pool's `reservation_affinity`, `enable_flex_start`,
+    `spot`)."""
+
+    RESERVATION = "reservation"
+    """A specific reservation (`reservation`)."""
+    ON_DEMAND = "on-demand"
+    """On-demand VMs (GKE's default affinity: a matching reservation first, if any)."""
+    FLEX_START = "flex-start"
+    """Dynamic Workload Scheduler flex-start VMs: obtained when available, run at most 7 days."""
+    SPOT = "spot"
+    """Spot VMs: cheaper, preempted when Compute Engine needs them back."""
+
+
+class AutoscalingConfig(ConfigModel):
+    """The cluster autoscaler on the pool, from `nodeCount` (its minimum) to `maxNodes`."""
+
+    max_nodes: int = Field(
+        ge=1, le=1000, description="Most nodes the autoscaler gives the pool (1-1000)."
+    )
+    location_policy: Literal["ANY", "BALANCED"] = Field(
+        "ANY",
+        description="`ANY` (unused reservations first, less Spot preemption; cluster-toolkit's) "
+        "or `BALANCED`.",
+    )
+
+
 class GpuPoolConfig(ConfigModel):
     """The GPU node pool."""
 
@@ -109,7 +137,21 @@ class GpuPoolConfig(ConfigModel):
         description="The pool's one zone, inside `region` (compact placement is zonal; on A4X "
         "also the RoCE profile's zone)."
     )
-    node_count: NodeCount = Field(description="GPU nodes, 0 or more.")
+    node_count: NodeCount = Field(
+        description="GPU nodes, 0 or more; with `autoscaling`, the fewest the autoscaler keeps "
+        "(what `pulumi up` waits for)."
+    )
+    capacity: CapacityMode | None = Field(
+        None,
+        description="Where the nodes come from: `reservation` (the pool's `reservation`), "
+        "`on-demand`, `flex-start` (needs `autoscaling`; not on A4X) or `spot`. Default: "
+        "`reservation` with a `reservation`, else `on-demand`. A change replaces the pool.",
+    )
+    autoscaling: AutoscalingConfig | None = Field(
+        None,
+        description="The cluster autoscaler from `nodeCount` up to `maxNodes` (unset: a fixed "
+        "`nodeCount`); flex-start pools need it.",
+    )
     driver_install: DriverInstall = Field(
         DriverInstall.GKE,
         description="Who installs the NVIDIA driver: `gke`, or `bundle` (GKE's install disabled, "

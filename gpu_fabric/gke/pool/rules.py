@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...catalog import Machine, catalog
+from ...catalog import Machine, catalog, minor_tuple
 from ...problems import MISSING
-from ...versions import Version, is_minor
+from ...versions import GKE_VERSION, Version, is_minor
 from ..cluster.config import SYSTEM_POOL_NAME
-from .args import GkeGpuPool
+from .args import GkeGpuPool, capacity_of, most_nodes
 from .version_rules import (
     default_driver_problem,
     min_minor_problem,
@@ -77,7 +77,8 @@ def pool_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
             )
         )
     problems += _placement_problems(pool, machine)
-    nodes = pool["node_count"]
+    problems += _capacity_problems(pool, machine)
+    nodes = most_nodes(pool)
     for field, value in (("max_surge", surge), ("max_unavailable", unavailable)):
         # A surge upgrade works through the pool's nodes, at most all of them at once (GKE,
         # "Node pool upgrade strategies", https://cloud.google.com/kubernetes-engine/docs/
@@ -110,7 +111,8 @@ def _placement_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]
                 "the stack's CPU system pool is called 'system'; give the GPU pool another name",
             )
         )
-    if machine.reservation_bound and not pool.get("reservation"):
+    # (A capacity other than on-demand is the capacity rules' to refuse: one problem per fix.)
+    if machine.reservation_bound and capacity_of(pool) == "on-demand":
         problems.append(
             PoolProblem(
                 "reservation",
@@ -119,16 +121,100 @@ def _placement_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]
                 "cannot be provisioned; name the reservation (or NAME/reservationBlocks/BLOCK)",
             )
         )
-    limit, nodes = machine.max_nodes_per_placement, pool["node_count"]
+    limit, nodes = machine.max_nodes_per_placement, most_nodes(pool)
     if pool.get("compact_placement_name") and limit is not None and nodes > limit:
         topology = machine.placement.get("workload_policy", {}).get("accelerator_topology", "")
         problems.append(
             PoolProblem(
-                "node_count",
+                "max_node_count" if "max_node_count" in pool else "node_count",
                 nodes,
                 f"a {machine_type} pool under its {topology} workload policy holds at most "
                 f"{limit} nodes (one NVLink domain); use {limit} or fewer, and another pool (and "
                 "reservation) for more",
+            )
+        )
+    return problems
+
+
+FLEX_START_MIN_GKE = "1.32.2-gke.1652000"
+"""GKE's first version with flex-start GPU node pools (GKE docs, "About GPU obtainability with
+flex-start", Requirements: https://cloud.google.com/kubernetes-engine/docs/concepts/dws)."""
+
+
+def _capacity_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
+    """Where the nodes come from, as cluster-toolkit's gke-node-pool preconditions allow
+    (main.tf): a reservation only with `capacity: reservation`; flex-start with the autoscaler,
+    on a machine Compute Engine offers as flex-start VMs, compactly placed only where allowed;
+    a reservation-bound machine from its reservation only."""
+    capacity = capacity_of(pool)
+    machine_type = pool["machine_type"]
+    problems = []
+    if pool.get("reservation") and capacity != "reservation":
+        problems.append(
+            PoolProblem(
+                "reservation",
+                pool["reservation"],
+                f"a {capacity} pool consumes no reservation (cluster-toolkit's gke-node-pool: "
+                "flex-start and Spot take NO_RESERVATION); remove it, or set capacity: "
+                "reservation",
+            )
+        )
+    if capacity == "reservation" and not pool.get("reservation"):
+        problems.append(
+            PoolProblem(
+                "reservation",
+                MISSING,
+                "capacity: reservation needs the reservation to consume; name it (or "
+                "NAME/reservationBlocks/BLOCK), or pick another capacity",
+            )
+        )
+    if machine.reservation_bound and capacity not in ("reservation", "on-demand"):
+        problems.append(
+            PoolProblem(
+                "capacity",
+                capacity,
+                f'{machine_type} capacity is reservation-bound (Compute Engine docs, "About '
+                'instances that use the reservation-bound model"); use capacity: reservation',
+            )
+        )
+    elif capacity == "flex-start" and not machine.flex_start:
+        problems.append(
+            PoolProblem(
+                "capacity",
+                capacity,
+                f'Compute Engine offers no flex-start VMs of {machine_type} ("About flex-start '
+                'VMs": every accelerator-optimized type but A4X and G4); use reservation',
+            )
+        )
+    if capacity == "flex-start":
+        if "max_node_count" not in pool:
+            problems.append(
+                PoolProblem(
+                    "max_node_count",
+                    MISSING,
+                    "flex-start nodes come as the autoscaler asks for them (no fixed node "
+                    "count: cluster-toolkit, XPK `--enable-autoscaling`); set "
+                    "autoscaling.maxNodes, and nodeCount to the nodes to keep (0 is usual)",
+                )
+            )
+        if pool.get("compact_placement_name") and not machine.flex_start_compact_placement:
+            problems.append(
+                PoolProblem(
+                    "capacity",
+                    capacity,
+                    f"a flex-start pool of {machine_type} cannot be compactly placed "
+                    "(cluster-toolkit's gke-node-pool allows it on a3-ultragpu and a4 only); "
+                    "turn compact placement off, or pick another capacity",
+                )
+            )
+    most = pool.get("max_node_count")
+    if most is not None and most < pool["node_count"]:
+        problems.append(
+            PoolProblem(
+                "max_node_count",
+                most,
+                f"below the pool's nodeCount ({pool['node_count']}), the fewest the autoscaler "
+                "keeps; raise it or lower nodeCount",
             )
         )
     return problems
@@ -147,11 +233,29 @@ def version_problems(version: Version, pool: GkeGpuPool, machine: Machine) -> li
         else unsupported_minor_problem(machine, machine_type, version),
     ]
     problems = [PoolProblem(None, version.text, p) for p in found if p][:1]
+    if capacity_of(pool) == "flex-start" and _below(version, FLEX_START_MIN_GKE):
+        problems.append(
+            PoolProblem(
+                None,
+                version.text,
+                f'flex-start GPU pools need GKE {FLEX_START_MIN_GKE} or later (GKE docs, "About '
+                'GPU obtainability with flex-start"); pick that version or a later minor',
+            )
+        )
     if pool["gpu_driver_version"] == "DEFAULT" and not is_minor(version):
         old_driver = default_driver_problem(machine, machine_type, version)
         if old_driver:
             problems.append(PoolProblem("gpu_driver_version", "DEFAULT", old_driver))
     return problems
+
+
+def _below(version: Version, floor: str) -> bool:
+    """`version` is below `floor`: by its minor where it names only a minor (GKE resolves a minor
+    to its newest patch, at or above every floor of that minor so far), else by the full version."""
+    full = GKE_VERSION.parse(floor)
+    if is_minor(version):
+        return minor_tuple(version.minor) < minor_tuple(full.minor)
+    return version < full
 
 
 def zone_problem(zone: str, region: str, region_key: str) -> str | None:

@@ -1,0 +1,173 @@
+"""Where a GPU pool's nodes come from (`gpuPool.capacity`: reservation, on-demand, flex-start,
+Spot) and its autoscaler (gpu_fabric/gke/pool/): what reaches the node pool, and each rule
+refused alike from a stack file and by a hosted `GkeCloud`."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from offline.plan import pick
+from tests.conftest import DELETE, assert_single_rule, run_stack
+from tests.hosted import hosted_reasons
+from tests.stacks import stack_of_machine
+from tests.test_layer_inputs import GOOD
+
+NODE_POOL = "gcp:container/nodePool:NodePool"
+A3_HIGH = stack_of_machine()["a3-highgpu-8g"]  # flex-start, not compactly placed
+A3_ULTRA = stack_of_machine()["a3-ultragpu-8g"]  # flex-start, compact placement allowed
+A4X = stack_of_machine()["a4x-highgpu-4g"]  # reservation-bound
+FLEX = {
+    "gpu-fabric:gpuPool.capacity": "flex-start",
+    "gpu-fabric:gpuPool.nodeCount": 0,
+    "gpu-fabric:gpuPool.autoscaling": {"maxNodes": 4},
+    "gpu-fabric:gpuPool.compactPlacement": DELETE,
+    "gpu-fabric:gpuPool.reservation": DELETE,
+}
+
+
+def gpu_pool(plan) -> dict:
+    (pool,) = [r for r in plan.of_type(NODE_POOL) if "guestAccelerators" in str(r.inputs)]
+    return pool.inputs
+
+
+def hosted(**pool: object) -> dict[str, str]:
+    """The reasons a hosted GkeCloud (A3 High) gives for its first pool with `pool`."""
+    pools = copy.deepcopy(GOOD["GkeCloud"]["gpu_pools"])
+    pools[0].update(pool)
+    return hosted_reasons("GkeCloud", (("gpu_pools",), pools))
+
+
+# --- what reaches the node pool -------------------------------------------------------------------
+
+
+def test_a_flex_start_pool_autoscales_from_zero_without_a_reservation_or_auto_repair():
+    plan = run_stack(FLEX, A3_HIGH)
+    inputs = gpu_pool(plan)
+    assert pick(inputs, "nodeConfig.flexStart") is True
+    assert pick(inputs, "nodeConfig.reservationAffinity") == {
+        "consumeReservationType": "NO_RESERVATION"
+    }
+    assert inputs["autoscaling"] == {
+        "totalMinNodeCount": 0,
+        "totalMaxNodeCount": 4,
+        "locationPolicy": "ANY",
+    }
+    assert "nodeCount" not in inputs  # pulumi-gcp: not alongside autoscaling
+    assert inputs["management"]["autoRepair"] is False
+    assert "placementPolicy" not in inputs  # A3 High: no compact placement with flex-start
+    assert plan.of_type("gcp:compute/resourcePolicy:ResourcePolicy") == []
+
+
+def test_a_flex_start_pool_keeps_compact_placement_where_the_machine_allows_it():
+    inputs = gpu_pool(run_stack(FLEX, A3_ULTRA))
+    assert inputs["placementPolicy"]["type"] == "COMPACT"
+
+
+def test_a_pool_of_zero_nodes_is_not_waited_for_and_the_queue_admits_up_to_its_maximum():
+    plan = run_stack(FLEX, A3_HIGH)
+    waits = [r for r in plan.of_type("command:local:Command") if "usable" in r.name]
+    assert waits == []  # no node to wait for until a job asks the autoscaler for some
+    (queue,) = plan.of_type("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    quota = queue.inputs["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    assert {"name": "nvidia.com/gpu", "nominalQuota": 4 * 8} in quota
+
+
+def test_a_spot_pool_takes_spot_vms_and_no_reservation():
+    changes = {**FLEX, "gpu-fabric:gpuPool.capacity": "spot", "gpu-fabric:gpuPool.nodeCount": 2}
+    inputs = gpu_pool(run_stack(changes, A3_HIGH))
+    assert pick(inputs, "nodeConfig.spot") is True
+    assert "flexStart" not in inputs["nodeConfig"]
+    assert inputs["management"]["autoRepair"] is True
+    assert inputs["autoscaling"]["totalMinNodeCount"] == 2
+
+
+def test_an_unset_capacity_leaves_the_node_pool_as_it_was():
+    """Existing stacks keep their node pools: no flex-start, Spot or autoscaler input."""
+    inputs = gpu_pool(run_stack({}, A3_ULTRA))
+    assert pick(inputs, "nodeConfig.reservationAffinity.consumeReservationType") == (
+        "SPECIFIC_RESERVATION"
+    )
+    assert "autoscaling" not in inputs and "spot" not in inputs["nodeConfig"]
+    assert inputs["management"]["autoRepair"] is True
+
+
+# --- the rules, alike from a stack file and a hosted GkeCloud ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "stack, changes, key, pool, path, says",
+    [
+        (
+            A3_HIGH,
+            {**FLEX, "gpu-fabric:gpuPool.autoscaling": DELETE},
+            "gpu-fabric:gpuPool.autoscaling.maxNodes",
+            {"capacity": "flex-start"},
+            "gpuPools[0].maxNodeCount",
+            "flex-start nodes come as the autoscaler asks for them",
+        ),
+        (
+            A3_ULTRA,
+            {"gpu-fabric:gpuPool.capacity": "spot"},
+            "gpu-fabric:gpuPool.reservation",
+            {"capacity": "spot", "reservation": "r"},
+            "gpuPools[0].reservation",
+            "a spot pool consumes no reservation",
+        ),
+        (
+            A3_HIGH,
+            {"gpu-fabric:gpuPool.capacity": "reservation"},
+            "gpu-fabric:gpuPool.reservation",
+            {"capacity": "reservation"},
+            "gpuPools[0].reservation",
+            "capacity: reservation needs the reservation to consume",
+        ),
+        (
+            A3_HIGH,
+            {**FLEX, "gpu-fabric:gpuPool.compactPlacement": True},
+            "gpu-fabric:gpuPool.capacity",
+            {"capacity": "flex-start", "max_node_count": 4, "compact_placement_name": "p"},
+            "gpuPools[0].capacity",
+            "cannot be compactly placed",
+        ),
+        (
+            A3_HIGH,
+            {"gpu-fabric:gpuPool.autoscaling": {"maxNodes": 1}},
+            "gpu-fabric:gpuPool.autoscaling.maxNodes",
+            {"max_node_count": 1},
+            "gpuPools[0].maxNodeCount",
+            "below the pool's nodeCount (2)",
+        ),
+    ],
+    ids=[
+        "flex-without-autoscaler",
+        "spot-with-reservation",
+        "reservation-without-one",
+        "flex-compact-on-a3-high",
+        "max-below-min",
+    ],
+)
+def test_a_capacity_rule_is_refused_alike(stack, changes, key, pool, path, says):
+    assert_single_rule(changes, key, None, says, stack)
+    reasons = hosted(**pool)
+    assert list(reasons) == [path] and says in reasons[path]
+
+
+def test_flex_start_is_refused_on_a_reservation_bound_machine():
+    changes = {**FLEX, "gpu-fabric:gpuPool.nodeCount": 0}
+    assert_single_rule(
+        changes, "gpu-fabric:gpuPool.capacity", "flex-start", "is reservation-bound", A4X
+    )
+
+
+def test_flex_start_needs_a_gke_version_that_has_it():
+    changes = {**FLEX, "gpu-fabric:gke.version": "1.32.1-gke.1000000"}
+    assert_single_rule(changes, "gpu-fabric:gke.version", None, "1.32.2-gke.1652000", A3_ULTRA)
+    reasons = hosted_reasons(
+        "GkeCloud",
+        (("version",), "1.31"),
+        (("gpu_pools", 0, "capacity"), "flex-start"),
+        (("gpu_pools", 0, "max_node_count"), 4),
+    )
+    assert "flex-start GPU pools need GKE 1.32.2-gke.1652000" in reasons["version"]
