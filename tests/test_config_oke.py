@@ -386,7 +386,7 @@ def test_bad_config_registers_nothing(rule):
 )
 def test_aligned_claims_spread_over_the_fewest_roots_that_hold_them(gpus, rails, roots):
     cfg = parse_stack(claims({"name": "c", "gpus": gpus, "rails": rails}), stack=STACK)
-    from gpu_fabric.oke.claims import plan_claim
+    from gpu_fabric.oke.claims.plan import plan_claim
 
     plan = plan_claim(cfg.claims[0], cfg.shape, cfg.gpu_nodes.shape)
     assert plan.roots == roots

@@ -179,10 +179,15 @@ def test_config_and_checks_import_no_component_module():
         "pod_security",
         "node_labels",
         "names",
+        "ids",
+        "plan",
         # a GKE concern's folder (its package), whose component module is not loaded
         "pool",
         "network",
         "cluster",
+        "nodes",
+        "claims",
+        "dranet",
         *fabric_side,
     }
     components = {

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpu_fabric.catalog import catalog
-from gpu_fabric.oke.nodes import NODE_FILES, NODE_TAINTS
+from gpu_fabric.oke.nodes.component import NODE_FILES, NODE_TAINTS
 from tests.conftest import DELETE
 
 LABELS = "nvidia.com/gpu.present=true"
@@ -286,7 +286,7 @@ def test_in_one_stack_the_wait_depends_on_the_instances_and_the_cluster(without_
 
 
 def run_wait(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
-    from gpu_fabric.oke.node_wait import WAIT_SCRIPT
+    from gpu_fabric.oke.nodes.wait import WAIT_SCRIPT
     from tests.wait_script import run_wait_script
 
     env = {
@@ -330,7 +330,7 @@ def test_the_wait_returns_once_every_node_is_registered_and_ready(tmp_path):
 
 
 def test_the_wait_script_passes_shellcheck(tmp_path):
-    from gpu_fabric.oke.node_wait import WAIT_SCRIPT
+    from gpu_fabric.oke.nodes.wait import WAIT_SCRIPT
     from tests.wait_script import shellcheck_problems
 
     assert shellcheck_problems(tmp_path, WAIT_SCRIPT) == ""
@@ -496,7 +496,7 @@ def test_the_wait_timeout_is_a_setting_of_both_waits():
 
 
 def run_usable(tmp_path, kubectl: str, timeout: int = 0) -> subprocess.CompletedProcess:
-    from gpu_fabric.oke.node_wait import selector, usable_script
+    from gpu_fabric.oke.nodes.wait import selector, usable_script
     from tests.wait_script import run_wait_script
 
     env = {"SELECTOR": selector("BM.GPU.B4.8"), "COUNT": "2"}
@@ -591,7 +591,7 @@ def test_a_node_joined_without_the_gpu_taint_fails_naming_it(tmp_path):
 
 
 def test_the_usable_script_passes_shellcheck(tmp_path):
-    from gpu_fabric.oke.node_wait import usable_script
+    from gpu_fabric.oke.nodes.wait import usable_script
     from tests.wait_script import shellcheck_problems
 
     assert shellcheck_problems(tmp_path, usable_script("BM.GPU.B4.8")) == ""

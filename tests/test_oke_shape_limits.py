@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_fabric.oke import offline_mocks
-from gpu_fabric.oke.shape_limits import ShapeConfigOutOfBounds, shape_config_problems
+from gpu_fabric.oke.nodes.shape_limits import ShapeConfigOutOfBounds, shape_config_problems
 from offline import engine
 from offline.plan import main as plan_main
 from tests.conftest import encode, run_stack, stack_values

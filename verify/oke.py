@@ -15,9 +15,9 @@ from typing import Any
 
 from gpu_fabric.catalog import PcieRoot, catalog
 from gpu_fabric.nvidia import GPU_DEVICE_CLASS
-from gpu_fabric.oke.claims import INSTANCE_TYPE_LABEL, PCIE_ROOT, RAIL_DEVICE_CLASS
+from gpu_fabric.oke.claims.component import INSTANCE_TYPE_LABEL, PCIE_ROOT, RAIL_DEVICE_CLASS
 from gpu_fabric.oke.config import OkeDranetConfig
-from gpu_fabric.oke.dranet import namespace_manifest, tools_config_map
+from gpu_fabric.oke.dranet.component import namespace_manifest, tools_config_map
 from verify.rollout import daemon_set_and_pods, daemon_set_problems, read_or_none
 
 

@@ -1,6 +1,6 @@
-"""OKE's bandwidth benchmark (`make verify BANDWIDTH=1`; the run loop is `verify/bandwidth.py`):
-the DRANET-on-OKE write-up's `all_reduce_perf` MPIJob over the aligned whole-node claim, then its
-two jobs over the half-node claims at once (`gpu_fabric/oke/nccl_jobs.py`), in the stack's RDMA
+"""OKE's bandwidth benchmark (`make verify BANDWIDTH=1`; the run loop is `verify/bandwidth.py`): the
+DRANET-on-OKE write-up's `all_reduce_perf` MPIJob over the aligned whole-node claim, then its two
+jobs over the half-node claims at once (`gpu_fabric/oke/claims/nccl_jobs.py`), in the stack's RDMA
 namespace, where the claim templates are.
 """
 
@@ -16,9 +16,9 @@ from .nccl_judge import Hardware
 def oke_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """oke-dranet: the MPIJob over the aligned whole-node claim, then two over the half-node
     claims at once (the DRANET-on-OKE write-up's runs)."""
-    from gpu_fabric.oke.claim_plan import Claim, plan_claim
-    from gpu_fabric.oke.dranet import NAMESPACE as RDMA_NAMESPACE
-    from gpu_fabric.oke.nccl_jobs import mpijob_manifest
+    from gpu_fabric.oke.claims.nccl_jobs import mpijob_manifest
+    from gpu_fabric.oke.claims.plan import Claim, plan_claim
+    from gpu_fabric.oke.dranet.component import NAMESPACE as RDMA_NAMESPACE
 
     gpus, rails = cfg.shape.gpu_count, cfg.shape.rail_count
     shape = cfg.gpu_nodes.shape

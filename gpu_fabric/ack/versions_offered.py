@@ -1,5 +1,5 @@
 """An ACK minor (`ack.kubernetesVersion: "1.33"`) resolved to the newest patch ACK offers now, at
-preview, as GKE's and OKE's minors are (gke/engine_versions.py, oke/versions_offered.py).
+preview, as GKE's and OKE's minors are (gke/engine_versions.py, oke/cluster/versions_offered.py).
 
 ACK offers a Kubernetes version for a while (`aliyun cs GET /api/v1/metadata/versions`, the
 `alicloud.cs.get_kubernetes_version` function); a cluster that names one no longer offered fails

@@ -22,10 +22,13 @@ from ..problems import (
 )
 from ..problems import key as _key
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS, queue_problems
-from .claim_plan import RUNTIME_CLAIM, plan_claim
+from .claims.plan import RUNTIME_CLAIM, plan_claim
 from .cloud_args import STACK_KEYS, cloud_args
-from .cloud_rules import RESERVED_PER_SUBNET, cloud_problems
-from .config import REGION_KEY, Cni, OkeDranetConfig, ocid_place
+from .cloud_rules import cloud_problems
+from .cluster.config import Cni
+from .config import REGION_KEY, OkeDranetConfig
+from .ids import ocid_place
+from .network.rules import RESERVED_PER_SUBNET
 
 # Availability domains are `<tenancy prefix>:<REGION>-AD-<n>`. The oldest regions name it without
 # the region's number (us-ashburn-1 -> US-ASHBURN-AD-1) or with an airport code; newer ones in full

@@ -19,11 +19,16 @@ import pulumi_oci as oci
 
 from ..layers import child_options, declared_outputs, layer_token
 from .cloud_args import OkeCloudArgs, OkeGpuNodes
-from .cluster import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
+from .cluster.component import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
+from .cluster.versions_offered import moves, resolved_version
 from .inputs import CLOUD_INPUTS
-from .network import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
-from .nodes import RDMA_GPU_MONITORING_PLUGIN, RUN_COMMAND_PLUGIN, RdmaNodes, RdmaNodesArgs
-from .versions_offered import moves, resolved_version
+from .network.component import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
+from .nodes.component import (
+    RDMA_GPU_MONITORING_PLUGIN,
+    RUN_COMMAND_PLUGIN,
+    RdmaNodes,
+    RdmaNodesArgs,
+)
 
 
 def optional_plugins(nodes: OkeGpuNodes) -> list[str]:

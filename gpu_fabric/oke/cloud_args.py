@@ -5,7 +5,8 @@ args (cloud_rules.py) names either."""
 
 from typing import NotRequired, TypedDict
 
-from .config import Cni, OkeDranetConfig
+from .cluster.config import Cni
+from .config import OkeDranetConfig
 
 
 class OkeVcn(TypedDict):

@@ -17,12 +17,12 @@ from ..config_base import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from ..workloads.settings import TrainingQueueSettings, training_namespaces
-from .claim_plan import Claim, plan_claim
-from .claims import ClaimTemplates
-from .dranet import DraDrivers, DraDriversArgs
+from .claims.component import ClaimTemplates
+from .claims.nccl_jobs import NcclJobs, NcclJobsArgs
+from .claims.plan import Claim, plan_claim
+from .dranet.component import DraDrivers, DraDriversArgs
 from .inputs import FABRIC_INPUTS
-from .nccl_jobs import NcclJobs, NcclJobsArgs
-from .node_wait import GpuNodeWait, GpuNodeWaitArgs, usable_gpu_nodes
+from .nodes.wait import GpuNodeWait, GpuNodeWaitArgs, usable_gpu_nodes
 
 
 class OkeClaim(TypedDict):

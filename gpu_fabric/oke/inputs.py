@@ -20,22 +20,14 @@ from ..layer_inputs import (
 from ..problems import MISSING
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape
-from .claim_plan import Claim, plan_claim
+from .claims.config import ClaimShape
+from .claims.plan import Claim, plan_claim
 from .cloud_args import OkeCloudArgs
 from .cloud_rules import cloud_problems
-from .config import (
-    AgentPluginsConfig,
-    ClaimName,
-    ClaimShape,
-    GpuNodesConfig,
-    ImageId,
-    OkeClusterConfig,
-    OkeDranetConfig,
-    SubnetId,
-    SystemPoolConfig,
-    TagPart,
-    VcnId,
-)
+from .cluster.config import OkeClusterConfig, SystemPoolConfig
+from .config import OkeDranetConfig
+from .ids import ClaimName, ImageId, SubnetId, VcnId
+from .nodes.config import AgentPluginsConfig, GpuNodesConfig, TagPart
 
 PLATFORM: str = typing.get_args(OkeDranetConfig.model_fields["platform"].annotation)[0]
 """The platform whose GPU shapes the layers build."""

@@ -10,10 +10,10 @@ from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
 from ..workloads.settings import QueuePool, TrainingQueueSettings, TrainingRuntimeSettings
 from .checks import POD_SECURITY
-from .claim_plan import RUNTIME_CLAIM, Claim, plan_claim
-from .claims import INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS, claim_template, with_dra_claim
+from .claims.component import INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS, claim_template, with_dra_claim
+from .claims.nccl_jobs import SHM_MOUNT, SHM_VOLUME
+from .claims.plan import RUNTIME_CLAIM, Claim, plan_claim
 from .config import OkeDranetConfig
-from .nccl_jobs import SHM_MOUNT, SHM_VOLUME
 
 RAIL_RESOURCE = "dra.net/rails"
 """What the queue counts for the rails claims take from DeviceClass `dra.net`."""

@@ -14,8 +14,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-from ..problems import UnshownValueError
-from ..stack_file import SECRET_PLACEHOLDER
+from ...problems import UnshownValueError
+from ...stack_file import SECRET_PLACEHOLDER
 
 KEY_TYPES = (
     "ssh-ed25519",

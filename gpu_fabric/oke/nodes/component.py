@@ -18,7 +18,7 @@ import pulumi
 import pulumi_oci as oci
 import yaml
 
-from ..nvidia import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, GPU_RESOURCE
+from ...nvidia import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, GPU_RESOURCE
 
 NODE_FILES = Path(__file__).with_name("node")
 RDMA_AGENT_PLUGINS = ["Compute HPC RDMA Authentication", "Compute HPC RDMA Auto-Configuration"]

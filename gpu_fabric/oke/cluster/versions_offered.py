@@ -15,8 +15,8 @@ from typing import Any
 import pulumi
 import pulumi_oci as oci
 
-from ..layers import result_field
-from ..versions import OKE_VERSION, is_minor, newest_of_minor, oke_version_or_minor
+from ...layers import result_field
+from ...versions import OKE_VERSION, is_minor, newest_of_minor, oke_version_or_minor
 
 
 def moves(version: str) -> bool:

@@ -16,10 +16,10 @@ import copy
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import catalog
-from ..nvidia import GPU_DEVICE_CLASS, GPU_TOLERATION
-from ..pod_spec import add_claim, add_items, add_named, container_named, set_fields
-from .claim_plan import ClaimPlan, plan_claim  # noqa: F401 (the claim builder's input)
+from ...catalog import catalog
+from ...nvidia import GPU_DEVICE_CLASS, GPU_TOLERATION
+from ...pod_spec import add_claim, add_items, add_named, container_named, set_fields
+from .plan import ClaimPlan
 
 DRA_API_VERSION = "resource.k8s.io/v1"
 RAIL_DEVICE_CLASS = "dra.net"

@@ -19,7 +19,7 @@ from typing import Any
 import pulumi
 import pulumi_oci as oci
 
-from ..layers import result_field
+from ...layers import result_field
 
 
 class ShapeConfigOutOfBounds(pulumi.RunError):

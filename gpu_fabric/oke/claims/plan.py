@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..catalog import OciShape
+from ...catalog import OciShape
 
 RUNTIME_CLAIM = "gpu-fabric-node"
 """The training runtime's claim template, made in the training namespace: all of a node's GPUs

@@ -14,9 +14,9 @@ from pathlib import Path
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import ChartPin, catalog
-from ..helm import helm_release
-from .claims import DRA_API_VERSION, INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS
+from ...catalog import ChartPin, catalog
+from ...helm import helm_release
+from ..claims.component import DRA_API_VERSION, INSTANCE_TYPE_LABEL, RAIL_DEVICE_CLASS
 
 SEED_FILES = Path(__file__).with_name("seed")
 NAMESPACE = catalog().oke.namespace

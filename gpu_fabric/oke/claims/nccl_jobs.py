@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import pulumi
 
-from ..catalog import catalog
-from ..crd_gate import CrdGate, CrdGateArgs
-from ..k8s_objects import custom_resource
-from ..nvidia import GPU_TOLERATION
-from ..workload_security import secure_workload
-from .claims import INSTANCE_TYPE_LABEL, ClaimPlan, with_dra_claim
+from ...catalog import catalog
+from ...crd_gate import CrdGate, CrdGateArgs
+from ...k8s_objects import custom_resource
+from ...nvidia import GPU_TOLERATION
+from ...workload_security import secure_workload
+from .component import INSTANCE_TYPE_LABEL, ClaimPlan, with_dra_claim
 
 MPIJOB_CRDS = ["mpijobs.kubeflow.org"]
 # The write-up: UCX kept off the rails (TCP on eth0), after the shape's RoCE settings (catalog

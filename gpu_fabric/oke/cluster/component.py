@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 import yaml
 
-from .shape_limits import checked_shape_config
+from ..nodes.shape_limits import checked_shape_config
 
 # Self-managed nodes (the RDMA GPU nodes) need an ENHANCED cluster (terraform-oci-oke: "An Enhanced
 # cluster is required for self-managed worker pools").

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_command as command
 
-from ..catalog import catalog
-from ..node_wait import (
+from ...catalog import catalog
+from ...node_wait import (
     DeviceTest,
     NodeNeeds,
     Published,
@@ -25,9 +25,9 @@ from ..node_wait import (
     wait_command,
     wait_script,
 )
-from ..nvidia import GPU_DRA_DRIVER, GPU_PRESENT_LABEL, GPU_RESOURCE
-from .claims import INSTANCE_TYPE_LABEL, RAIL_DRIVER
-from .nodes import NODE_LABELS
+from ...nvidia import GPU_DRA_DRIVER, GPU_PRESENT_LABEL, GPU_RESOURCE
+from ..claims.component import INSTANCE_TYPE_LABEL, RAIL_DRIVER
+from .component import NODE_LABELS
 
 # The join script's output is in cloud-init's log (it runs from runcmd).
 CLOUD_INIT_LOG = "/var/log/cloud-init-output.log"

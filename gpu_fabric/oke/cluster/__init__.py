@@ -1,0 +1,2 @@
+"""The OKE cluster: its stack config, resources (cluster, system pool) and the versions OKE
+offers."""

@@ -1,0 +1,1 @@
+"""OKE's VCN: its stack config, rules and resources side by side."""
