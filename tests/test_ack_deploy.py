@@ -45,7 +45,7 @@ def test_the_kubeconfigs_name_the_intranet_endpoint():
 
 
 def test_without_an_intranet_endpoint_the_credential_is_kept_as_it_came():
-    from gpu_fabric.ack.cluster import _at_intranet_endpoint
+    from gpu_fabric.ack.cluster.component import _at_intranet_endpoint
     from gpu_fabric.ack.offline_mocks import mock_ack_kubeconfig
 
     kubeconfig = mock_ack_kubeconfig("c1")
@@ -121,7 +121,7 @@ def test_the_count_is_required_and_not_negative():
 
 
 def run_wait(tmp_path, kubectl: str, timeout: int = 0):
-    from gpu_fabric.ack.node_wait import WAIT_SCRIPT
+    from gpu_fabric.ack.lingjun.wait import WAIT_SCRIPT
     from tests.wait_script import run_wait_script
 
     env = {
@@ -237,7 +237,7 @@ def test_a_recorded_node_that_lacks_a_device_fails_naming_it(tmp_path, allocatab
 
 
 def test_the_wait_script_passes_shellcheck(tmp_path):
-    from gpu_fabric.ack.node_wait import WAIT_SCRIPT
+    from gpu_fabric.ack.lingjun.wait import WAIT_SCRIPT
     from tests.wait_script import shellcheck_problems
 
     assert shellcheck_problems(tmp_path, WAIT_SCRIPT) == ""

@@ -9,8 +9,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from gpu_fabric.ack import offline_mocks, rdma_pods
-from gpu_fabric.ack.nodes import addon_config
+from gpu_fabric.ack import offline_mocks
+from gpu_fabric.ack.lingjun.component import addon_config
+from gpu_fabric.ack.rdma import pods as rdma_pods
 from gpu_fabric.catalog import AddonConfigKey, catalog
 from gpu_fabric.workload_security import SIZES, waivers, without_waivers
 from offline import engine

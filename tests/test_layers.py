@@ -188,6 +188,8 @@ def test_config_and_checks_import_no_component_module():
         "nodes",
         "claims",
         "dranet",
+        "lingjun",
+        "rdma",
         *fabric_side,
     }
     components = {

@@ -1,5 +1,6 @@
 """OKE's and ACK's minors resolved at preview to the newest version each cloud offers
-(gpu_fabric/oke/cluster/versions_offered.py, gpu_fabric/ack/versions_offered.py), as GKE's are."""
+(gpu_fabric/oke/cluster/versions_offered.py, gpu_fabric/ack/cluster/versions_offered.py), as
+GKE's are."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """ACK's bandwidth benchmark (`make verify BANDWIDTH=1`; the run loop is `verify/bandwidth.py`):
-Alibaba's Lingjun RDMA guide's `hps-benchmark` Job (`gpu_fabric/ack/rdma_pods.py`). Its output is
+Alibaba's Lingjun RDMA guide's `hps-benchmark` Job (`gpu_fabric/ack/rdma/pods.py`). Its output is
 not nccl-tests and the catalog has no threshold for it: the log is kept and the run "not judged".
 """
 
@@ -17,7 +17,7 @@ from .nccl_judge import Hardware
 def ack_benchmark(stack: str, hardware: Hardware, cfg: Any, hosts: int) -> Benchmark:
     """ack-lingjun: the hps-benchmark Job of Alibaba's Lingjun RDMA guide on one Lingjun node (it
     is not nccl-tests)."""
-    from gpu_fabric.ack.rdma_pods import BENCHMARK_GPUS, BENCHMARK_NAME, benchmark_job
+    from gpu_fabric.ack.rdma.pods import BENCHMARK_GPUS, BENCHMARK_NAME, benchmark_job
 
     if not cfg.images.benchmark:
         raise CouldNotRun(

@@ -25,7 +25,8 @@ from ..problems import key as _key
 from ..workloads.checks import queue_problems
 from .cloud_args import STACK_KEYS, cloud_args
 from .cloud_rules import cloud_problems
-from .config import REGION_KEY, AckLingjunConfig, ComputingNetwork
+from .config import REGION_KEY, AckLingjunConfig
+from .lingjun.config import ComputingNetwork
 
 # Alibaba region ids: cn-wulanchabu, cn-hangzhou, ap-southeast-1; zones add `-<letter>`.
 _REGION = re.compile(r"^[a-z]+-[a-z]+(-\d+)?$")

@@ -12,11 +12,11 @@ import pulumi_kubernetes as k8s
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
 from .cloud_args import AckCloudArgs
-from .cluster import AckClusterArgs, Cluster, SystemPoolArgs
+from .cluster.component import AckClusterArgs, Cluster, SystemPoolArgs
+from .cluster.versions_offered import moves, resolved_version
 from .inputs import CLOUD_INPUTS
-from .network import ExistingAckNetworkArgs, Network
-from .nodes import LingjunPool, LingjunPoolArgs
-from .versions_offered import moves, resolved_version
+from .lingjun.component import LingjunPool, LingjunPoolArgs
+from .network.component import ExistingAckNetworkArgs, Network
 
 
 def _network_args(args: AckCloudArgs) -> ExistingAckNetworkArgs:

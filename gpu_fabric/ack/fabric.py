@@ -18,8 +18,8 @@ from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from ..workloads.settings import TrainingQueueSettings
 from .inputs import FABRIC_INPUTS
-from .node_wait import LingjunNodeWait, LingjunNodeWaitArgs
-from .rdma_pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs
+from .lingjun.wait import LingjunNodeWait, LingjunNodeWaitArgs
+from .rdma.pods import BENCHMARK_GPUS, Benchmark, BenchmarkArgs
 
 
 class AckLingjunNodes(TypedDict):

@@ -13,16 +13,10 @@ from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import LINGJUN_VPC_FIX
 from .cloud_args import AckCloudArgs
 from .cloud_rules import cloud_problems
-from .config import (
-    AckClusterConfig,
-    AddonVersion,
-    LingjunConfig,
-    SystemPoolConfig,
-    VswitchId,
-)
-from .config import (
-    ExistingVpc as ExistingVpcConfig,
-)
+from .cluster.config import AckClusterConfig, SystemPoolConfig
+from .ids import AddonVersion, VswitchId
+from .lingjun.config import LingjunConfig
+from .network.config import ExistingVpc as ExistingVpcConfig
 
 
 def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:

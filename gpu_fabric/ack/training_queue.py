@@ -11,7 +11,7 @@ from ..workloads.runtime import node_template
 from ..workloads.settings import QueuePool, TrainingQueueSettings, TrainingRuntimeSettings
 from .checks import POD_SECURITY
 from .config import AckLingjunConfig
-from .rdma_pods import LINGJUN_HOST_NETWORK, with_lingjun_rdma
+from .rdma.pods import LINGJUN_HOST_NETWORK, with_lingjun_rdma
 
 FLAVOR = "lingjun"
 

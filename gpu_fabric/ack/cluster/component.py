@@ -11,7 +11,7 @@ import pulumi_alicloud.cs as cs
 import pulumi_kubernetes as k8s
 import yaml
 
-from ..layers import result_field
+from ...layers import result_field
 
 # The kubeconfig is ACK's default (not temporary) user credential. A temporary one
 # (`temporary_duration_minutes`, 15 to 4320) is a fresh client certificate on every call, so

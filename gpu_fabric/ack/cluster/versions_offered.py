@@ -15,8 +15,8 @@ from typing import Any
 import pulumi
 from pulumi_alicloud import cs
 
-from ..layers import result_field
-from ..versions import ACK_VERSION, ack_version_or_minor, is_minor, newest_of_minor
+from ...layers import result_field
+from ...versions import ACK_VERSION, ack_version_or_minor, is_minor, newest_of_minor
 
 CLUSTER_TYPE = "ManagedKubernetes"
 """An ACK managed (Pro) cluster's type in the versions metadata."""

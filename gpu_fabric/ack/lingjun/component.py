@@ -12,7 +12,7 @@ labels and taints back verbatim. A program that declared none would show a diff 
 and send an empty list on its next update, stripping them (UNVERIFIED, read from the provider's
 code). The pool therefore declares no labels or taints and ignores changes to both: Pulumi keeps
 what ACK wrote, diffs nothing, strips nothing. Pods find the nodes through the documented defaults
-instead (`rdma_pods.with_lingjun_rdma`).
+instead (`rdma/pods.with_lingjun_rdma`).
 
 The add-on's "RDMA for non-hostNetwork pods" switch has no published JSON key. Its key comes from
 the catalog (or `gpu-fabric:rdma.nonHostNetworkKey`). Preview checks it against the schema
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_alicloud.cs as cs
 
-from .cluster import RUNTIME
+from ..cluster.component import RUNTIME
 
 LINGJUN_POOL_TYPE = "lingjun"
 ACK_OWNED_POOL_FIELDS = ["labels", "taints"]

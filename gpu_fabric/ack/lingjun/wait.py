@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_command as command
 
-from ..catalog import catalog
-from ..node_wait import Advertised, NodeNeeds, usable_lines, wait_command, wait_script
-from ..nvidia import GPU_RESOURCE
+from ...catalog import catalog
+from ...node_wait import Advertised, NodeNeeds, usable_lines, wait_command, wait_script
+from ...nvidia import GPU_RESOURCE
 
 WAIT_MINUTES = 30
 """From the fabric stack's `pulumi up`: nodes added just before it have time to turn Ready and

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog import catalog
-from ..nvidia import GPU_RESOURCE
-from ..pod_spec import add_items, add_named, container_named, set_fields
-from ..workload_security import secure_workload
+from ...catalog import catalog
+from ...nvidia import GPU_RESOURCE
+from ...pod_spec import add_items, add_named, container_named, set_fields
+from ...workload_security import secure_workload
 
 SHM_PATH = "/dev/shm"
 CAPABILITIES = ["IPC_LOCK", "SYS_RESOURCE"]

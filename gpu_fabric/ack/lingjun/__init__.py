@@ -1,0 +1,1 @@
+"""The Lingjun nodes: their stack config, node pool and the wait for them."""

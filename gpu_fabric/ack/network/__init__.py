@@ -1,0 +1,1 @@
+"""The Lingjun cluster's existing VPC: its stack config and resources."""
