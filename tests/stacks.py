@@ -51,3 +51,17 @@ def stack_of_machine() -> dict[str, str]:
         if machine is not None:
             found.setdefault(machine, stack)
     return found
+
+
+def stack_with_default_capacity(machine: str) -> str:
+    """A stack file of `machine` whose GPU pool sets no `capacity` (its reservation, if it names
+    one, or on-demand VMs), the first in name order."""
+    from tests.conftest import stack_values
+
+    return next(
+        stack
+        for stack in sorted(STACKS)
+        if (pool := stack_values(stack).get("gpu-fabric:gpuPool"))
+        and pool.get("machineType") == machine
+        and "capacity" not in pool
+    )

@@ -231,6 +231,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "locationPolicy": "string",
         "allowUnsupportedGkeVersion": "boolean",
         # The pool options, written by `make docs` from GpuPoolConfig (tools/pool_options.py).
+        "queuedProvisioning": "boolean",
         "createTimeout": "string",
         "updateTimeout": "string",
     },
@@ -330,6 +331,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "nodeLabels": "{string}!",
         "tolerations": "[QueueToleration]!",
         "quota": "{integer}!",
+        "provisioningClass": "string",
     },
     "QueueToleration": {"key": "string!", "effect": "string!", "value": "string"},
     "AckLingjunNodes": {

@@ -82,7 +82,11 @@ def test_a_roce_vpc_mtu_below_8896_is_refused(stack):
     assert parse_stack({key: 8896}, stack).nic_groups[1].mtu == 8896
 
 
-@pytest.mark.parametrize("stack", sorted(STACKS))
+RESERVED = sorted(s for s in STACKS if "reservation" in stack_values(s)["gpu-fabric:gpuPool"])
+"""Those whose pool consumes a reservation."""
+
+
+@pytest.mark.parametrize("stack", RESERVED)
 def test_a_reserved_pool_gets_no_placement_policy_unless_asked(stack):
     """The AI Hypercomputer placement docs: capacity from a reservation is densely colocated;
     cluster-toolkit's A3 Ultra and A4 examples set no placement policy on reserved pools."""
@@ -165,12 +169,11 @@ def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
 def test_every_object_is_valid_and_there_is_no_a4x_extra(stack_plan):
     _, plan = stack_plan
     objects = [manifest(o) for o in plan.kubernetes_objects()]
-    assert {o["kind"] for o in objects} == {
-        "DaemonSet",
-        "Network",
-        "GKENetworkParamSet",
-        *QUEUE_KINDS,
-    }
+    kinds = {"DaemonSet", "Network", "GKENetworkParamSet", *QUEUE_KINDS}
+    # A Topology where the pools' nodes carry GKE's topology labels; a queued pool's admission
+    # check and its config (tests/test_workloads_queues.py checks when).
+    optional = {"Topology", "AdmissionCheck", "ProvisioningRequestConfig"}
+    assert kinds - optional <= {o["kind"] for o in objects} <= kinds | optional
     for obj in objects:
         validate(obj)
 

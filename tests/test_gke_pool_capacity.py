@@ -11,13 +11,13 @@ import pytest
 from offline.plan import pick
 from tests.conftest import DELETE, assert_single_rule, run_stack
 from tests.hosted import hosted_reasons
-from tests.stacks import stack_of_machine
+from tests.stacks import stack_with_default_capacity
 from tests.test_layer_inputs import GOOD
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
-A3_HIGH = stack_of_machine()["a3-highgpu-8g"]  # flex-start, not compactly placed
-A3_ULTRA = stack_of_machine()["a3-ultragpu-8g"]  # flex-start, compact placement allowed
-A4X = stack_of_machine()["a4x-highgpu-4g"]  # reservation-bound
+A3_HIGH = stack_with_default_capacity("a3-highgpu-8g")  # flex-start, not compactly placed
+A3_ULTRA = stack_with_default_capacity("a3-ultragpu-8g")  # a reservation; flex-start compact
+A4X = stack_with_default_capacity("a4x-highgpu-4g")  # reservation-bound
 FLEX = {
     "gpu-fabric:gpuPool.capacity": "flex-start",
     "gpu-fabric:gpuPool.nodeCount": 0,

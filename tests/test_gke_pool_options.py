@@ -26,11 +26,13 @@ def test_the_hosted_args_are_what_the_generator_writes():
 
 
 def test_every_pool_option_is_in_the_hosted_schema_with_its_config_description():
-    assert pool_options() == ["create_timeout", "update_timeout"]
+    assert pool_options() == ["queued_provisioning", "create_timeout", "update_timeout"]
     properties = _analysis()[0]["types"][token("GkeGpuPool")]["properties"]
+    types = {bool: "boolean", str: "string"}
     for option in pool_options():
         camel = GpuPoolConfig.model_fields[option].alias
-        assert properties[camel]["type"] == "string"
+        default = GpuPoolConfig.model_fields[option].default
+        assert properties[camel]["type"] == types[type(default)]
         assert properties[camel]["description"] == GpuPoolConfig.model_fields[option].description
 
 

@@ -10,7 +10,8 @@ import pytest
 from gpu_fabric.catalog import catalog
 from gpu_fabric.gke.usable_nodes import FAILURE, needs_of
 from gpu_fabric.node_wait import usable_lines, wait_script
-from tests.conftest import assert_single_rule, run_stack
+from offline.plan import pick
+from tests.conftest import assert_single_rule, parse_stack, run_stack
 from tests.stacks import stacks_on
 from tests.wait_script import (
     changed_copy,
@@ -22,7 +23,13 @@ from tests.wait_script import (
 COMMAND = "command:local:Command"
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
 NETWORK = "kubernetes:networking.gke.io/v1:Network"
-GKE_STACKS = stacks_on("gke")
+GKE_STACKS = [
+    stack
+    for stack in stacks_on("gke")
+    if sum(pool.node_count for pool in parse_stack({}, stack).pools)
+]
+"""The GKE stacks with nodes to wait for (a pool that starts at zero has none:
+tests/test_gke_pool_capacity.py)."""
 
 
 def usable_wait(plan):
@@ -38,7 +45,11 @@ def test_the_wait_counts_every_gpu_node_after_the_installers_and_the_pools(stack
         r for r in plan.of_type("gcp:container/nodePool:NodePool") if r.name != f"{stack}-system"
     ]
     env = wait.inputs["environment"]
-    assert env["COUNT"] == str(sum(p.inputs["nodeCount"] for p in pools))
+    # A fixed pool's nodes, an autoscaled one's minimum.
+    awaited = [
+        p.inputs.get("nodeCount", pick(p.inputs, "autoscaling.totalMinNodeCount")) for p in pools
+    ]
+    assert env["COUNT"] == str(sum(awaited))
     names = ",".join(p.inputs["name"] for p in pools)
     assert env["SELECTOR"] == f"cloud.google.com/gke-nodepool in ({names})"
     assert env["TIMEOUT_SECONDS"] == str(30 * 60)

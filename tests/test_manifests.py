@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from pathlib import Path
 
 import jsonschema
@@ -34,15 +35,29 @@ SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 """The project's reference desk beside the clone: only `-m reference` tests (.ci/run) read it."""
 
 
+def _python_patterns(node: object) -> object:
+    """The schema with each `pattern` in Python's regex syntax: the API server evaluates them as Go
+    (RE2) regexes, where a flag group may follow `^` (Kueue's `^(?i)[a-z]...`), and Python's `re`
+    takes global flags only at the start (`(?i)^[a-z]...`, the same language)."""
+    if isinstance(node, dict):
+        fixed = {key: _python_patterns(value) for key, value in node.items()}
+        pattern = node.get("pattern")
+        if isinstance(pattern, str) and (flags := re.match(r"\^(\(\?[a-z]+\))", pattern)):
+            fixed["pattern"] = flags[1] + "^" + pattern[flags.end() :]
+        return fixed
+    if isinstance(node, list):
+        return [_python_patterns(item) for item in node]
+    return node
+
+
 def crd_schemas() -> dict[tuple[str, str], dict]:
     schemas = {}
     for path in CRD_FILES:
         crd = yaml_files.read(path)
         for version in crd["spec"]["versions"]:
             api_version = f"{crd['spec']['group']}/{version['name']}"
-            schemas[(api_version, crd["spec"]["names"]["kind"])] = version["schema"][
-                "openAPIV3Schema"
-            ]
+            schema = _python_patterns(version["schema"]["openAPIV3Schema"])
+            schemas[(api_version, crd["spec"]["names"]["kind"])] = schema
     return schemas
 
 

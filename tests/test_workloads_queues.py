@@ -127,10 +127,24 @@ def test_every_queue_object_is_valid_against_the_pinned_kueue_crds(stack):
     from tests.test_manifests import validate
 
     objects = kueue_objects(planned(stack))
-    kinds = ["ClusterQueue", "LocalQueue", "ResourceFlavor", "Topology"]
+    assert {"ClusterQueue", "LocalQueue", "ResourceFlavor"} <= set(objects)
     if platform_of(stack) == "oke-dranet":
-        kinds.remove("Topology")  # no Topology Aware Scheduling over DRA (oke/training_queue.py)
-    assert sorted(objects) == kinds
+        # No Topology Aware Scheduling over DRA (oke/training_queue.py).
+        assert "Topology" not in objects
+    # A queued pool's flavor comes with the ProvisioningRequest admission check, whose config
+    # it names, and the ClusterQueue's strategy (v1beta2) runs it on that flavor.
+    (queue,) = objects["ClusterQueue"]
+    checked = queue["spec"].get("admissionChecksStrategy")
+    provisioning = {"AdmissionCheck", "ProvisioningRequestConfig"} & set(objects)
+    assert provisioning in (set(), {"AdmissionCheck", "ProvisioningRequestConfig"})
+    assert bool(checked) == bool(provisioning)
+    assert set(objects) <= {
+        "ClusterQueue",
+        "LocalQueue",
+        "ResourceFlavor",
+        "Topology",
+        *provisioning,
+    }
     for obj in (o for kind in objects.values() for o in kind):
         validate(obj)
 
@@ -142,8 +156,12 @@ def test_kueue_and_jobset_are_the_catalogs_charts_in_their_namespaces(stack):
         chart = release(plan, name)
         assert (chart.inputs["chart"], chart.inputs["version"]) == (pin.chart, pin.version)
         assert chart.inputs["namespace"] == pin.namespace and chart.inputs["createNamespace"]
-        # Neither waits for the GPU nodes or anything but the cluster's provider.
-        assert chart.dependencies == []
+        # Neither waits for the GPU nodes or anything but the cluster's provider; Kueue, where a
+        # pool is queued, for the ProvisioningRequest API (queue_objects.PROVISIONING_REQUEST_CRD).
+        assert all("-provisioning-request-api" in d for d in chart.dependencies)
+        assert bool(chart.dependencies) == (
+            name == "kueue" and "AdmissionCheck" in kueue_objects(plan)
+        )
     text = release(plan, "kueue").inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
     assert yaml_files.load(text)["resources"]["quotaCheckStrategy"] == "IgnoreUndeclared"
 
@@ -260,8 +278,12 @@ def test_gke_topology_is_the_machines_and_the_namespace_admits_the_fabrics_pods(
 
     cfg = parse_stack({}, stack)
     plan = planned(stack)
-    (topology,) = kueue_objects(plan)["Topology"]
-    assert [lv["nodeLabel"] for lv in topology["spec"]["levels"]] == cfg.machine.topology_levels
+    # The machine's levels, or without GKE's topology labels where a pool's nodes lack them (no
+    # Topology when only the node would be left: config.topology_levels).
+    topologies = kueue_objects(plan).get("Topology", [])
+    assert [[lv["nodeLabel"] for lv in t["spec"]["levels"]] for t in topologies] == (
+        [cfg.topology_levels] if cfg.topology_levels else []
+    )
     (namespace,) = [
         manifest(n)
         for n in plan.of_type("kubernetes:core/v1:Namespace")

@@ -292,6 +292,8 @@ class GkeStackConfig(StackModel):
         if pool.compact_placement is not None:
             return pool.compact_placement
         capacity = self.capacity_of(pool)
+        if pool.queued_provisioning:
+            return False  # a queued pool is not compactly placed (cluster-toolkit)
         if capacity is CapacityMode.FLEX_START:
             # cluster-toolkit's gke-node-pool: compact placement with flex-start only where the
             # machine allows it (catalog `flex_start_compact_placement`).

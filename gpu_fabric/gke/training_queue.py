@@ -23,7 +23,12 @@ from .fabrics.nvlink import (
     compute_domain,
     with_compute_domain,
 )
-from .node_labels import NODE_POOL_LABEL
+from .node_labels import (
+    CAPACITY_LABELS,
+    NODE_POOL_LABEL,
+    QUEUED_PROVISIONING_CLASS,
+    QUEUED_TAINT,
+)
 
 
 def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
@@ -47,14 +52,20 @@ def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
         quota = {GPU_RESOURCE: nodes * gpus}
         if cfg.has_nvlink_domains:
             quota[CHANNEL_RESOURCE] = nodes
-        pools.append(
-            {
-                "name": pool.name,
-                "node_labels": {NODE_POOL_LABEL: pool.name},
-                "tolerations": tolerations,
-                "quota": quota,
-            }
-        )
+        capacity = cfg.capacity_of(pool).value
+        queue_pool: QueuePool = {
+            "name": pool.name,
+            "node_labels": {NODE_POOL_LABEL: pool.name, **CAPACITY_LABELS.get(capacity, {})},
+            "tolerations": tolerations,
+            "quota": quota,
+        }
+        if pool.queued_provisioning:
+            queue_pool["tolerations"] = [
+                *tolerations,
+                {"key": QUEUED_TAINT, "effect": "NoSchedule"},
+            ]
+            queue_pool["provisioning_class"] = QUEUED_PROVISIONING_CLASS
+        pools.append(queue_pool)
     return pools
 
 

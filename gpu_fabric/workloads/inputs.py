@@ -39,6 +39,7 @@ QUEUE_RULES = {
         "name": DnsLabel,
         "node_labels": dict[LabelKey, str],
         "quota": dict[str, Annotated[int, AfterValidator(_not_negative)]],
+        "provisioning_class": LabelKey,
     },
     "QueueToleration": {"key": LabelKey},
 }

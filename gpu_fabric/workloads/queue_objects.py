@@ -20,6 +20,20 @@ KUEUE_CRDS = [
     "clusterqueues.kueue.x-k8s.io",
     "localqueues.kueue.x-k8s.io",
 ]
+PROVISIONING_CRDS = [
+    "admissionchecks.kueue.x-k8s.io",
+    "provisioningrequestconfigs.kueue.x-k8s.io",
+]
+"""Kueue's CRDs of the ProvisioningRequest admission check (gated only where a pool is queued)."""
+PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
+"""The ProvisioningRequest API. Kueue sets its ProvisioningRequest admission check controller up
+only if the API server serves it when Kueue starts (kueue cmd/kueue/main.go: "Skipping admission
+check controller setup" otherwise), so Kueue waits for it where a pool is queued."""
+PROVISIONING = "gpu-fabric-provisioning"
+"""The AdmissionCheck and ProvisioningRequestConfig of queued pools."""
+PROVISIONING_NODE_SELECTOR = "autoscaling.gke.io/provisioning-request"
+"""The node label a provisioned node carries, set to its request (XPK kueue_config.yaml.j2:
+`podSetUpdates.nodeSelector` from the class detail `ResizeRequestName`)."""
 TOPOLOGY = "gpu-fabric"
 """The start of the Topology's name, which each ResourceFlavor names."""
 CLUSTER_QUEUE = "gpu-fabric"
@@ -81,17 +95,69 @@ def resource_flavor(
     }
 
 
-def cluster_queue(namespaces: list[str], quotas: dict[str, dict[str, int]]) -> dict[str, Any]:
+def admission_check() -> dict[str, Any]:
+    """The ProvisioningRequest admission check: Kueue asks for a job's nodes at once, and admits
+    it when they exist (Kueue docs, "Provisioning Admission Check")."""
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "AdmissionCheck",
+        "metadata": {"name": PROVISIONING},
+        "spec": {
+            "controllerName": "kueue.x-k8s.io/provisioning-request",
+            "parameters": {
+                "apiGroup": "kueue.x-k8s.io",
+                "kind": "ProvisioningRequestConfig",
+                "name": PROVISIONING,
+            },
+        },
+    }
+
+
+def provisioning_request_config(provisioning_class: str, resources: list[str]) -> dict[str, Any]:
+    """How Kueue asks for the nodes: the cloud's class, the resources the request is for, and the
+    node selector that sends the job's pods to the nodes provisioned for it."""
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "ProvisioningRequestConfig",
+        "metadata": {"name": PROVISIONING},
+        "spec": {
+            "provisioningClassName": provisioning_class,
+            "managedResources": resources,
+            "podSetUpdates": {
+                "nodeSelector": [
+                    {
+                        "key": PROVISIONING_NODE_SELECTOR,
+                        "valueFromProvisioningClassDetail": "ResizeRequestName",
+                    }
+                ]
+            },
+        },
+    }
+
+
+def cluster_queue(
+    namespaces: list[str],
+    quotas: dict[str, dict[str, int]],
+    provisioned_flavors: list[str] | None = None,
+) -> dict[str, Any]:
     """The ClusterQueue of the training `namespaces`: `quotas` is flavor -> resource -> nominal
     quota; every flavor covers the same resources (one resource group), tried in order, and CPU
-    and memory without limit."""
+    and memory without limit. A job admitted to one of `provisioned_flavors` first passes the
+    ProvisioningRequest admission check (v1beta2's `admissionChecksStrategy`: the ClusterQueue has
+    no `admissionChecks` field since Kueue 0.15)."""
     quotas = {flavor: {**UNBOUNDED, **quota} for flavor, quota in quotas.items()}
     covered = sorted({resource for quota in quotas.values() for resource in quota})
+    spec: dict[str, Any] = {}
+    if provisioned_flavors:
+        spec["admissionChecksStrategy"] = {
+            "admissionChecks": [{"name": PROVISIONING, "onFlavors": provisioned_flavors}]
+        }
     return {
         "apiVersion": KUEUE_API,
         "kind": "ClusterQueue",
         "metadata": {"name": CLUSTER_QUEUE},
         "spec": {
+            **spec,
             "namespaceSelector": namespaces_named(namespaces),
             "resourceGroups": [
                 {

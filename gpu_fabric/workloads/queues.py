@@ -26,8 +26,12 @@ from .config import QueuesConfig, TrainerOwner, default_topology_level
 from .kueue_config import kueue_values
 from .queue_objects import (
     KUEUE_CRDS,
+    PROVISIONING_CRDS,
+    PROVISIONING_REQUEST_CRD,
+    admission_check,
     cluster_queue,
     local_queue,
+    provisioning_request_config,
     resource_flavor,
     topology,
     training_namespace,
@@ -122,6 +126,8 @@ class QueueManifests:
     flavors: dict[str, dict]
     """Pool name -> its ResourceFlavor."""
     cluster_queue: dict
+    provisioning: list[dict]
+    """The AdmissionCheck and ProvisioningRequestConfig of queued pools (none without)."""
     namespace: dict
     local_queue: dict
     teams: dict[str, tuple[dict, dict]]
@@ -141,6 +147,16 @@ def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
         for pool in queue["pools"]
     }
     quotas = {flavors[p["name"]]["metadata"]["name"]: p["quota"] for p in queue["pools"]}
+    queued = [p for p in queue["pools"] if "provisioning_class" in p]
+    provisioned = [flavors[p["name"]]["metadata"]["name"] for p in queued]
+    provisioning = []
+    if queued:
+        (provisioning_class,) = {p["provisioning_class"] for p in queued}
+        resources = sorted({r for p in queued for r in p["quota"]})
+        provisioning = [
+            admission_check(),
+            provisioning_request_config(provisioning_class, resources),
+        ]
 
     def namespace(name: str) -> dict:
         return training_namespace(name, queue["pod_security_level"], queue["pod_security_reason"])
@@ -148,7 +164,8 @@ def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
     return QueueManifests(
         topology=tas,
         flavors=flavors,
-        cluster_queue=cluster_queue(training_namespaces(queue), quotas),
+        cluster_queue=cluster_queue(training_namespaces(queue), quotas, provisioned),
+        provisioning=provisioning,
         namespace=namespace(queue["namespace"]),
         local_queue=local_queue(queue["local_queue"], queue["namespace"]),
         teams={
@@ -180,13 +197,25 @@ class TrainingQueue(pulumi.ComponentResource):
             # charts/kueue/values.yaml: controllerManager.manager.image.repository
             image = {"image": {"repository": queue["kueue_image_repository"]}}
             values["controllerManager"] = {"manager": image}
+        queued = any("provisioning_class" in pool for pool in queue["pools"])
+        kueue_opts = child
+        if queued:
+            # Kueue sets its ProvisioningRequest controller up only if the API is served when it
+            # starts (PROVISIONING_REQUEST_CRD): the release waits for it, and fails the update
+            # if the cluster never serves it.
+            served = CrdGate(
+                f"{name}-provisioning-request-api",
+                CrdGateArgs([PROVISIONING_REQUEST_CRD], args.kubeconfig, args.cluster_id),
+                child,
+            )
+            kueue_opts = pulumi.ResourceOptions(parent=self, depends_on=[served])
         # Release names as the charts' READMEs install them (the controllers' names follow).
         kueue = helm_release(
             f"{name}-kueue",
             "kueue",
             pins.kueue.at(queue["kueue_version"]),
             values,
-            child,
+            kueue_opts,
             create_namespace=True,
         )
         jobset_values = (
@@ -203,9 +232,10 @@ class TrainingQueue(pulumi.ComponentResource):
             child,
             create_namespace=True,
         )
+        crds = [*KUEUE_CRDS, *PROVISIONING_CRDS] if queued else KUEUE_CRDS
         gate = CrdGate(
             f"{name}-kueue-crds",
-            CrdGateArgs(KUEUE_CRDS, args.kubeconfig, args.cluster_id, after=[kueue]),
+            CrdGateArgs(crds, args.kubeconfig, args.cluster_id, after=[kueue]),
             child,
         )
         # The Kueue objects wait for the gate only: a ClusterQueue whose flavors are not there
@@ -217,6 +247,9 @@ class TrainingQueue(pulumi.ComponentResource):
             custom_resource(f"{name}-topology", objects.topology, after_gate)
         for pool, flavor in objects.flavors.items():
             custom_resource(f"{name}-flavor-{pool}", flavor, after_gate)
+        for manifest in objects.provisioning:
+            kind = manifest["kind"].lower()
+            custom_resource(f"{name}-{kind}", manifest, after_gate)
         custom_resource(f"{name}-cluster-queue", objects.cluster_queue, after_gate)
         # The first namespace's objects keep the names they had before teams (state moves
         # nowhere when a stack lists its namespace as the first team); a further team's carry

@@ -27,6 +27,10 @@ class QueuePool(TypedDict):
     """The pool's taints, tolerated by the pods admitted there."""
     quota: dict[str, int]
     """Resource -> what the pool has of it (`nvidia.com/gpu`: nodes x GPUs per node)."""
+    provisioning_class: NotRequired[str]
+    """The ProvisioningRequest class its nodes come through (GKE's `queued-provisioning.gke.io`):
+    Kueue asks for a job's nodes at once before admitting it there (unset: the nodes are
+    there, or the autoscaler brings them)."""
 
 
 class RuntimeTopology(TypedDict):

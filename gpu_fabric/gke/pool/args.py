@@ -51,6 +51,12 @@ class GkeGpuPool(TypedDict):
     allow_unsupported_gke_version: NotRequired[bool]
     """Accept a GKE minor the catalog marks unsupported for the machine type (A3 High on 1.34+)."""
     # BEGIN GENERATED: pool options (`make docs`, from GpuPoolConfig: tools/pool_options.py)
+    queued_provisioning: NotRequired[bool]
+    (
+        "Flex-start nodes through GKE's ProvisioningRequest API only: a job gets all its nodes at"
+        " once, asked by Kueue's ProvisioningRequest admission check (the training queue adds "
+        "it). With `capacity: flex-start`, `nodeCount: 0`, no compact placement."
+    )
     create_timeout: NotRequired[str]
     (
         "How long Pulumi waits for the pool's creation (90m, 2h); GPU nodes boot, install their "

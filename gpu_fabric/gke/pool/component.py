@@ -188,6 +188,10 @@ class GpuNodePool(pulumi.ComponentResource):
                 "auto_repair": capacity != "flex-start",
             },
             placement_policy=placement,
+            # Nodes only through ProvisioningRequests (Kueue's admission check asks for them).
+            queued_provisioning={"enabled": True}
+            if pool_option(pool, "queued_provisioning")
+            else None,
             network_config={
                 "additional_node_network_configs": [
                     {"network": n.network, "subnetwork": n.subnetwork}

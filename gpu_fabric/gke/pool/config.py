@@ -147,6 +147,13 @@ class GpuPoolConfig(ConfigModel):
         "`on-demand`, `flex-start` (needs `autoscaling`; not on A4X) or `spot`. Default: "
         "`reservation` with a `reservation`, else `on-demand`. A change replaces the pool.",
     )
+    queued_provisioning: bool = Field(
+        False,
+        description="Flex-start nodes through GKE's ProvisioningRequest API only: a job gets all "
+        "its nodes at once, asked by Kueue's ProvisioningRequest admission check (the training "
+        "queue adds it). With `capacity: flex-start`, `nodeCount: 0`, no compact placement.",
+        json_schema_extra=POOL_OPTION,
+    )
     autoscaling: AutoscalingConfig | None = Field(
         None,
         description="The cluster autoscaler from `nodeCount` up to `maxNodes` (unset: a fixed "

@@ -136,6 +136,41 @@ def _placement_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]
     return problems
 
 
+def _queued_problems(pool: GkeGpuPool, capacity: str) -> list[PoolProblem]:
+    """Queued provisioning: flex-start nodes from zero, not compactly placed (GKE docs, "About
+    GPU obtainability with flex-start": `--flex-start --enable-queued-provisioning`;
+    cluster-toolkit's gke-node-pool preconditions: min 0 nodes, no COMPACT placement)."""
+    problems = []
+    if capacity != "flex-start":
+        problems.append(
+            PoolProblem(
+                "queued_provisioning",
+                True,
+                f"queued provisioning takes flex-start nodes, and the pool's capacity is "
+                f"{capacity}; set capacity: flex-start, or remove it",
+            )
+        )
+    if pool["node_count"] != 0:
+        problems.append(
+            PoolProblem(
+                "node_count",
+                pool["node_count"],
+                "a queued pool keeps no node between jobs (its nodes come with a job's "
+                "ProvisioningRequest); set 0",
+            )
+        )
+    if pool.get("compact_placement_name"):
+        problems.append(
+            PoolProblem(
+                "queued_provisioning",
+                True,
+                "a queued pool is not compactly placed (cluster-toolkit's gke-node-pool); turn "
+                "compact placement off",
+            )
+        )
+    return problems
+
+
 FLEX_START_MIN_GKE = "1.32.2-gke.1652000"
 """GKE's first version with flex-start GPU node pools (GKE docs, "About GPU obtainability with
 flex-start", Requirements: https://cloud.google.com/kubernetes-engine/docs/concepts/dws)."""
@@ -207,6 +242,8 @@ def _capacity_problems(pool: GkeGpuPool, machine: Machine) -> list[PoolProblem]:
                     "turn compact placement off, or pick another capacity",
                 )
             )
+    if pool.get("queued_provisioning"):
+        problems += _queued_problems(pool, capacity)
     most = pool.get("max_node_count")
     if most is not None and most < pool["node_count"]:
         problems.append(
