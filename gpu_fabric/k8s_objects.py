@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pulumi
 import pulumi_kubernetes as k8s
 
+_ENVELOPE = ("apiVersion", "kind", "metadata")
 
-def custom_resource(
-    name: str, manifest: dict, opts: pulumi.ResourceOptions
-) -> k8s.apiextensions.CustomResource:
-    """A custom resource with exactly the manifest's fields: everything but the envelope is spec."""
-    body = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "metadata")}
+
+class _TopLevelObject(pulumi.CustomResource):
+    """A custom object whose fields are not all under `spec` (Kueue's WorkloadPriorityClass has a
+    top-level `value`): registered as pulumi-kubernetes' `CustomResource` registers any custom
+    object (type `kubernetes:<apiVersion>:<kind>`, the manifest's fields as its inputs), since
+    the Python `CustomResource` takes `spec` only."""
+
+    def __init__(self, name: str, manifest: dict, opts: pulumi.ResourceOptions):
+        # The plugin version of the SDK, as its own resources ask for it.
+        version = importlib.metadata.version("pulumi-kubernetes")
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=version))
+        super().__init__(
+            f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}", name, dict(manifest), opts
+        )
+
+
+def custom_resource(name: str, manifest: dict, opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    """A custom resource with exactly the manifest's fields: everything but the envelope is spec,
+    or, where the kind has fields beside `spec`, the manifest as it is."""
+    body = {k: v for k, v in manifest.items() if k not in _ENVELOPE}
+    if set(body) - {"spec"}:
+        return _TopLevelObject(name, manifest, opts)
     return k8s.apiextensions.CustomResource(
         name,
         api_version=manifest["apiVersion"],

@@ -242,9 +242,9 @@ def test_every_kubernetes_object_is_bound_to_the_cluster_provider(a3_plan):
     (provider,) = a3_plan.of_type("pulumi:providers:kubernetes")
     (cluster,) = a3_plan.of_type(CLUSTER)
     objects = a3_plan.kubernetes_objects()
-    # 4 Networks, 4 param sets, the installer; the training queue's namespace, 4 Kueue objects
-    # and the fabric's runtime.
-    assert len(objects) == 15
+    # 4 Networks, 4 param sets, the installer; the training queue's namespace, 4 Kueue objects,
+    # the 5 WorkloadPriorityClasses and the fabric's runtime.
+    assert len(objects) == 20
     assert {o.provider_urn for o in objects} == {provider.urn}
     assert provider.inputs["clusterIdentifier"] == (
         f"projects/{project_of()}/locations/us-central1/clusters/a3-prod"

@@ -302,6 +302,8 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
     "TrainingQueueSettings": {
         "namespace": "string!",
         "teamNamespaces": "[string]",
+        "teamWeights": "{integer}",
+        "waitForPodsReady": "WaitForPodsReadySettings",
         "localQueue": "string!",
         "podSecurityLevel": "string!",
         "podSecurityReason": "string!",
@@ -326,6 +328,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "claimedGpus": "integer",
     },
     "RuntimeTopology": {"level": "string!", "required": "boolean!"},
+    "WaitForPodsReadySettings": {"timeout": "string!", "backoffLimitCount": "integer"},
     "QueuePool": {
         "name": "string!",
         "nodeLabels": "{string}!",

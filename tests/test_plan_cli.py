@@ -19,10 +19,10 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
 
     written = json.loads((tmp_path / "a3-prod.json").read_text())
     resources = written["resources"]
-    # 44 resources and the two layer components; the training queue's 14 (gpu_fabric/workloads:
-    # Kueue, JobSet, Kubeflow Trainer, two CRD gates, the Kueue objects and the runtime); the
-    # wait for usable GPU nodes and its command.
-    assert len(resources) == 63
+    # 44 resources and the two layer components; the training queue's 19 (gpu_fabric/workloads:
+    # Kueue, JobSet, Kubeflow Trainer, two CRD gates, the Kueue objects, 5 priority classes and
+    # the runtime); the wait for usable GPU nodes and its command.
+    assert len(resources) == 68
     for resource in resources:
         assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
     gates = [r for r in resources if r["type"] == "command:local:Command"]
@@ -50,6 +50,10 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
         *[f"network-vpc{n}.yaml" for n in range(1, 5)],
         "resourceflavor-a3-highgpu.yaml",
         "topology-gpu-fabric.yaml",
+        *[
+            f"workloadpriorityclass-{name}.yaml"
+            for name in ("high", "low", "medium", "very-high", "very-low")
+        ],
     ]
     network = yaml.safe_load((tmp_path / "a3-prod" / "network-vpc1.yaml").read_text())
     assert list(network)[:3] == ["apiVersion", "kind", "metadata"]

@@ -32,6 +32,7 @@ QUEUE_KINDS = {
     "ResourceFlavor",
     "ClusterQueue",
     "LocalQueue",
+    "WorkloadPriorityClass",
     "ClusterTrainingRuntime",
 }
 """What the training queue adds to a stack's Kubernetes objects (with its fabric's runtime)."""
@@ -127,7 +128,7 @@ def test_every_queue_object_is_valid_against_the_pinned_kueue_crds(stack):
     from tests.test_manifests import validate
 
     objects = kueue_objects(planned(stack))
-    assert {"ClusterQueue", "LocalQueue", "ResourceFlavor"} <= set(objects)
+    assert {"ClusterQueue", "LocalQueue", "ResourceFlavor", "WorkloadPriorityClass"} <= set(objects)
     if platform_of(stack) == "oke-dranet":
         # No Topology Aware Scheduling over DRA (oke/training_queue.py).
         assert "Topology" not in objects
@@ -142,6 +143,7 @@ def test_every_queue_object_is_valid_against_the_pinned_kueue_crds(stack):
         "ClusterQueue",
         "LocalQueue",
         "ResourceFlavor",
+        "WorkloadPriorityClass",
         "Topology",
         *provisioning,
     }
@@ -509,6 +511,7 @@ def test_a_hosted_fabric_layer_builds_the_queue_it_is_given():
         "LocalQueue",
         "ResourceFlavor",
         "Topology",
+        "WorkloadPriorityClass",
     ]
     with_runtime = {**GOOD_QUEUE, "runtime": RUNTIME, "trainer_version": "2.3.0"}
     plan = _build("GkeFabric", (("training_queue",), with_runtime))
@@ -703,30 +706,51 @@ def named(plan: Plan, kind: str) -> dict[str, dict]:
 
 @pytest.mark.parametrize("stack", APPLYING_STACKS)
 def test_each_team_gets_its_namespace_local_queue_and_the_runtimes_objects(stack):
-    """The one ClusterQueue admits every team's namespace; each namespace has what the runtime's
+    """Each team has its namespace, LocalQueue and ClusterQueue; the ClusterQueues share the
+    pools' GPUs, which their Cohort holds, by fair sharing; each namespace has what the runtime's
     pods name (A4X: a ComputeDomain of its own, so two teams' jobs share no NVLink domain; OKE:
     the claim templates)."""
     base = stack.removesuffix("-fabric") if stack.endswith("-fabric") else stack
     plan = run_stack(with_queues(base, TEAMS), base)
     one = run_stack(stack=base)
-    (queue,) = kueue_objects(plan)["ClusterQueue"]
+    queues = {q["metadata"]["name"]: q for q in kueue_objects(plan)["ClusterQueue"]}
+    (single,) = kueue_objects(one)["ClusterQueue"]
+    (cohort,) = kueue_objects(plan)["Cohort"]
+    # The Cohort holds what the one queue held; each team's queue borrows all it uses.
+    assert cohort["spec"]["resourceGroups"] == single["spec"]["resourceGroups"]
+    for team, name in (("vision", "gpu-fabric"), ("llm", "gpu-fabric-llm")):
+        spec = queues[name]["spec"]
+        assert spec["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": team}}
+        assert spec["cohortName"] == cohort["metadata"]["name"]
+        assert spec["preemption"] == {
+            "withinClusterQueue": "LowerPriority",
+            "reclaimWithinCohort": "Any",
+        }
+        gpus = [
+            r["nominalQuota"]
+            for g in spec["resourceGroups"]
+            for f in g["flavors"]
+            for r in f["resources"]
+            if r["name"] not in ("cpu", "memory")  # unbounded in every queue
+        ]
+        assert set(gpus) == {0}
+        (lq,) = [q for q in kueue_objects(plan)["LocalQueue"] if q["metadata"]["namespace"] == team]
+        assert lq["spec"]["clusterQueue"] == name
+    # Kueue manages (suspends and queues) jobs of every team's namespace: one it left out would
+    # run its jobs at once, outside the quota; and shares the Cohort by the teams' weights.
     both = {
         "matchExpressions": [
             {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["vision", "llm"]}
         ]
     }
-    assert queue["spec"]["namespaceSelector"] == both
-    # Kueue manages (suspends and queues) jobs of every team's namespace: one it left out would
-    # run its jobs at once, outside the quota.
     values = release(plan, "kueue").inputs["values"]["managerConfig"]
     configuration = yaml_files.load(values["controllerManagerConfigYaml"])
     assert configuration["managedJobsNamespaceSelector"] == both
+    assert "fairSharing" in configuration
     namespaces = {n.split("/")[1]: body for n, body in named(plan, "Namespace").items()}
     training = [b for b in named(one, "Namespace").values() if b["metadata"]["name"] == "training"]
     for team in ("vision", "llm"):
         assert namespaces[team]["metadata"]["labels"] == training[0]["metadata"]["labels"]
-        (lq,) = [q for q in kueue_objects(plan)["LocalQueue"] if q["metadata"]["namespace"] == team]
-        assert lq["spec"]["clusterQueue"] == queue["metadata"]["name"]
     # What the runtime's pods name in their own namespace is in every team's.
     for kind in ("ComputeDomain", "ResourceClaimTemplate"):
         in_training = {n.split("/")[1] for n in named(one, kind) if n.startswith("training/")}
@@ -747,6 +771,8 @@ def test_a_first_team_named_as_the_namespace_keeps_the_stacks_state():
     )
     added = {r.urn for r in two.resources} - {r.urn for r in one.resources}
     assert sorted(u.rsplit("::", 1)[1] for u in added) == [
+        "a4x-prod-training-queue-cluster-queue-llm",
+        "a4x-prod-training-queue-cohort",
         "a4x-prod-training-queue-gpu-fabric-nvlink-llm",
         "a4x-prod-training-queue-local-queue-llm",
         "a4x-prod-training-queue-namespace-llm",

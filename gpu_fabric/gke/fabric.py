@@ -14,7 +14,7 @@ from operator import itemgetter
 import pulumi
 
 from ..catalog import catalog
-from ..config_base import seconds_of
+from ..durations import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from .fabric_args import GkeFabricArgs

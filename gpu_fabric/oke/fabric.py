@@ -13,7 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
-from ..config_base import seconds_of
+from ..durations import seconds_of
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from ..workloads.settings import TrainingQueueSettings, training_namespaces

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, Field
 
 from ..catalog import catalog
 from ..config_model import ConfigModel
+from ..durations import Timeout
 from ..images import ImageRef, parse_image
 from ..versions import CHART_VERSION, ChartVersionText
 
@@ -145,6 +146,33 @@ class TeamConfig(ConfigModel):
         description="The team's training namespace, with its LocalQueue and the runtime's "
         "objects (A4X: its own ComputeDomain); created by the stack.",
     )
+    weight: int = Field(
+        1,
+        ge=1,
+        le=100,
+        description="The team's share under fair sharing (its ClusterQueue's "
+        "`fairSharing.weight`): when teams want more GPUs than there are, a team of weight 2 "
+        "gets twice what a team of weight 1 gets; GPUs no team uses go to whoever asks.",
+    )
+
+
+class WaitForPodsReadyConfig(ConfigModel):
+    """How long an admitted job's pods may take to be ready before Kueue evicts and requeues it
+    (Kueue's `waitForPodsReady`, on by default since 0.19 with 30 minutes: set here on purpose)."""
+
+    timeout: Timeout = Field(
+        "45m",
+        description="Time from admission until every pod is ready. Default 45m: on an autoscaled "
+        "or Spot pool the nodes come after admission, and a GPU node boots, installs its driver, "
+        "runs the fabric's installers and pulls the training image (`pulumi up` waits up to 30m "
+        "for the same, gpu-fabric:nodeWaitTimeout), with room for a large image.",
+    )
+    backoff_limit_count: int | None = Field(
+        None,
+        ge=0,
+        description="Requeues after which Kueue deactivates the job (unset: no limit); the "
+        "requeues back off from 60s, doubling, up to an hour (Kueue's defaults).",
+    )
 
 
 class QueuesConfig(ConfigModel):
@@ -163,10 +191,13 @@ class QueuesConfig(ConfigModel):
     teams: Annotated[list[TeamConfig], Field(min_length=1)] | None = Field(
         None,
         description="One training namespace per team (or per set of jobs that must not share an "
-        "NVLink domain): each gets its LocalQueue and the runtime's objects (A4X: a ComputeDomain "
-        "of its own), all admitted by the one ClusterQueue; the first takes `namespace`'s place. "
+        "NVLink domain): each gets its LocalQueue, its ClusterQueue and the runtime's objects "
+        "(A4X: a ComputeDomain of its own); with two or more, the ClusterQueues share the GPUs "
+        "in one Cohort by fair sharing (`weight`), a team below its share reclaiming GPUs "
+        "another borrowed. The first takes `namespace`'s place (its objects keep their names). "
         "Default: one, `namespace`.",
     )
+    wait_for_pods_ready: WaitForPodsReadyConfig = Field(default_factory=WaitForPodsReadyConfig)
     local_queue: DnsLabel = Field(
         "default",
         description="The LocalQueue's name. Kueue gives a job that names no queue the "

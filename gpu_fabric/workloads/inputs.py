@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator
 
 from ..layer_inputs import InputProblem, same_as
-from .config import DnsLabel, LabelKey, QueuesConfig
+from .config import DnsLabel, LabelKey, QueuesConfig, TeamConfig, WaitForPodsReadyConfig
 
 POD_SECURITY_LEVELS = Literal["privileged", "baseline", "restricted"]
 """Pod Security Standards' levels (Kubernetes docs, "Pod Security Standards")."""
@@ -24,6 +24,7 @@ QUEUE_RULES = {
     "TrainingQueueSettings": {
         "namespace": same_as(QueuesConfig, "namespace"),
         "team_namespaces": list[same_as(QueuesConfig, "namespace")],  # type: ignore[misc]
+        "team_weights": dict[str, same_as(TeamConfig, "weight")],  # type: ignore[misc]
         "local_queue": same_as(QueuesConfig, "local_queue"),
         "pod_security_level": POD_SECURITY_LEVELS,
         "topology_levels": same_as(QueuesConfig, "topology_levels"),
@@ -34,6 +35,10 @@ QUEUE_RULES = {
         "trainer_version": same_as(QueuesConfig, "trainer_version"),
     },
     "TrainingRuntimeSettings": {"name": DnsLabel},
+    "WaitForPodsReadySettings": {
+        "timeout": same_as(WaitForPodsReadyConfig, "timeout"),
+        "backoff_limit_count": same_as(WaitForPodsReadyConfig, "backoff_limit_count"),
+    },
     "RuntimeTopology": {"level": LabelKey},
     "QueuePool": {
         "name": DnsLabel,

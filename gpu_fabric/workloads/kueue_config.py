@@ -34,17 +34,23 @@ from typing import Any
 
 from .. import yaml_files
 from .queue_objects import namespaces_named
+from .settings import WaitForPodsReadySettings
 
 UPSTREAM = Path(__file__).with_name("upstream")
 CHART_VALUES = UPSTREAM / "kueue-values.yaml"
 
 
 def manager_configuration(
-    namespaces: list[str], device_class_mappings: dict[str, list[str]]
+    namespaces: list[str],
+    device_class_mappings: dict[str, list[str]],
+    wait_for_pods_ready: WaitForPodsReadySettings | None = None,
+    *,
+    fair_sharing: bool = False,
 ) -> dict[str, Any]:
     """The chart's Configuration managing jobs of `namespaces` only, with `resources` set;
     `device_class_mappings`: the resource the queue counts -> the DeviceClasses whose devices
-    count as it."""
+    count as it; `wait_for_pods_ready` as given (unset: Kueue's default); `fair_sharing` among the
+    teams' ClusterQueues."""
     values = yaml_files.read(CHART_VALUES)
     config = yaml_files.load(values["managerConfig"]["controllerManagerConfigYaml"])
     resources: dict[str, Any] = {"quotaCheckStrategy": "IgnoreUndeclared"}
@@ -54,12 +60,45 @@ def manager_configuration(
             for name, classes in device_class_mappings.items()
         ]
     selector = namespaces_named(namespaces)
-    return {**config, "managedJobsNamespaceSelector": selector, "resources": resources}
+    config = {**config, "managedJobsNamespaceSelector": selector, "resources": resources}
+    if wait_for_pods_ready is not None:
+        config["waitForPodsReady"] = wait_for_pods_ready_of(wait_for_pods_ready)
+    if fair_sharing:
+        # Kueue docs, "Preemption" (fair sharing): a team's share counts against its weight; a
+        # job preempts another team's only while its own team stays at or below its share.
+        config["fairSharing"] = {
+            "preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+        }
+    return config
+
+
+def wait_for_pods_ready_of(settings: WaitForPodsReadySettings) -> dict[str, Any]:
+    """Kueue's `waitForPodsReady` (config v1beta2: no `enable`, the struct turns it on): the
+    timeout, the recovery timeout equal to it (Kueue's default), and requeues timed from the
+    eviction, backing off from 60s to an hour (Kueue's defaults, written out)."""
+    strategy: dict[str, Any] = {
+        "timestamp": "Eviction",
+        "backoffBaseSeconds": 60,
+        "backoffMaxSeconds": 3600,
+    }
+    if "backoff_limit_count" in settings:
+        strategy["backoffLimitCount"] = settings["backoff_limit_count"]
+    return {
+        "timeout": settings["timeout"],
+        "blockAdmission": False,
+        "requeuingStrategy": strategy,
+    }
 
 
 def kueue_values(
-    namespaces: list[str], device_class_mappings: dict[str, list[str]]
+    namespaces: list[str],
+    device_class_mappings: dict[str, list[str]],
+    wait_for_pods_ready: WaitForPodsReadySettings | None = None,
+    *,
+    fair_sharing: bool = False,
 ) -> dict[str, Any]:
     """The Kueue chart's values: its controller Configuration, as the one text it takes."""
-    configuration = manager_configuration(namespaces, device_class_mappings)
+    configuration = manager_configuration(
+        namespaces, device_class_mappings, wait_for_pods_ready, fair_sharing=fair_sharing
+    )
     return {"managerConfig": {"controllerManagerConfigYaml": yaml_files.dump(configuration)}}

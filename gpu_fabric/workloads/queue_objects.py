@@ -19,7 +19,9 @@ KUEUE_CRDS = [
     "resourceflavors.kueue.x-k8s.io",
     "clusterqueues.kueue.x-k8s.io",
     "localqueues.kueue.x-k8s.io",
+    "workloadpriorityclasses.kueue.x-k8s.io",
 ]
+COHORT_CRD = "cohorts.kueue.x-k8s.io"
 PROVISIONING_CRDS = [
     "admissionchecks.kueue.x-k8s.io",
     "provisioningrequestconfigs.kueue.x-k8s.io",
@@ -37,7 +39,15 @@ PROVISIONING_NODE_SELECTOR = "autoscaling.gke.io/provisioning-request"
 TOPOLOGY = "gpu-fabric"
 """The start of the Topology's name, which each ResourceFlavor names."""
 CLUSTER_QUEUE = "gpu-fabric"
-"""The ClusterQueue's name, which the LocalQueue names."""
+"""The ClusterQueue's name, which the LocalQueue names (with teams: the first team's; another
+team's is `gpu-fabric-<its namespace>`)."""
+COHORT = "gpu-fabric"
+"""The Cohort of the teams' ClusterQueues, which holds the pools' GPUs."""
+PRIORITY_CLASSES = {"very-low": 100, "low": 250, "medium": 500, "high": 750, "very-high": 1000}
+"""WorkloadPriorityClasses a job names in its `kueue.x-k8s.io/priority-class` label: the five
+levels of cluster-toolkit's and XPK's Kueue configurations (there as pod PriorityClasses), as
+Kueue's own kind, which orders admission and preemption without changing pod priority (Kueue docs,
+"Workload Priority Class")."""
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 """The label the API server sets on every namespace to its name (Kubernetes 1.22+)."""
 POD_SECURITY_ENFORCE = "pod-security.kubernetes.io/enforce"
@@ -135,47 +145,88 @@ def provisioning_request_config(provisioning_class: str, resources: list[str]) -
     }
 
 
+def _resource_groups(quotas: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    """One resource group of every flavor (tried in order), each covering the same resources,
+    CPU and memory without limit."""
+    quotas = {flavor: {**UNBOUNDED, **quota} for flavor, quota in quotas.items()}
+    covered = sorted({resource for quota in quotas.values() for resource in quota})
+    return [
+        {
+            "coveredResources": covered,
+            "flavors": [
+                {
+                    "name": flavor,
+                    "resources": [
+                        {"name": resource, "nominalQuota": quota.get(resource, 0)}
+                        for resource in covered
+                    ],
+                }
+                for flavor, quota in quotas.items()
+            ],
+        }
+    ]
+
+
 def cluster_queue(
     namespaces: list[str],
     quotas: dict[str, dict[str, int]],
     provisioned_flavors: list[str] | None = None,
+    *,
+    name: str = CLUSTER_QUEUE,
+    weight: int | None = None,
 ) -> dict[str, Any]:
     """The ClusterQueue of the training `namespaces`: `quotas` is flavor -> resource -> nominal
-    quota; every flavor covers the same resources (one resource group), tried in order, and CPU
-    and memory without limit. A job admitted to one of `provisioned_flavors` first passes the
-    ProvisioningRequest admission check (v1beta2's `admissionChecksStrategy`: the ClusterQueue has
-    no `admissionChecks` field since Kueue 0.15)."""
-    quotas = {flavor: {**UNBOUNDED, **quota} for flavor, quota in quotas.items()}
-    covered = sorted({resource for quota in quotas.values() for resource in quota})
+    quota (`_resource_groups`). A higher-priority job preempts lower ones of the queue (XPK's
+    `withinClusterQueue: LowerPriority`). With a fair-sharing `weight`, the queue is a team's in
+    the Cohort, which holds the GPUs: its own quota is 0, it borrows what it uses, and a team
+    below its share reclaims GPUs from one above it. A job admitted to one of
+    `provisioned_flavors` first passes the ProvisioningRequest admission check (v1beta2's
+    `admissionChecksStrategy`: the ClusterQueue has no `admissionChecks` field since Kueue 0.15)."""
     spec: dict[str, Any] = {}
     if provisioned_flavors:
         spec["admissionChecksStrategy"] = {
             "admissionChecks": [{"name": PROVISIONING, "onFlavors": provisioned_flavors}]
         }
+    spec["namespaceSelector"] = namespaces_named(namespaces)
+    preemption = {"withinClusterQueue": "LowerPriority"}
+    if weight is not None:
+        spec["cohortName"] = COHORT
+        spec["fairSharing"] = {"weight": weight}
+        preemption["reclaimWithinCohort"] = "Any"
+        quotas = {flavor: dict.fromkeys(quota, 0) for flavor, quota in quotas.items()}
+    spec["preemption"] = preemption
+    spec["resourceGroups"] = _resource_groups(quotas)
     return {
         "apiVersion": KUEUE_API,
         "kind": "ClusterQueue",
-        "metadata": {"name": CLUSTER_QUEUE},
-        "spec": {
-            **spec,
-            "namespaceSelector": namespaces_named(namespaces),
-            "resourceGroups": [
-                {
-                    "coveredResources": covered,
-                    "flavors": [
-                        {
-                            "name": flavor,
-                            "resources": [
-                                {"name": resource, "nominalQuota": quota.get(resource, 0)}
-                                for resource in covered
-                            ],
-                        }
-                        for flavor, quota in quotas.items()
-                    ],
-                }
-            ],
-        },
+        "metadata": {"name": name},
+        "spec": spec,
     }
+
+
+def cohort(quotas: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """The teams' Cohort: the pools' GPUs, which its ClusterQueues borrow (Kueue's hierarchical
+    cohorts: a Cohort's own quota is lent to the queues under it)."""
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "Cohort",
+        "metadata": {"name": COHORT},
+        "spec": {"resourceGroups": _resource_groups(quotas)},
+    }
+
+
+def workload_priority_classes() -> list[dict[str, Any]]:
+    """The WorkloadPriorityClasses (`PRIORITY_CLASSES`); a job naming none has priority 0."""
+    return [
+        {
+            "apiVersion": KUEUE_API,
+            "kind": "WorkloadPriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+            "description": f"gpu-fabric's {name} priority (cluster-toolkit's five levels).",
+        }
+        for name, value in PRIORITY_CLASSES.items()
+    ]
 
 
 def namespaces_named(namespaces: list[str]) -> dict[str, Any]:
@@ -203,11 +254,12 @@ def training_namespace(name: str, pod_security_level: str, reason: str) -> dict[
     }
 
 
-def local_queue(name: str, namespace: str) -> dict[str, Any]:
-    """The LocalQueue jobs name in their `kueue.x-k8s.io/queue-name` label."""
+def local_queue(name: str, namespace: str, queue: str = CLUSTER_QUEUE) -> dict[str, Any]:
+    """The LocalQueue jobs name in their `kueue.x-k8s.io/queue-name` label, of ClusterQueue
+    `queue`."""
     return {
         "apiVersion": KUEUE_API,
         "kind": "LocalQueue",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"clusterQueue": CLUSTER_QUEUE},
+        "spec": {"clusterQueue": queue},
     }

@@ -25,16 +25,20 @@ from ..k8s_objects import custom_resource
 from .config import QueuesConfig, TrainerOwner, default_topology_level
 from .kueue_config import kueue_values
 from .queue_objects import (
+    CLUSTER_QUEUE,
+    COHORT_CRD,
     KUEUE_CRDS,
     PROVISIONING_CRDS,
     PROVISIONING_REQUEST_CRD,
     admission_check,
     cluster_queue,
+    cohort,
     local_queue,
     provisioning_request_config,
     resource_flavor,
     topology,
     training_namespace,
+    workload_priority_classes,
 )
 from .runtime import TRAINER_CRDS, cluster_training_runtime, process_count_policy
 from .settings import QueuePool, TrainingQueueSettings, TrainingRuntimeSettings, training_namespaces
@@ -93,6 +97,11 @@ def training_queue(
     }
     if more:
         queue["team_namespaces"] = more
+        queue["team_weights"] = {team.namespace: team.weight for team in cfg.teams or []}
+    wait = cfg.wait_for_pods_ready
+    queue["wait_for_pods_ready"] = {"timeout": wait.timeout}
+    if wait.backoff_limit_count is not None:
+        queue["wait_for_pods_ready"]["backoff_limit_count"] = wait.backoff_limit_count
     if cfg.kueue_image_repository:
         queue["kueue_image_repository"] = cfg.kueue_image_repository
     if cfg.jobset_image_repository:
@@ -126,12 +135,16 @@ class QueueManifests:
     flavors: dict[str, dict]
     """Pool name -> its ResourceFlavor."""
     cluster_queue: dict
+    """The ClusterQueue of the first namespace (with teams: the first team's)."""
+    cohort: dict | None
+    """The teams' Cohort, holding the GPUs (None: one namespace, one ClusterQueue)."""
+    priority_classes: list[dict]
     provisioning: list[dict]
     """The AdmissionCheck and ProvisioningRequestConfig of queued pools (none without)."""
     namespace: dict
     local_queue: dict
-    teams: dict[str, tuple[dict, dict]]
-    """A further team's namespace name -> its Namespace and LocalQueue."""
+    teams: dict[str, tuple[dict, dict, dict]]
+    """A further team's namespace name -> its Namespace, LocalQueue and ClusterQueue."""
 
 
 def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
@@ -161,16 +174,31 @@ def queue_manifests(queue: TrainingQueueSettings) -> QueueManifests:
     def namespace(name: str) -> dict:
         return training_namespace(name, queue["pod_security_level"], queue["pod_security_reason"])
 
+    first, teams = queue["namespace"], queue.get("team_namespaces", [])
+    weights = queue.get("team_weights", {})
+
+    def team_queue(team: str, name: str) -> dict:
+        weight = weights.get(team, 1) if teams else None
+        return cluster_queue([team], quotas, provisioned, name=name, weight=weight)
+
     return QueueManifests(
         topology=tas,
         flavors=flavors,
-        cluster_queue=cluster_queue(training_namespaces(queue), quotas, provisioned),
+        cluster_queue=team_queue(first, CLUSTER_QUEUE)
+        if teams
+        else cluster_queue([first], quotas, provisioned),
+        cohort=cohort(quotas) if teams else None,
+        priority_classes=workload_priority_classes(),
         provisioning=provisioning,
-        namespace=namespace(queue["namespace"]),
-        local_queue=local_queue(queue["local_queue"], queue["namespace"]),
+        namespace=namespace(first),
+        local_queue=local_queue(queue["local_queue"], first),
         teams={
-            name: (namespace(name), local_queue(queue["local_queue"], name))
-            for name in queue.get("team_namespaces", [])
+            team: (
+                namespace(team),
+                local_queue(queue["local_queue"], team, f"{CLUSTER_QUEUE}-{team}"),
+                team_queue(team, f"{CLUSTER_QUEUE}-{team}"),
+            )
+            for team in teams
         },
     )
 
@@ -192,7 +220,12 @@ class TrainingQueue(pulumi.ComponentResource):
         super().__init__("gpu-fabric:workloads:TrainingQueue", name, None, opts)
         queue, pins = args.queue, catalog().workloads
         child = pulumi.ResourceOptions(parent=self)
-        values = kueue_values(training_namespaces(queue), queue.get("device_class_mappings", {}))
+        values = kueue_values(
+            training_namespaces(queue),
+            queue.get("device_class_mappings", {}),
+            queue.get("wait_for_pods_ready"),
+            fair_sharing="team_namespaces" in queue,
+        )
         if "kueue_image_repository" in queue:
             # charts/kueue/values.yaml: controllerManager.manager.image.repository
             image = {"image": {"repository": queue["kueue_image_repository"]}}
@@ -232,7 +265,11 @@ class TrainingQueue(pulumi.ComponentResource):
             child,
             create_namespace=True,
         )
-        crds = [*KUEUE_CRDS, *PROVISIONING_CRDS] if queued else KUEUE_CRDS
+        crds = [
+            *KUEUE_CRDS,
+            *([COHORT_CRD] if "team_namespaces" in queue else []),
+            *(PROVISIONING_CRDS if queued else []),
+        ]
         gate = CrdGate(
             f"{name}-kueue-crds",
             CrdGateArgs(crds, args.kubeconfig, args.cluster_id, after=[kueue]),
@@ -250,11 +287,20 @@ class TrainingQueue(pulumi.ComponentResource):
         for manifest in objects.provisioning:
             kind = manifest["kind"].lower()
             custom_resource(f"{name}-{kind}", manifest, after_gate)
+        for priority in objects.priority_classes:
+            custom_resource(f"{name}-priority-{priority['metadata']['name']}", priority, after_gate)
+        if objects.cohort is not None:
+            custom_resource(f"{name}-cohort", objects.cohort, after_gate)
         custom_resource(f"{name}-cluster-queue", objects.cluster_queue, after_gate)
         # The first namespace's objects keep the names they had before teams (state moves
         # nowhere when a stack lists its namespace as the first team); a further team's carry
         # its namespace's name.
-        teams = {"": (objects.namespace, objects.local_queue), **objects.teams}
+        teams = {
+            "": (objects.namespace, objects.local_queue),
+            **{team: (ns, lq) for team, (ns, lq, _) in objects.teams.items()},
+        }
+        for team, (_, _, queue_manifest) in objects.teams.items():
+            custom_resource(f"{name}-cluster-queue-{team}", queue_manifest, after_gate)
         namespaces = {}
         for team, (manifest, lq) in teams.items():
             suffix = f"-{team}" if team else ""

@@ -65,6 +65,16 @@ class TrainingRuntimeSettings(TypedDict):
     `nvidia.com/gpu` requests, which Trainer counts)."""
 
 
+class WaitForPodsReadySettings(TypedDict):
+    """Kueue's `waitForPodsReady`: an admitted job whose pods are not all ready in time is
+    evicted and requeued."""
+
+    timeout: str
+    """Time from admission until every pod is ready (`45m`)."""
+    backoff_limit_count: NotRequired[int]
+    """Requeues before Kueue deactivates the job (unset: no limit)."""
+
+
 class TrainingQueueSettings(TypedDict):
     """The training queue a fabric layer sets up: Kueue, JobSet, a Topology, flavors, queues."""
 
@@ -72,7 +82,12 @@ class TrainingQueueSettings(TypedDict):
     """The training namespace (created), where the LocalQueue is."""
     team_namespaces: NotRequired[list[str]]
     """Further training namespaces (created), one per team, each with a LocalQueue of the same
-    name and the runtime's namespaced objects; the one ClusterQueue admits them all."""
+    name, a ClusterQueue of its own and the runtime's namespaced objects; the teams' ClusterQueues
+    share the pools' GPUs in one Cohort by fair sharing."""
+    team_weights: NotRequired[dict[str, int]]
+    """Training namespace -> its fair-sharing weight (unset or missing: 1)."""
+    wait_for_pods_ready: NotRequired[WaitForPodsReadySettings]
+    """How long an admitted job's pods may take to be ready (unset: Kueue's default, 30m)."""
     local_queue: str
     """The LocalQueue's name."""
     pod_security_level: str

@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from ...config_base import ConfigModel, NodeCount, Timeout
+from ...config_base import ConfigModel, NodeCount
+from ...durations import Timeout
 from ..names import GcpProjectId, MachineType, NodePoolName
 
 # A reservation, or one block of it (`gcloud compute reservations blocks list`).
