@@ -285,6 +285,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "availabilityDomain": "string!",
         "imageId": "string!",
         "bootVolumeSizeGbs": "integer!",
+        "capacityReservationId": "string",
         "sshPublicKey": "string",
         "joinTagNamespace": "string",
         "joinTagKey": "string",

@@ -236,6 +236,7 @@ class OkeCloud(pulumi.ComponentResource):
                 pods_nsg_id=pods_nsg,
                 max_pods_per_node=args["max_pods_per_node"],
                 ssh_public_key=nodes.get("ssh_public_key"),
+                capacity_reservation_id=nodes.get("capacity_reservation_id"),
                 join_tag=(tag[0], tag[1]) if tag[0] and tag[1] else None,
                 optional_plugins=optional_plugins(nodes),
                 cluster=cluster.cluster,

@@ -69,6 +69,8 @@ class OkeGpuNodes(TypedDict):
     """A GPU image with the RDMA drivers (DOCA-OFED)."""
     boot_volume_size_gbs: int
     """Boot volume size."""
+    capacity_reservation_id: NotRequired[str]
+    """A compute capacity reservation the instances launch under (unset: the default, if any)."""
     ssh_public_key: NotRequired[str]
     """An SSH public key for the `opc` user."""
     join_tag_namespace: NotRequired[str]
@@ -179,6 +181,8 @@ def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
         args["pods_cidr"] = oke.effective_pods_cidr
     if oke.home_region is not None:
         args["home_region"] = oke.home_region
+    if nodes.reservation is not None:
+        args["gpu_nodes"]["capacity_reservation_id"] = nodes.reservation
     if nodes.ssh_public_key is not None:
         args["gpu_nodes"]["ssh_public_key"] = nodes.ssh_public_key
     if nodes.join_tag is not None:

@@ -95,6 +95,7 @@ VcnId = Annotated[str, AfterValidator(_ocid("vcn"))]
 
 
 SubnetId = Annotated[str, AfterValidator(_ocid("subnet"))]
+CapacityReservationId = Annotated[str, AfterValidator(_ocid("capacityreservation"))]
 
 
 KubernetesVersion = OkeVersionOrMinorText

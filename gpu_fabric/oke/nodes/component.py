@@ -162,6 +162,8 @@ class RdmaNodesArgs:
     """VCN-native pods per node."""
     ssh_public_key: str | None = None
     """An authorized SSH key of the nodes, if any."""
+    capacity_reservation_id: str | None = None
+    """The compute capacity reservation the instances launch under (None: the default, if any)."""
     join_tag: tuple[str, str] | None = None
     """(namespace, key) of a defined tag set to the cluster name on every GPU node; the dynamic
     group then matches only instances that carry it."""
@@ -302,6 +304,7 @@ class RdmaNodes(pulumi.ComponentResource):
                 availability_domain=args.availability_domain,
                 compartment_id=args.compartment_id,
                 compute_cluster_id=self.compute_cluster.id,
+                capacity_reservation_id=args.capacity_reservation_id,
                 shape=args.shape,
                 source_details={
                     "source_type": "image",

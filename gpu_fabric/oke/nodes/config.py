@@ -12,6 +12,7 @@ from ...config_base import (
     NodeCount,
 )
 from ..ids import (
+    CapacityReservationId,
     ImageId,
     Shape,
 )
@@ -65,6 +66,14 @@ class GpuNodesConfig(ConfigModel):
         "imports), of `oci:region`."
     )
     boot_volume_size_gbs: int = Field(512, ge=50, le=32768, description="Boot volume, GB.")
+    reservation: CapacityReservationId | None = Field(
+        None,
+        description="A compute capacity reservation the GPU instances launch under (its OCID; "
+        'OCI docs, "Capacity Reservations"), as bare-metal GPU capacity usually comes; unset: '
+        "the compartment's default reservation, if any, else on-demand capacity. Updatable in "
+        "place. UNVERIFIED that a reservation holds instances of a compute cluster in every "
+        "region: a preview cannot tell, the launch fails if not.",
+    )
     ssh_public_key: SshPublicKeys | None = Field(
         None,
         description="Authorized SSH public keys of the nodes, one `TYPE BASE64 [COMMENT]` line "
