@@ -335,6 +335,8 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "nodeLabels": "{string}!",
         "tolerations": "[QueueToleration]!",
         "quota": "{integer}!",
+        "capacity": "string",
+        "minNodes": "integer",
         "provisioningClass": "string",
     },
     "QueueToleration": {"key": "string!", "effect": "string!", "value": "string"},

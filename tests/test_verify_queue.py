@@ -189,12 +189,16 @@ def test_every_teams_local_queue_and_claim_templates_are_checked(queue):
     routes = queue_routes(objects)
     api_client, _ = client_for_routes(routes)
     assert queue_problems(teams, read_queue_snapshot(teams, api_client)) == [
+        "ClusterQueue gpu-fabric-llm: missing",
         "LocalQueue llm/default: missing",
         "ResourceClaimTemplate llm/gpu-fabric-nvlink-channel: missing (the runtime's pods claim "
         "from it, and cannot start without it)",
     ]
     kueue = "/apis/kueue.x-k8s.io/v1beta2"
     routes[f"{kueue}/namespaces/llm/localqueues/default"] = objects["localqueue"]
+    team_queue = copy.deepcopy(objects["clusterqueue"])
+    team_queue["metadata"]["name"] = "gpu-fabric-llm"
+    routes[f"{kueue}/clusterqueues/gpu-fabric-llm"] = team_queue
     routes[
         "/apis/resource.k8s.io/v1/namespaces/llm/resourceclaimtemplates/gpu-fabric-nvlink-channel"
     ] = objects["channel"]

@@ -29,7 +29,7 @@ from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
 from verify.platforms import checks_of
-from verify.queue import queue_problems, read_queue_snapshot
+from verify.queue import queue_problems, queue_report, read_queue_snapshot
 
 
 def _stack_kubeconfig(stack: str) -> str | None:
@@ -155,15 +155,20 @@ def main(argv: list[str] | None = None) -> int:
     problems = checks.check(expected, snapshot)
     if queue and queue_snapshot:
         problems += queue_problems(queue, queue_snapshot)
+    report = queue_report(queue, queue_snapshot) if queue and queue_snapshot else []
     if problems:
         print(f"FAIL {args.stack} ({source}): {len(problems)} problem(s)")
         for problem in problems:
             print(f"  - {problem}")
+        for line in report:
+            print(f"  {line}")
         return 1
     summary = expected.summary
     if queue:
         summary += f"; the training queue {queue['namespace']}/{queue['local_queue']} admits"
     print(f"OK {args.stack} ({source}): {summary}")
+    for line in report:
+        print(f"  {line}")
     return 0
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from gpu_fabric.catalog import catalog
-from gpu_fabric.workloads.queue_objects import CLUSTER_QUEUE, KUEUE_API
+from gpu_fabric.workloads.queue_objects import CLUSTER_QUEUE, KUEUE_API, PROVISIONING
 from gpu_fabric.workloads.queues import queue_manifests
 from gpu_fabric.workloads.runtime import TRAINER_API
 from gpu_fabric.workloads.settings import TrainingQueueSettings, training_namespaces
@@ -29,6 +29,11 @@ class QueueSnapshot:
     controllers: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     """`namespace/name` of Kueue's and JobSet's Deployments -> the Deployment (None: missing)."""
     cluster_queue: dict[str, Any] | None = None
+    """The first namespace's ClusterQueue."""
+    team_cluster_queues: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    """A further team's ClusterQueue name -> the object (None: missing)."""
+    admission_check: dict[str, Any] | None = None
+    """The ProvisioningRequest AdmissionCheck, where a pool is queued (None: missing)."""
     local_queues: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     """Each training namespace -> its LocalQueue (None: missing)."""
     runtime: dict[str, Any] | None = None
@@ -81,13 +86,21 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
         if available is None or available.get("status") != "True":
             reason = (available or {}).get("message") or "no Available condition"
             problems.append(f"Deployment {name}: not available ({reason})")
-    if snapshot.cluster_queue is None:
-        problems.append(f"ClusterQueue {CLUSTER_QUEUE}: missing")
-    else:
-        active = _condition(snapshot.cluster_queue, "Active")
+    manifests = queue_manifests(queue)
+    queues = {CLUSTER_QUEUE: snapshot.cluster_queue}
+    for _, _, team_queue in manifests.teams.values():
+        name = team_queue["metadata"]["name"]
+        queues[name] = snapshot.team_cluster_queues.get(name)
+    for name, found in queues.items():
+        if found is None:
+            problems.append(f"ClusterQueue {name}: missing")
+            continue
+        active = _condition(found, "Active")
         if active is None or active.get("status") != "True":
             why = (active or {}).get("message") or "no Active condition yet"
-            problems.append(f"ClusterQueue {CLUSTER_QUEUE}: not active, admits nothing ({why})")
+            problems.append(f"ClusterQueue {name}: not active, admits nothing ({why})")
+    if manifests.provisioning:
+        problems += _admission_check_problems(snapshot.admission_check)
     for namespace in training_namespaces(queue):
         if snapshot.local_queues.get(namespace) is None:
             problems.append(f"LocalQueue {namespace}/{queue['local_queue']}: missing")
@@ -107,7 +120,7 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
         flavor = flavors[pool["name"]]["metadata"]["name"]
         nodes = snapshot.flavor_nodes.get(pool["name"], [])
         selector = _selector(pool["node_labels"])
-        if not nodes:
+        if not nodes and pool.get("min_nodes", 1) > 0:
             problems.append(f"ResourceFlavor {flavor}: no node has {selector}")
         for node in nodes:
             labels = node["metadata"].get("labels") or {}
@@ -119,6 +132,41 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
                     f"label(s) {', '.join(missing)}; Kueue does not place jobs on it"
                 )
     return problems
+
+
+def _admission_check_problems(check: dict[str, Any] | None) -> list[str]:
+    """The ProvisioningRequest admission check must be Active: Kueue's controller marks it so
+    once it has read its ProvisioningRequestConfig (kueue pkg/controller/admissionchecks/
+    provisioning/admissioncheck_reconciler.go: reason `Active`, else `BadParametersRef`); with no
+    condition at all, no controller took it up: Kueue set it up only if the ProvisioningRequest
+    API was served when Kueue started."""
+    if check is None:
+        return [f"AdmissionCheck {PROVISIONING}: missing (queued pools' jobs are never admitted)"]
+    active = _condition(check, "Active")
+    if active is None:
+        return [
+            f"AdmissionCheck {PROVISIONING}: no Active condition: Kueue's ProvisioningRequest "
+            "controller did not take it up (the cluster did not serve the ProvisioningRequest "
+            "API when Kueue started); restart Kueue's controller once it does"
+        ]
+    if active.get("status") != "True":
+        return [
+            f"AdmissionCheck {PROVISIONING}: not active ({active.get('reason')}: "
+            f"{active.get('message')}); queued pools' jobs are not admitted"
+        ]
+    return []
+
+
+def queue_report(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> list[str]:
+    """One line per pool: where its nodes come from and how many there are now."""
+    lines = []
+    for pool in queue["pools"]:
+        nodes = len(snapshot.flavor_nodes.get(pool["name"], []))
+        capacity = pool.get("capacity", "capacity not said")
+        queued = ", queued" if "provisioning_class" in pool else ""
+        kept = f", keeps {pool['min_nodes']}" if "min_nodes" in pool else ""
+        lines.append(f"pool {pool['name']} ({capacity}{queued}{kept}): {nodes} node(s) now")
+    return lines
 
 
 def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueSnapshot:
@@ -150,6 +198,25 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
             KUEUE_GROUP, KUEUE_VERSION, "clusterqueues", CLUSTER_QUEUE
         )
     )
+    manifests = queue_manifests(queue)
+    team_cluster_queues = {}
+    for _, _, team_queue in manifests.teams.values():
+        name = team_queue["metadata"]["name"]
+        team_cluster_queues[name] = or_none(
+            lambda: custom.get_cluster_custom_object(
+                KUEUE_GROUP,
+                KUEUE_VERSION,
+                "clusterqueues",
+                name,  # noqa: B023
+            )
+        )
+    admission_check = None
+    if manifests.provisioning:
+        admission_check = or_none(
+            lambda: custom.get_cluster_custom_object(
+                KUEUE_GROUP, KUEUE_VERSION, "admissionchecks", PROVISIONING
+            )
+        )
     local_queues = {
         namespace: or_none(
             lambda: custom.get_namespaced_custom_object(
@@ -188,6 +255,8 @@ def read_queue_snapshot(queue: TrainingQueueSettings, api_client: Any) -> QueueS
     return QueueSnapshot(
         controllers=deployments,
         cluster_queue=cast(dict[str, Any] | None, cluster_queue),
+        team_cluster_queues=cast(dict[str, dict[str, Any] | None], team_cluster_queues),
+        admission_check=cast(dict[str, Any] | None, admission_check),
         local_queues=cast(dict[str, dict[str, Any] | None], local_queues),
         runtime=cast(dict[str, Any] | None, runtime),
         claim_templates=cast(dict[str, dict[str, Any] | None], claim_templates),

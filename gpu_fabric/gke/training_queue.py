@@ -58,7 +58,10 @@ def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
             "node_labels": {NODE_POOL_LABEL: pool.name, **CAPACITY_LABELS.get(capacity, {})},
             "tolerations": tolerations,
             "quota": quota,
+            "capacity": capacity,
         }
+        if pool.autoscaling is not None:
+            queue_pool["min_nodes"] = pool.node_count
         if pool.queued_provisioning:
             queue_pool["tolerations"] = [
                 *tolerations,

@@ -45,6 +45,7 @@ QUEUE_RULES = {
         "node_labels": dict[LabelKey, str],
         "quota": dict[str, Annotated[int, AfterValidator(_not_negative)]],
         "provisioning_class": LabelKey,
+        "min_nodes": Annotated[int, AfterValidator(_not_negative)],
     },
     "QueueToleration": {"key": LabelKey},
 }

@@ -27,6 +27,12 @@ class QueuePool(TypedDict):
     """The pool's taints, tolerated by the pods admitted there."""
     quota: dict[str, int]
     """Resource -> what the pool has of it (`nvidia.com/gpu`: nodes x GPUs per node)."""
+    capacity: NotRequired[str]
+    """Where its nodes come from (`reservation`, `on-demand`, `flex-start`, `spot`), as
+    `make verify` reports it (unset: not said)."""
+    min_nodes: NotRequired[int]
+    """The fewest nodes it keeps (an autoscaled pool's minimum: 0 lets it have none between jobs;
+    unset: at least one)."""
     provisioning_class: NotRequired[str]
     """The ProvisioningRequest class its nodes come through (GKE's `queued-provisioning.gke.io`):
     Kueue asks for a job's nodes at once before admitting it there (unset: the nodes are
