@@ -171,3 +171,84 @@ def test_flex_start_needs_a_gke_version_that_has_it():
         (("gpu_pools", 0, "max_node_count"), 4),
     )
     assert "flex-start GPU pools need GKE 1.32.2-gke.1652000" in reasons["version"]
+
+
+# --- queued provisioning ----------------------------------------------------------------------
+
+QUEUED = {**FLEX, "gpu-fabric:gpuPool.queuedProvisioning": True}
+
+
+def test_a_queued_pool_gets_its_nodes_through_kueues_provisioning_request_check():
+    from tests.test_workloads_queues import kueue_objects
+
+    plan = run_stack(QUEUED, A3_ULTRA)
+    assert gpu_pool(plan)["queuedProvisioning"] == {"enabled": True}
+    assert "placementPolicy" not in gpu_pool(plan)  # not compactly placed, even on A3 Ultra
+    objects = kueue_objects(plan)
+    (flavor,) = objects["ResourceFlavor"]
+    assert flavor["spec"]["nodeLabels"]["cloud.google.com/gke-flex-start"] == "true"
+    assert {"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"} in (
+        flavor["spec"]["tolerations"]
+    )
+    (config,) = objects["ProvisioningRequestConfig"]
+    assert config["spec"]["provisioningClassName"] == "queued-provisioning.gke.io"
+    (check,) = objects["AdmissionCheck"]
+    assert check["spec"]["parameters"]["name"] == config["metadata"]["name"]
+    (queue,) = objects["ClusterQueue"]
+    assert queue["spec"]["admissionChecksStrategy"] == {
+        "admissionChecks": [
+            {"name": check["metadata"]["name"], "onFlavors": [flavor["metadata"]["name"]]}
+        ]
+    }
+
+
+def test_a_spot_flavor_selects_spot_nodes():
+    from tests.test_workloads_queues import kueue_objects
+
+    changes = {**FLEX, "gpu-fabric:gpuPool.capacity": "spot", "gpu-fabric:gpuPool.nodeCount": 2}
+    (flavor,) = kueue_objects(run_stack(changes, A3_HIGH))["ResourceFlavor"]
+    assert flavor["spec"]["nodeLabels"]["cloud.google.com/gke-spot"] == "true"
+
+
+@pytest.mark.parametrize(
+    "changes, key, pool, path, says",
+    [
+        (
+            {**QUEUED, "gpu-fabric:gpuPool.capacity": "spot"},
+            "gpu-fabric:gpuPool.queuedProvisioning",
+            {"queued_provisioning": True, "capacity": "spot", "max_node_count": 4, "node_count": 0},
+            "gpuPools[0].queuedProvisioning",
+            "queued provisioning takes flex-start nodes",
+        ),
+        (
+            {**QUEUED, "gpu-fabric:gpuPool.nodeCount": 1},
+            "gpu-fabric:gpuPool.nodeCount",
+            {
+                "queued_provisioning": True,
+                "capacity": "flex-start",
+                "max_node_count": 4,
+                "node_count": 1,
+            },
+            "gpuPools[0].nodeCount",
+            "a queued pool keeps no node between jobs",
+        ),
+        (
+            {**QUEUED, "gpu-fabric:gpuPool.compactPlacement": True},
+            "gpu-fabric:gpuPool.queuedProvisioning",
+            {
+                "queued_provisioning": True,
+                "capacity": "flex-start",
+                "max_node_count": 4,
+                "node_count": 0,
+                "compact_placement_name": "p",
+            },
+            "gpuPools[0].queuedProvisioning",
+            "a queued pool is not compactly placed",
+        ),
+    ],
+    ids=["queued-spot", "queued-keeps-nodes", "queued-compact"],
+)
+def test_a_queued_pool_rule_is_refused_alike(changes, key, pool, path, says):
+    assert_single_rule(changes, key, None, says, A3_ULTRA)
+    reasons = hosted(**pool)
+    assert path in reasons and says in reasons[path]
