@@ -120,6 +120,14 @@ def gke_version_or_minor(text: str) -> Version:
     return _version_or_minor(text, GKE_VERSION, MINOR_VERSION, "GKE", "1.33")
 
 
+def below(version: Version, floor: Version) -> bool:
+    """`version` is below `floor`: by its minor where it names only a minor (a minor resolves to
+    its newest patch, at or above every floor of that minor so far), else in full."""
+    if is_minor(version):
+        return version.minor_parts < floor.minor_parts
+    return version < floor
+
+
 def is_minor(version: Version) -> bool:
     """A minor only (`1.33`), not a full version."""
     return len(version.parts) == 2

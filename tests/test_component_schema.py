@@ -55,6 +55,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "deletionProtection": "boolean!",
             "privateNodes": "boolean!",
             "masterAuthorizedNetworks": "[GkeAuthorizedNetwork]",
+            "monitoring": "GkeMonitoring",
             "systemMachineType": "string!",
             "systemNodeCount": "integer!",
             "maxPodsPerNode": "integer",
@@ -249,6 +250,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "servicesRangeName": "string!",
     },
     "GkeAuthorizedNetwork": {"cidrBlock": "string!", "displayName": "string"},
+    "GkeMonitoring": {"dcgm": "boolean!", "managedPrometheus": "boolean!"},
     "GkeInstaller": {
         "image": "string!",
         "pauseImage": "string!",

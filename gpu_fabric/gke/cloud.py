@@ -12,8 +12,16 @@ from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
 from ..versions import gke_version_or_minor, is_minor
 from .cloud_args import GkeCloudArgs
-from .cluster.component import AuthorizedNetworkArgs, Cluster, ClusterArgs, in_a_channel
+from .cluster.args import GkeMonitoring
+from .cluster.component import (
+    AuthorizedNetworkArgs,
+    Cluster,
+    ClusterArgs,
+    in_a_channel,
+    monitoring_components,
+)
 from .cluster.config import NODE_ACCOUNT_ROLES, ReleaseChannel
+from .cluster.rules import NO_GKE_DRIVER
 from .engine_versions import resolved_version
 from .inputs import CLOUD_INPUTS
 from .network.args import GkeGpuNetwork
@@ -74,6 +82,13 @@ def _gpu_vpc(net: GkeGpuNetwork, region: str) -> GpuVpcArgs:
     )
 
 
+def default_monitoring(pools: list[GkeGpuPool]) -> GkeMonitoring:
+    """A hosted layer's monitoring where its args say none: managed Prometheus, and the GPUs'
+    DCGM metrics unless a pool's driver is not GKE's (as a stack file's default)."""
+    bundled = any(pool["gpu_driver_version"] == NO_GKE_DRIVER for pool in pools)
+    return {"dcgm": not bundled, "managed_prometheus": True}
+
+
 class GkeCloud(pulumi.ComponentResource):
     """GKE's cloud layer: GPU VPCs, a multi-networking cluster, a system pool, GPU pools."""
 
@@ -119,6 +134,8 @@ class GkeCloud(pulumi.ComponentResource):
         primary = _primary(name, args, child)
         authorized = args.get("master_authorized_networks")
         channel = _channel(args)
+        version = gke_version_or_minor(args["version"])
+        monitoring = args.get("monitoring") or default_monitoring(args["gpu_pools"])
         # A minor is GKE's newest patch of it, read now; a full version is taken as written.
         self._gke_version = resolved_version(
             args["version"], region, channel, args["gpu_pools"], self
@@ -150,6 +167,8 @@ class GkeCloud(pulumi.ComponentResource):
                 max_pods_per_node=args.get("max_pods_per_node"),
                 node_account_roles=args.get("node_account_roles", NODE_ACCOUNT_ROLES),
                 release_channel=channel,
+                monitoring_components=monitoring_components(version, monitoring["dcgm"]),
+                managed_prometheus=monitoring["managed_prometheus"],
             ),
             child,
         )

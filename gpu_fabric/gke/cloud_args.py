@@ -4,7 +4,7 @@ to a hosted `GkeCloud`; each concern's own are in its folder (`pool/args.py`, `n
 
 from typing import NotRequired, TypedDict
 
-from .cluster.args import GkeAuthorizedNetwork
+from .cluster.args import GkeAuthorizedNetwork, GkeMonitoring
 from .network.args import GkeExistingNetwork, GkeGpuNetwork, GkePrimaryNetwork
 from .pool.args import GkeGpuPool
 
@@ -39,6 +39,9 @@ class GkeCloudArgs(TypedDict):
     """Nodes without external addresses."""
     master_authorized_networks: NotRequired[list[GkeAuthorizedNetwork]]
     """Ranges that may reach the control plane (unset: any)."""
+    monitoring: NotRequired[GkeMonitoring]
+    """What GKE sends to Cloud Monitoring (unset: managed Prometheus, and the GPUs' DCGM metrics
+    unless a pool's driver is not GKE's)."""
     system_machine_type: str
     """Machine type of the CPU system pool."""
     system_node_count: int

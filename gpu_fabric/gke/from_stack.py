@@ -129,6 +129,14 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
             {"cidr_block": n.cidr_block, "display_name": n.display_name}
             for n in gke.master_authorized_networks
         ]
+    monitoring = gke.monitoring
+    bundled = any(pool.driver_install is DriverInstall.BUNDLE for pool in cfg.pools)
+    args["monitoring"] = {
+        "dcgm": monitoring.dcgm
+        if monitoring.dcgm is not None
+        else monitoring.managed_prometheus and not bundled,
+        "managed_prometheus": monitoring.managed_prometheus,
+    }
     if gke.max_pods_per_node is not None:
         args["max_pods_per_node"] = gke.max_pods_per_node
     return args
@@ -143,6 +151,8 @@ CLOUD_STACK_KEYS: dict[tuple[str, ...], str] = {
     ("system_machine_type",): "gke.systemPool.machineType",
     ("system_node_count",): "gke.systemPool.nodeCount",
     ("max_pods_per_node",): "gke.maxPodsPerNode",
+    ("monitoring", "dcgm"): "gke.monitoring.dcgm",
+    ("monitoring", "managed_prometheus"): "gke.monitoring.managedPrometheus",
     ("gpu_pools",): "gpuPools",
     **{
         ("primary_network", field): f"network.primary.{to_camel(field)}"

@@ -3,6 +3,15 @@
 from typing import NotRequired, TypedDict
 
 
+class GkeMonitoring(TypedDict):
+    """What GKE sends to Cloud Monitoring."""
+
+    dcgm: bool
+    """GKE's managed DCGM metrics of the GPUs (GKE installs its own drivers for them)."""
+    managed_prometheus: bool
+    """Managed Service for Prometheus (managed collection)."""
+
+
 class GkeAuthorizedNetwork(TypedDict):
     """A range that may reach the control plane."""
 

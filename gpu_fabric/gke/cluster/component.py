@@ -10,6 +10,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import yaml
 
+from ...versions import GKE_VERSION, Version, below
 from ..names import node_account_id
 from .config import NODE_ACCOUNT_ROLES, SYSTEM_POOL_NAME, ReleaseChannel
 
@@ -115,9 +116,32 @@ class ClusterArgs:
     """Project roles of the nodes' service account."""
     release_channel: str = ReleaseChannel.UNSPECIFIED.value
     """GKE's release channel; UNSPECIFIED: none (the version pinned, no auto-upgrade)."""
+    monitoring_components: Sequence[str] | None = None
+    """What GKE sends to Cloud Monitoring (`monitoring_components`; None: GKE's default)."""
+    managed_prometheus: bool = True
+    """Managed Service for Prometheus (managed collection)."""
     version_moves: bool = False
     """The version is a minor's newest patch, read on each run: it moves with GKE's releases,
     so after creation it is not applied again."""
+
+
+JOBSET_METRICS_FROM = "1.32.1-gke.1357001"
+"""GKE's first version that sends JobSet metrics (pulumi-gcp `ClusterMonitoringConfig`:
+`JOBSET` needs 1.32.1-gke.1357001 or later)."""
+
+
+def monitoring_components(version: Version, dcgm: bool) -> list[str]:
+    """The system components (GKE requires them with any other), the GPUs' DCGM metrics, and the
+    training jobs' JobSet metrics where GKE has them. Fewer than cluster-toolkit's gke-cluster
+    default list (which adds pods, DaemonSets, Deployments, kubelet, cAdvisor...): each component
+    is Cloud Monitoring ingestion a user pays for; add them in the console or a stack of your own
+    if wanted."""
+    components = ["SYSTEM_COMPONENTS"]
+    if dcgm:
+        components.append("DCGM")
+    if not below(version, GKE_VERSION.parse(JOBSET_METRICS_FROM)):
+        components.append("JOBSET")
+    return components
 
 
 def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -246,6 +270,12 @@ class Cluster(pulumi.ComponentResource):
             ),
             deletion_protection=args.deletion_protection,
             default_max_pods_per_node=args.max_pods_per_node,
+            monitoring_config=None
+            if args.monitoring_components is None
+            else {
+                "enable_components": list(args.monitoring_components),
+                "managed_prometheus": {"enabled": args.managed_prometheus},
+            },
             # node_config only shapes the default pool, which is removed right after creation.
             # With deletion protection, Pulumi's `protect` too (as the OKE and ACK clusters): a
             # `pulumi destroy` or a replacement stops before it reaches GKE's own refusal.

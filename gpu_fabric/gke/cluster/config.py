@@ -76,6 +76,24 @@ NodeAccountRole = Annotated[str, AfterValidator(_role)]
 """A predefined role (`roles/artifactregistry.reader`) or a project's custom role."""
 
 
+class MonitoringConfig(ConfigModel):
+    """What GKE sends to Cloud Monitoring (the cluster's `monitoringConfig`), as cluster-toolkit's
+    gke-cluster sets it by default (modules/scheduler/gke-cluster main.tf, variables.tf)."""
+
+    dcgm: bool | None = Field(
+        None,
+        description="GKE's managed DCGM metrics of the GPUs (utilisation, memory, ECC, XID, "
+        "NVLink, PCIe), through managed Prometheus. GKE installs its own drivers for them, so "
+        "default: on, and off where a pool's driver comes from a bundle "
+        "(`driverInstall: bundle`), where it is refused.",
+    )
+    managed_prometheus: bool = Field(
+        True,
+        description="Google Cloud Managed Service for Prometheus (managed collection): the DCGM "
+        "metrics, and what the cluster's PodMonitorings scrape.",
+    )
+
+
 class GkeConfig(ConfigModel):
     """The GKE Standard cluster."""
 
@@ -109,6 +127,7 @@ class GkeConfig(ConfigModel):
         "a minor at its end of support).",
     )
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
+    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
     node_account_roles: list[NodeAccountRole] = Field(
         default_factory=lambda: list(NODE_ACCOUNT_ROLES),
         min_length=1,

@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...catalog import Machine, catalog, minor_tuple
+from ...catalog import Machine, catalog
 from ...problems import MISSING
-from ...versions import GKE_VERSION, Version, is_minor
+from ...versions import GKE_VERSION, Version, below, is_minor
 from ..cluster.config import SYSTEM_POOL_NAME
 from .args import GkeGpuPool, capacity_of, most_nodes
 from .version_rules import (
@@ -270,7 +270,7 @@ def version_problems(version: Version, pool: GkeGpuPool, machine: Machine) -> li
         else unsupported_minor_problem(machine, machine_type, version),
     ]
     problems = [PoolProblem(None, version.text, p) for p in found if p][:1]
-    if capacity_of(pool) == "flex-start" and _below(version, FLEX_START_MIN_GKE):
+    if capacity_of(pool) == "flex-start" and below(version, GKE_VERSION.parse(FLEX_START_MIN_GKE)):
         problems.append(
             PoolProblem(
                 None,
@@ -284,15 +284,6 @@ def version_problems(version: Version, pool: GkeGpuPool, machine: Machine) -> li
         if old_driver:
             problems.append(PoolProblem("gpu_driver_version", "DEFAULT", old_driver))
     return problems
-
-
-def _below(version: Version, floor: str) -> bool:
-    """`version` is below `floor`: by its minor where it names only a minor (GKE resolves a minor
-    to its newest patch, at or above every floor of that minor so far), else by the full version."""
-    full = GKE_VERSION.parse(floor)
-    if is_minor(version):
-        return minor_tuple(version.minor) < minor_tuple(full.minor)
-    return version < full
 
 
 def zone_problem(zone: str, region: str, region_key: str) -> str | None:
