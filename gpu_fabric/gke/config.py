@@ -215,6 +215,13 @@ class GkeStackConfig(StackModel):
         "`gpuPools[i].<key>`.",
     )
     installer: InstallerConfig = Field(default_factory=InstallerConfig)
+    avoid_scheduled_maintenance: bool = Field(
+        False,
+        description="Keep the training runtime's pods off GPU nodes with host maintenance "
+        "scheduled (GKE's `cloud.google.com/scheduled-maintenance-time` node label, GKE "
+        "1.31.1-gke.2008000+): a job does not start on a node about to go down. Off by default: "
+        "with many nodes under notice a job may wait for capacity.",
+    )
     if TYPE_CHECKING:
         # Declared for type checkers only: each platform's model has its own section.
         images: PlatformImages
@@ -225,6 +232,7 @@ class GkeStackConfig(StackModel):
         **StackModel.FABRIC_KEYS,
         "installer": "the NCCL plugin installer is a DaemonSet in the cluster",
         "images": "the fabric's DaemonSets and pods run in the cluster",
+        "avoid_scheduled_maintenance": "the training runtime is in the cluster",
     }
 
     # Derived values, so components never re-derive defaults.

@@ -8,6 +8,10 @@ ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 GCE_TOPOLOGY_LABELS = "cloud.google.com/gce-topology-"
 """The prefix of GKE's topology labels (`-block`, `-subblock`, `-host`: GKE docs, "Schedule GKE
 workloads with Topology Aware Scheduling"), on nodes whose capacity exposes its topology."""
+SCHEDULED_MAINTENANCE_LABEL = "cloud.google.com/scheduled-maintenance-time"
+"""The label GKE puts on a GPU node whose host maintenance is scheduled, set to its start (Unix
+time; GKE 1.31.1-gke.2008000+: GKE docs, "View maintenance events"; AI Hypercomputer docs,
+"Manage GKE clusters")."""
 CAPACITY_LABELS = {
     "flex-start": {"cloud.google.com/gke-flex-start": "true"},
     "spot": {"cloud.google.com/gke-spot": "true"},

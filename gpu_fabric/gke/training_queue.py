@@ -4,6 +4,8 @@ ClusterTrainingRuntime (its pod wired by the fabric's spec, `wire_pod`)."""
 
 from __future__ import annotations
 
+import copy
+
 from ..nvidia import GPU_RESOURCE
 from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
@@ -28,6 +30,7 @@ from .node_labels import (
     NODE_POOL_LABEL,
     QUEUED_PROVISIONING_CLASS,
     QUEUED_TAINT,
+    SCHEDULED_MAINTENANCE_LABEL,
 )
 
 
@@ -72,6 +75,23 @@ def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
     return pools
 
 
+def avoiding_scheduled_maintenance(pod: dict) -> dict:
+    """`pod` kept off nodes with host maintenance scheduled: every required node selector term
+    (the fabric's own, if any) also asks that the node has no maintenance label."""
+    pod = copy.deepcopy(pod)
+    expression = {"key": SCHEDULED_MAINTENANCE_LABEL, "operator": "DoesNotExist"}
+    required = (
+        pod["spec"]
+        .setdefault("affinity", {})
+        .setdefault("nodeAffinity", {})
+        .setdefault("requiredDuringSchedulingIgnoredDuringExecution", {})
+    )
+    terms = required.setdefault("nodeSelectorTerms", [{}])
+    for term in terms:
+        term.setdefault("matchExpressions", []).append(expression)
+    return pod
+
+
 def training_runtime(cfg: GkeStackConfig) -> TrainingRuntimeSettings:
     """The fabric's runtime: the fabric's wired pod, and on A4X the NVLink channel of the training
     namespace's ComputeDomain."""
@@ -83,6 +103,9 @@ def training_runtime(cfg: GkeStackConfig) -> TrainingRuntimeSettings:
         "pod_template": pod,
         **fabric.runtime_security,  # type: ignore[typeddict-item]
     }
+    if cfg.avoid_scheduled_maintenance:
+        pod = avoiding_scheduled_maintenance(pod)
+        runtime["pod_template"] = pod
     if cfg.has_nvlink_domains:
         runtime["pod_template"] = with_compute_domain(pod)
         runtime["namespaced_objects"] = [compute_domain()]
