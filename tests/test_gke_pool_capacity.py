@@ -252,3 +252,41 @@ def test_a_queued_pool_rule_is_refused_alike(changes, key, pool, path, says):
     assert_single_rule(changes, key, None, says, A3_ULTRA)
     reasons = hosted(**pool)
     assert path in reasons and says in reasons[path]
+
+
+def test_flex_start_is_refused_on_a_machine_compute_engine_offers_no_flex_start_vms_of():
+    """The catalog's `flex_start: false` on a machine that is not reservation-bound (none is today:
+    A4X, which has no flex-start VMs, is reservation-bound and refused as such above)."""
+    from gpu_fabric.catalog import catalog
+    from gpu_fabric.gke.pool.rules import pool_problems
+
+    a3 = catalog().machines["a3-highgpu-8g"].model_copy(update={"flex_start": False})
+    pool = {**GOOD["GkeCloud"]["gpu_pools"][0], "capacity": "flex-start", "max_node_count": 4}
+    (problem,) = pool_problems(pool, a3)
+    assert (problem.field, problem.value) == ("capacity", "flex-start")
+    assert "offers no flex-start VMs of a3-highgpu-8g" in problem.message
+
+
+@pytest.mark.parametrize(
+    "changes, key, says",
+    [
+        (
+            {"gpu-fabric:gpuPool.capacity": "preemptible"},
+            "gpu-fabric:gpuPool.capacity",
+            "must be one of 'reservation', 'on-demand', 'flex-start' or 'spot'",
+        ),
+        (
+            {"gpu-fabric:gpuPool.autoscaling": {"maxNodes": 4, "locationPolicy": "NEAREST"}},
+            "gpu-fabric:gpuPool.autoscaling.locationPolicy",
+            "must be 'ANY' or 'BALANCED'",
+        ),
+        (
+            {"gpu-fabric:gpuPool.autoscaling": {"maxNodes": 0}},
+            "gpu-fabric:gpuPool.autoscaling.maxNodes",
+            "greater than or equal to 1",
+        ),
+    ],
+    ids=["unknown-capacity", "unknown-location-policy", "no-nodes-at-most"],
+)
+def test_a_capacity_or_autoscaler_value_gke_has_not_is_refused(changes, key, says):
+    assert_single_rule(changes, key, None, says, A3_HIGH)
