@@ -190,12 +190,16 @@ def plan_against_import(stack: str, repeat: int) -> PlanSpeed:
 
 
 def _scaled(values: dict[str, str], count: int) -> tuple[str, dict[str, str]] | None:
-    """The stack's config with `count` GPU pools (GKE: gpuPools, one node each, so the ranges hold
-    them) or `count` GPU nodes (OKE: one instance each), and what was scaled; None where neither
-    exists (ACK: one Lingjun pool, bound to capacity arranged outside the stack)."""
+    """The stack's config with `count` GPU pools (GKE: gpuPools, one node each at most, so the
+    ranges hold them; an autoscaled pool up to one, a queued one from none) or `count` GPU nodes
+    (OKE: one instance each), and what was scaled; None where neither exists (ACK: one Lingjun
+    pool, bound to capacity arranged outside the stack)."""
     if "gpu-fabric:gpuPool" in values:
         pool = json.loads(values["gpu-fabric:gpuPool"])
-        pools = [{**pool, "name": f"{pool['name'][:36]}-{i}", "nodeCount": 1} for i in range(count)]
+        one = {**pool, "nodeCount": min(pool["nodeCount"], 1)}
+        if "autoscaling" in pool:
+            one["autoscaling"] = {**pool["autoscaling"], "maxNodes": 1}
+        pools = [{**one, "name": f"{pool['name'][:36]}-{i}"} for i in range(count)]
         scaled = {k: v for k, v in values.items() if k != "gpu-fabric:gpuPool"}
         return "GPU node pools", {**scaled, "gpu-fabric:gpuPools": json.dumps(pools)}
     if "gpu-fabric:gpuNodes" in values:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from bench import plan_bench
+from tests.stacks import STACKS
 
 
 def test_bench_prints_the_critical_path_the_plan_ratio_and_the_growth(capsys, monkeypatch):
@@ -46,3 +49,15 @@ def test_the_gpu_pool_takes_the_gpu_figure_and_components_take_none(a3_plan):
     pools = {r.name: times.seconds(r) for r in a3_plan.of_type("gcp:container/nodePool:NodePool")}
     assert pools == {"a3-prod-system": 300, "a3-prod-a3-highgpu": 900}
     assert {times.seconds(r) for r in a3_plan.resources if not r.custom} == {0.0}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_growth_plans_a_valid_config_of_every_stack(stack):
+    """Each scaled config is one the stack config accepts: an autoscaled pool scaled to at most
+    one node, a queued one from none (a refused config would stop `make bench`)."""
+    from gpu_fabric.stack_config import parse_pulumi_config
+    from offline import engine as offline_engine
+
+    scaled = plan_bench._scaled(offline_engine.stack_config(stack), 4)
+    if scaled is not None:
+        parse_pulumi_config(scaled[1], stack, stacks_dir=None)
