@@ -82,8 +82,9 @@ class MonitoringConfig(ConfigModel):
 
     dcgm: bool | None = Field(
         None,
-        description="GKE's managed DCGM metrics of the GPUs (utilisation, memory, ECC, XID, "
-        "NVLink, PCIe), through managed Prometheus. GKE installs its own drivers for them, so "
+        description="GKE's managed DCGM metrics of the GPUs (utilisation, memory, clocks, "
+        "power, NVLink and PCIe traffic; XID and ECC counts are UNVERIFIED there), through "
+        "managed Prometheus. GKE installs its own drivers for them, so "
         "default: on, and off where a pool's driver comes from a bundle "
         "(`driverInstall: bundle`), where it is refused.",
     )
