@@ -51,7 +51,7 @@ def queue_pools(cfg: GkeStackConfig) -> list[QueuePool]:
     for pool in cfg.pools:
         # The most nodes the pool can have: an autoscaled pool's jobs are admitted up to its
         # maximum, and the autoscaler brings the nodes they wait for.
-        nodes = pool.autoscaling.max_nodes if pool.autoscaling else pool.node_count
+        nodes = pool.most_nodes
         quota = {GPU_RESOURCE: nodes * gpus}
         if cfg.has_nvlink_domains:
             quota[CHANNEL_RESOURCE] = nodes

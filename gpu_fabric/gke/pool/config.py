@@ -220,3 +220,9 @@ class GpuPoolConfig(ConfigModel):
         "replaces one node at a time, so a pool of many nodes needs more.",
         json_schema_extra=POOL_OPTION,
     )
+
+    @property
+    def most_nodes(self) -> int:
+        """The most nodes the pool can have: its autoscaler's maximum, or its fixed count (as
+        `args.most_nodes` reads them from the pool's args)."""
+        return self.autoscaling.max_nodes if self.autoscaling else self.node_count
