@@ -505,6 +505,22 @@ class Workloads(_Data):
     """The ClusterTrainingRuntime's name on OKE and ACK."""
 
 
+class HealthPins(_Data):
+    """What watches the GPU nodes on every platform (`gpu_fabric/health/`)."""
+
+    namespace: str
+    """Where the node checks, their taint controller and their alert rules live."""
+    node_problem_detector: ChartPin
+    """node-problem-detector, which runs the GPU and RDMA checks and reports node conditions."""
+    kube_prometheus_stack: ChartPin
+    """Prometheus, Alertmanager, Grafana and node-exporter where the stack installs them (OKE,
+    ACK)."""
+    dcgm_exporter: str
+    """NVIDIA's DCGM exporter image where the stack runs it (OKE, ACK)."""
+    taint_controller: str
+    """The image the taint controller's script runs in (a Python)."""
+
+
 class NcclThreshold(_Data):
     """The bus bandwidth an nccl-tests run must reach on one fabric (`make nccl-judge STACK=...`).
 
@@ -623,6 +639,7 @@ class Catalog(_Data):
     gke_namespaces: ManagedNamespaces
     """Namespaces GKE makes and manages itself."""
     workloads: Workloads
+    health: HealthPins
     nccl_thresholds: list[NcclThreshold] = []
     """Bus bandwidth floors of nccl-tests runs, per fabric, collective and node count."""
     sources: dict[str, Source] = {}
@@ -637,6 +654,8 @@ class Catalog(_Data):
             pins.trainer.namespace,
             self.nvidia_dra_driver.namespace,
             self.oke.namespace,
+            self.health.namespace,
+            self.health.kube_prometheus_stack.namespace,
         }
 
     def machines_of(self, platform: str) -> dict[str, Machine]:

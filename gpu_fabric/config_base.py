@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 
 from .config_model import ConfigModel
 from .durations import Timeout
+from .health.config import HealthConfig
 from .workloads.config import QueuesConfig
 
 
@@ -68,6 +69,10 @@ class StackModel(ConfigModel):
         default_factory=QueuesConfig,
         description="The training queue users' jobs go through (Kueue and JobSet).",
     )
+    health: HealthConfig = Field(
+        default_factory=HealthConfig,
+        description="What watches the GPU nodes: checks, a taint on failed nodes, alerts, metrics.",
+    )
     node_wait_timeout: Timeout | None = Field(
         None,
         description="How long `pulumi up` waits for every GPU node to be usable (Ready, no taint "
@@ -80,6 +85,7 @@ class StackModel(ConfigModel):
     """Keys of this platform alone, with why they mean nothing elsewhere (each platform sets it)."""
     FABRIC_KEYS: ClassVar[dict[str, str]] = {
         "queues": "the training queue is in the cluster",
+        "health": "the node checks, alert rules and metrics are in the cluster",
         "node_wait_timeout": "the wait for usable GPU nodes is in-cluster",
     }
     """Top-level fields only the fabric layer reads, with where they act (each platform adds its

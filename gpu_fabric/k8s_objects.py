@@ -39,3 +39,27 @@ def custom_resource(name: str, manifest: dict, opts: pulumi.ResourceOptions) -> 
         opts=opts,
         **body,
     )
+
+
+_BUILT_IN = {
+    ("v1", "Namespace"): k8s.core.v1.Namespace,
+    ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
+    ("v1", "ConfigMap"): k8s.core.v1.ConfigMap,
+    ("v1", "Service"): k8s.core.v1.Service,
+    ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
+    ("apps/v1", "DaemonSet"): k8s.apps.v1.DaemonSet,
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): k8s.rbac.v1.ClusterRole,
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): k8s.rbac.v1.ClusterRoleBinding,
+}
+_TOP_LEVEL_ARGS = {"roleRef": "role_ref"}
+"""Top-level fields whose Python argument is spelled otherwise (nested ones stay camelCase, as the
+provider takes them)."""
+
+
+def kubernetes_object(name: str, manifest: dict, opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    """The manifest registered as its kind's typed resource (a built-in kind) or a custom one."""
+    kind = _BUILT_IN.get((manifest["apiVersion"], manifest["kind"]))
+    if kind is None:
+        return custom_resource(name, manifest, opts)
+    body = {_TOP_LEVEL_ARGS.get(k, k): v for k, v in manifest.items() if k not in _ENVELOPE[:2]}
+    return kind(name, opts=opts, **body)

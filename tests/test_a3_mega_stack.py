@@ -13,6 +13,7 @@ from gpu_fabric.gke.fabrics import nccl_installer, tcpxo
 from gpu_fabric.workload_security import waivers, without_waivers
 from offline.engine import Plan, manifest
 from tests.conftest import assert_single_rule, parse_stack, planned
+from tests.test_health import GKE_HEALTH_KINDS
 from tests.test_manifests import UPSTREAM, validate
 from tests.test_workloads_queues import QUEUE_KINDS
 from tests.vendored import VERIFY_UPSTREAM
@@ -109,6 +110,7 @@ def test_every_object_is_valid(mega_plan):
         "Network",
         "GKENetworkParamSet",
         *QUEUE_KINDS,
+        *GKE_HEALTH_KINDS,
     }
     for obj in objects:
         validate(obj)

@@ -243,8 +243,9 @@ def test_every_kubernetes_object_is_bound_to_the_cluster_provider(a3_plan):
     (cluster,) = a3_plan.of_type(CLUSTER)
     objects = a3_plan.kubernetes_objects()
     # 4 Networks, 4 param sets, the installer; the training queue's namespace, 4 Kueue objects,
-    # the 5 WorkloadPriorityClasses and the fabric's runtime.
-    assert len(objects) == 20
+    # the 5 WorkloadPriorityClasses and the fabric's runtime; node health's namespace, the taint
+    # controller's 5 objects, its PodMonitoring and ClusterRules.
+    assert len(objects) == 28
     assert {o.provider_urn for o in objects} == {provider.urn}
     assert provider.inputs["clusterIdentifier"] == (
         f"projects/{project_of()}/locations/us-central1/clusters/a3-prod"
@@ -339,7 +340,11 @@ def test_smoke_test_is_off_by_default_and_waits_for_the_fabric():
         assert plan.depends_on(obj, namespace) and obj.delete_before_replace
     # Upstream's all-gather scripts (gpudirect-tcpx/nccl-config.yaml, verbatim) in the same
     # namespace, before the pods that mount them.
-    (scripts,) = plan.of_type("kubernetes:core/v1:ConfigMap")
+    (scripts,) = [
+        c
+        for c in plan.of_type("kubernetes:core/v1:ConfigMap")
+        if c.inputs["metadata"]["namespace"] == "gpu-fabric-smoke-test"
+    ]
     upstream = yaml_files.read(tcpx.NCCL_CONFIG_FILE)
     assert scripts.inputs["data"] == upstream["data"]
     assert scripts.inputs["metadata"] == {
@@ -436,6 +441,7 @@ def test_components_have_typed_tokens_and_derived_child_names(a3_plan):
         "gpu-fabric:k8s:CrdGate",
         "gpu-fabric:k8s:UsableNodes",
         "gpu-fabric:workloads:TrainingQueue",
+        "gpu-fabric:health:NodeHealth",
     }
     for resource in a3_plan.resources:
         if resource.parent and not resource.parent.endswith("::gpu-fabric-a3-prod"):

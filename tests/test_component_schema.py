@@ -96,6 +96,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "hyperdiskStorageClass": "GkeStorageClass",
             "nvlinkDriverVersion": "string",
             "trainingQueue": "TrainingQueueSettings",
+            "health": "HealthSettings",
         },
         "outputs": {
             "networkObjects": "[string]!",
@@ -152,6 +153,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "claims": "[OkeClaim]!",
             "ncclTests": "OkeNcclTests",
             "trainingQueue": "TrainingQueueSettings",
+            "health": "HealthSettings",
         },
         "outputs": {
             "namespace": "string!",
@@ -192,6 +194,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "benchmarkImage": "string",
             "lingjunNodes": "AckLingjunNodes",
             "trainingQueue": "TrainingQueueSettings",
+            "health": "HealthSettings",
             "kubeconfig": "Input<string>",
             "clusterId": "Input<string>",
         },
@@ -332,6 +335,20 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
     },
     "RuntimeTopology": {"level": "string!", "required": "boolean!"},
     "WaitForPodsReadySettings": {"timeout": "string!", "backoffLimitCount": "integer"},
+    "HealthSettings": {
+        "gpusPerNode": "integer!",
+        "rdma": "boolean!",
+        "gpuPools": "[HealthPool]!",
+        "nvidiaDriverPath": "string",
+        "taintFailedNodes": "boolean!",
+        "rules": "string!",
+        "prometheus": "string",
+        "dcgmMetrics": "boolean",
+        "dcgmForDra": "boolean",
+        "nodeProblemDetectorVersion": "string",
+        "prometheusStackVersion": "string",
+    },
+    "HealthPool": {"nodeLabels": "{string}!"},
     "QueuePool": {
         "name": "string!",
         "nodeLabels": "{string}!",
@@ -413,6 +430,7 @@ def _component_modules() -> list[Any]:
 
 SHARED_ARGS_MODULES = {
     "gpu_fabric.workloads.settings",
+    "gpu_fabric.health.args",
     "gpu_fabric.gke.cloud_args",
     "gpu_fabric.ack.cloud_args",
     "gpu_fabric.oke.cloud_args",

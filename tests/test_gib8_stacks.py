@@ -20,6 +20,7 @@ from tests.conftest import (
     stack_values,
 )
 from tests.stacks import stacks_on
+from tests.test_health import GKE_HEALTH_KINDS
 from tests.test_manifests import UPSTREAM, validate
 from tests.test_workloads_queues import QUEUE_KINDS
 from tests.vendored import VERIFY_UPSTREAM
@@ -169,7 +170,7 @@ def test_amd64_gib_installer_is_upstream_but_for_the_catalog_images(stack_plan):
 def test_every_object_is_valid_and_there_is_no_a4x_extra(stack_plan):
     _, plan = stack_plan
     objects = [manifest(o) for o in plan.kubernetes_objects()]
-    kinds = {"DaemonSet", "Network", "GKENetworkParamSet", *QUEUE_KINDS}
+    kinds = {"DaemonSet", "Network", "GKENetworkParamSet", *QUEUE_KINDS, *GKE_HEALTH_KINDS}
     # A Topology where the pools' nodes carry GKE's topology labels; a queued pool's admission
     # check and its config (tests/test_workloads_queues.py checks when).
     optional = {"Topology", "AdmissionCheck", "ProvisioningRequestConfig"}

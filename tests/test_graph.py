@@ -80,7 +80,7 @@ def test_the_component_graph_draws_one_box_per_component_with_the_waits_between_
     boxes = re.findall(r"^\s+n\d+\[", mmd, re.MULTILINE)
     # The components in boxes (the training queue and its namespace's claim templates too), and
     # the home region's provider, a resource of the cloud layer itself.
-    assert len(boxes) <= 11 < 80 <= len(oke_plan.resources)
+    assert len(boxes) <= 12 < 80 <= len(oke_plan.resources)
     # Each box inside its layer's frame, each layer inside its stack's GpuCluster.
     frames = [line.strip() for line in mmd.splitlines() if line.strip().startswith("subgraph")]
     assert len(frames) == 4
@@ -106,7 +106,7 @@ def test_the_component_graph_draws_one_box_per_component_with_the_waits_between_
     assert f"  {ids[drivers]} -> {ids[usable]};" in graph.dot(oke_plan).splitlines()
     assert f"  {ids[usable]} -> {ids[claims]};" in graph.dot(oke_plan).splitlines()
     arrows = [line for line in mmd.splitlines() if line.startswith("  n") and " --> " in line]
-    assert len(arrows) == sum(len(d) for d in waits.values()) < 10
+    assert len(arrows) == sum(len(d) for d in waits.values()) < 11
 
 
 def test_a_component_waits_for_another_if_anything_inside_waits_for_anything_inside(a3_plan):
@@ -124,8 +124,9 @@ def test_a_component_waits_for_another_if_anything_inside_waits_for_anything_ins
         "gke",
         "k8s",  # the wait for usable GPU nodes
         "workloads",
+        "health",
     }
-    assert len(waits) == 11
+    assert len(waits) == 12
 
 
 @pytest.mark.parametrize(

@@ -84,6 +84,14 @@ GOOD: dict[str, dict[str, Any]] = {
             "pause_image": "example.com/pause:3.9",
             "await_rollout": False,
         },
+        "health": {
+            "gpus_per_node": 8,
+            "rdma": False,
+            "gpu_pools": [{"node_labels": {"cloud.google.com/gke-nodepool": "gpu"}}],
+            "nvidia_driver_path": "/home/kubernetes/bin/nvidia",
+            "taint_failed_nodes": True,
+            "rules": "gmp",
+        },
     },
     "OkeCloud": {
         "tenancy_id": "ocid1.tenancy.oc1..aaaaexample",
@@ -186,6 +194,9 @@ BAD: dict[str, list[tuple[tuple, Any, str, str]]] = {
     "GkeFabric": [
         (("machine_type",), "a3-highgpu-9g", "machineType", "use one of the catalog's"),
         (("installer", "image"), "example.com/nccl:latest", "installer.image", "pin a version"),
+        (("health", "rules"), "alertmanager", "health.rules", "'gmp', 'prometheus-operator'"),
+        (("health", "gpu_pools"), [], "health.gpuPools", "at least 1 item"),
+        (("health", "nvidia_driver_path"), "bin/nvidia", "health.nvidiaDriverPath", "absolute"),
     ],
     "OkeCloud": [
         (("gpu_nodes", "count"), -1, "gpuNodes.count", "use 0 to keep the pool empty"),
@@ -257,13 +268,13 @@ def test_a_bad_input_is_refused_naming_its_property_path_value_and_fix(layer):
 
 
 @pytest.mark.parametrize("layer", list(GOOD))
-def test_two_bad_inputs_are_both_reported_and_nothing_is_registered(layer):
+def test_every_bad_input_is_reported_and_nothing_is_registered(layer):
     changes = [(path, value) for path, value, _, _ in BAD[layer]]
     error, reasons = _refused(lambda: _build(layer, *changes))
     assert sorted(reasons) == sorted(property_path for _, _, property_path, _ in BAD[layer])
     for _, value, property_path, fix in BAD[layer]:
         assert fix in reasons[property_path] and json.dumps(value) in reasons[property_path]
-    assert "2 input problem(s)" in error.message
+    assert f"{len(BAD[layer])} input problem(s)" in error.message
     assert _registered(engine.LAST_RUN, layer) == []
 
 
@@ -477,3 +488,10 @@ def test_a_reservation_may_be_an_output_read_once_known_and_a_plain_one_is_check
     assert pool.inputs["nodeConfig"]["reservationAffinity"]["values"] == ["team-reservation"]
     _, reasons = _refused(lambda: _build("GkeCloud", (("gpu_pools", 0, "reservation"), "Bad_Name")))
     assert list(reasons) == ["gpuPools[0].reservation"]
+
+
+def test_a_hosted_fabric_layers_alert_rules_go_where_its_metrics_are():
+    _, errors = _refused(lambda: _build("GkeFabric", (("health", "prometheus"), "stack")))
+    assert "leave out prometheus" in errors["health.rules"]
+    _, errors = _refused(lambda: _build("GkeFabric", (("health", "rules"), "prometheus-operator")))
+    assert "give prometheus `stack` or `external`" in errors["health.rules"]

@@ -18,6 +18,7 @@ from gpu_fabric.gke.fabrics import nccl_installer, tcpx
 from gpu_fabric.workload_security import without_waivers
 from offline.engine import manifest
 from tests.conftest import run_stack
+from tests.test_health import GKE_HEALTH_KINDS
 from tests.test_workloads_queues import QUEUE_KINDS
 from tests.vendored import (
     AICR_RUNTIME,
@@ -107,6 +108,7 @@ def test_every_rendered_object_is_valid(a3_plan, smoke_plan):
         "Service",
         "ConfigMap",
         *QUEUE_KINDS,
+        *GKE_HEALTH_KINDS,
     }
     for obj in objects:
         validate(obj)

@@ -21,6 +21,7 @@ from gpu_fabric.workload_security import secure_workload, waivers, without_waive
 from offline.engine import Plan, manifest
 from tests.conftest import DELETE, OKE_EXISTING_VCN, kubernetes_provider, run_stack
 from tests.seed import seed_file, seed_objects
+from tests.test_health import OWN_PROMETHEUS_HEALTH_KINDS
 from tests.test_manifests import validate
 from tests.test_workloads_queues import QUEUE_KINDS
 
@@ -560,6 +561,7 @@ def test_every_kubernetes_object_is_valid_for_1_34_and_on_the_cluster_provider(
         "ResourceClaimTemplate",
         *queue_kinds,
         *admission,
+        *OWN_PROMETHEUS_HEALTH_KINDS,
     }
     for obj in (manifest(r) for p in nccl_plans.plans for r in p.kubernetes_objects()):
         if obj["kind"] == "MPIJob":

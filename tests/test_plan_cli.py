@@ -21,8 +21,9 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
     resources = written["resources"]
     # 44 resources and the two layer components; the training queue's 19 (gpu_fabric/workloads:
     # Kueue, JobSet, Kubeflow Trainer, two CRD gates, the Kueue objects, 5 priority classes and
-    # the runtime); the wait for usable GPU nodes and its command.
-    assert len(resources) == 68
+    # the runtime); the wait for usable GPU nodes and its command; node health's 10
+    # (gpu_fabric/health: its component, node-problem-detector's release, 8 objects).
+    assert len(resources) == 78
     for resource in resources:
         assert {"type", "name", "parent", "dependencies", "inputs", "provider"} <= set(resource)
     gates = [r for r in resources if r["type"] == "command:local:Command"]
@@ -39,16 +40,25 @@ def test_plan_writes_every_resource_and_the_objects(tmp_path, capsys):
     )
     assert files == [
         "clusterqueue-gpu-fabric.yaml",
+        "clusterrole-gpu-taint-controller.yaml",
+        "clusterrolebinding-gpu-taint-controller.yaml",
+        "clusterrules-gpu-fabric-health.yaml",
         "clustertrainingruntime-torch-distributed-tcpx.yaml",
+        "configmap-gpu-health-gpu-taint-controller.yaml",
         "daemonset-kube-system-nccl-tcpx-installer.yaml",
+        "deployment-gpu-health-gpu-taint-controller.yaml",
         *[f"gkenetworkparamset-vpc{n}.yaml" for n in range(1, 5)],
+        "helmrelease-gpu-health-node-problem-detector.yaml",
         "helmrelease-jobset-system-jobset.yaml",
         "helmrelease-kubeflow-system-kubeflow-trainer.yaml",
         "helmrelease-kueue-system-kueue.yaml",
         "localqueue-training-default.yaml",
+        "namespace-gpu-health.yaml",
         "namespace-training.yaml",
         *[f"network-vpc{n}.yaml" for n in range(1, 5)],
+        "podmonitoring-gpu-health-node-problem-detector.yaml",
         "resourceflavor-a3-highgpu.yaml",
+        "serviceaccount-gpu-health-gpu-taint-controller.yaml",
         "topology-gpu-fabric.yaml",
         *[
             f"workloadpriorityclass-{name}.yaml"

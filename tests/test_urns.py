@@ -50,7 +50,8 @@ def state_urns(plan: engine.Plan, stack: str) -> set[str]:
 TRAINING_QUEUE = "gpu-fabric:workloads:TrainingQueue"
 NVLINK_DOMAINS = "gpu-fabric:gke:NvlinkDomains"
 USABLE_NODES = "gpu-fabric:k8s:UsableNodes"
-ADDED_COMPONENTS = (TRAINING_QUEUE, NVLINK_DOMAINS, USABLE_NODES)
+NODE_HEALTH = "gpu-fabric:health:NodeHealth"
+ADDED_COMPONENTS = (TRAINING_QUEUE, NVLINK_DOMAINS, USABLE_NODES, NODE_HEALTH)
 """Components added after the recorded URNs: what is in them is new, not renamed."""
 
 

@@ -82,6 +82,10 @@ def _vendored_tags() -> dict[Path, tuple[str, str]]:
     return tags
 
 
+PROMETHEUS_OPERATOR = {"88.5.3": "0.93.1"}
+"""kube-prometheus-stack chart -> the prometheus-operator it runs (its Chart.yaml appVersion)."""
+
+
 def test_every_vendored_file_is_of_the_version_the_catalog_pins():
     """A version bump in the catalog that leaves a vendored CRD or configuration behind fails."""
     pinned = {
@@ -90,6 +94,12 @@ def test_every_vendored_file_is_of_the_version_the_catalog_pins():
         "kubeflow/trainer": catalog().workloads.trainer.version,
         # The ComputeDomain CRD is v0.4.0's, read for the catalog's 0.4.1 (README says why).
         "kubernetes-sigs/dra-driver-nvidia-gpu": "0.4.0",
+        # The operator kube-prometheus-stack runs (its Chart.yaml appVersion at the pinned
+        # chart), and GKE's managed Prometheus CRDs read at a release (GKE serves them).
+        "prometheus-operator/prometheus-operator": PROMETHEUS_OPERATOR[
+            catalog().health.kube_prometheus_stack.version
+        ],
+        "GoogleCloudPlatform/prometheus-engine": "0.17.2",
     }
     tags = _vendored_tags()
     untagged = {

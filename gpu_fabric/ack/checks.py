@@ -13,6 +13,8 @@ import re
 
 from ..catalog import catalog
 from ..config_base import Layers
+from ..health.config import PrometheusOwner
+from ..health.from_stack import health_problems
 from ..layer_inputs import stack_key_in
 from ..problems import (
     MISSING,
@@ -32,6 +34,10 @@ from .lingjun.config import ComputingNetwork
 _REGION = re.compile(r"^[a-z]+-[a-z]+(-\d+)?$")
 
 
+HEALTH_PROMETHEUS = (PrometheusOwner.STACK, PrometheusOwner.EXTERNAL)
+"""The Prometheus owners the platform offers: no managed one the stack could send to (OKE has
+none; ACK's add-on is UNVERIFIED, DAY2.md)."""
+
 POD_SECURITY = (
     "privileged",
     "the RDMA pods run on the host network (unless the IPv6 pod network is on) and add IPC_LOCK "
@@ -45,6 +51,7 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems = _region_checks(cfg)
     problems += queue_problems(cfg.queues, catalog().ack.topology_levels, POD_SECURITY)
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.lingjun.node_count)
+    problems += health_problems(cfg.health, HEALTH_PROMETHEUS, "ACK")
     # The rules of the cloud layer's args, as a hosted AckCloud runs them (cloud_rules.py).
     problems += [
         Problem(_key(stack_key_in(p.path, STACK_KEYS)), p.value, p.message)

@@ -14,6 +14,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..durations import seconds_of
+from ..health.args import HealthSettings
+from ..health.component import NodeHealth, NodeHealthArgs
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from ..workloads.settings import TrainingQueueSettings
@@ -61,6 +63,8 @@ class AckFabricArgs(TypedDict):
     `pulumi up` runs)."""
     cluster_id: NotRequired[pulumi.Input[str]]
     """The cluster's id: the training queue's CRD gate runs again when it changes."""
+    health: NotRequired[HealthSettings]
+    """The GPU nodes' checks, the taint on a failed one, metrics and alert rules (unset: none)."""
 
 
 class AckFabric(pulumi.ComponentResource):
@@ -112,4 +116,10 @@ class AckFabric(pulumi.ComponentResource):
                 child_options(self, opts, [args["kubernetes_provider"]]),
             )
         self.benchmark_job = pulumi.Output.from_input(job)
+        if "health" in args:
+            NodeHealth(
+                f"{name}-health",
+                NodeHealthArgs(args["health"]),
+                child_options(self, opts, [args["kubernetes_provider"]]),
+            )
         self.register_outputs(declared_outputs(self))

@@ -14,6 +14,7 @@ from .cloud import AckCloud
 from .cloud_args import cloud_args
 from .config import AckLingjunConfig
 from .fabric import AckFabric, AckFabricArgs
+from .health import health_of
 from .training_queue import training_queue_of
 
 
@@ -40,6 +41,9 @@ def fabric_args(
             args["lingjun_nodes"]["timeout"] = cfg.node_wait_timeout
     if cfg.benchmark_job:
         args["benchmark_image"] = cfg.images.benchmark or ""
+    health = health_of(cfg)
+    if health is not None:
+        args["health"] = health
     queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue

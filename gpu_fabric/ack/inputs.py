@@ -6,6 +6,7 @@ from typing import Any, cast
 from pydantic.alias_generators import to_camel
 
 from ..config_base import StackModel
+from ..health.inputs import HEALTH_RULES, health_problems
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, property_path_of, same_as
 from ..problems import MISSING
@@ -65,7 +66,7 @@ CLOUD_INPUTS = LayerInputs(
 
 def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
     """The training queue's CRD gate runs kubectl on the cluster: it needs its kubeconfig and id."""
-    problems = queue_problems(args)
+    problems = queue_problems(args) + health_problems(args)
     if "training_queue" in args:
         problems += [
             InputProblem(
@@ -80,6 +81,7 @@ def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
 FABRIC_INPUTS = LayerInputs(
     {
         **QUEUE_RULES,
+        **HEALTH_RULES,
         "AckFabricArgs": {"benchmark_image": ImageRef},
         "AckLingjunNodes": {
             "count": same_as(LingjunConfig, "node_count"),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 from ..catalog import Machine, NicGroup, catalog
+from ..health.config import PrometheusOwner
+from ..health.from_stack import health_problems
 from ..layer_inputs import ArgsPath
 from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
@@ -68,6 +70,7 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
             cfg.queues, cfg.topology_levels, fabric.pod_security, cfg.node_labels
         )
         problems += _topology_label_problems(cfg)
+    problems += health_problems(cfg.health, (PrometheusOwner.MANAGED,), "GKE")
     if first is not None and machine is not None:
         awaited = sum(pool.node_count for pool in cfg.pools)
         problems += timeout_without_wait(cfg.node_wait_timeout, awaited)

@@ -15,6 +15,7 @@ import pulumi
 
 from ..catalog import catalog
 from ..durations import seconds_of
+from ..health.component import NodeHealth, NodeHealthArgs
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from .fabric_args import GkeFabricArgs
@@ -181,6 +182,9 @@ class GkeFabric(pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
+
+        if "health" in args:
+            NodeHealth(f"{name}-health", NodeHealthArgs(args["health"]), on_cluster)
 
         self.network_objects = pulumi.Output.from_input(network_objects.network_names)
         self.installer = pulumi.Output.from_input(

@@ -7,6 +7,7 @@ from typing import NotRequired, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..health.args import HealthSettings
 from ..workloads.settings import TrainingQueueSettings
 
 
@@ -81,3 +82,5 @@ class GkeFabricArgs(TypedDict):
     (unset: none; an external owner brings its own)."""
     training_queue: NotRequired[TrainingQueueSettings]
     """Kueue, JobSet and the queue users' jobs go through (unset: none)."""
+    health: NotRequired[HealthSettings]
+    """The GPU nodes' checks, the taint on a failed one, alert rules (unset: none)."""

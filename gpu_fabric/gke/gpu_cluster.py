@@ -19,6 +19,7 @@ from .fabric import GkeFabric
 from .fabric_args import GkeFabricArgs
 from .fabrics.by_name import fabric_of
 from .from_stack import cloud_args
+from .health import health_of
 from .training_queue import training_queue_of
 
 
@@ -54,6 +55,9 @@ def fabric_args(
     queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue
+    health = health_of(cfg)
+    if health is not None:
+        args["health"] = health
     if not cfg.machine.persistent_disk:
         # Nodes that attach no Persistent Disk (A4X) need a Hyperdisk class for their volumes
         # (NVIDIA AICR's A4X networking guide, "Storage Prerequisites").

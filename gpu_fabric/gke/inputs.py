@@ -8,6 +8,7 @@ from pydantic import AfterValidator
 
 from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel
+from ..health.inputs import HEALTH_RULES, health_problems
 from ..images import ImageRef
 from ..layer_inputs import (
     InputProblem,
@@ -60,7 +61,7 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
 def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
     machine_type, names = args["machine_type"], args["network_object_names"]
     nics = sum(group.count for group in catalog().machines[machine_type].nic_groups)
-    problems = queue_problems(args)
+    problems = queue_problems(args) + health_problems(args)
     if len(names) != nics:
         problems.append(
             InputProblem(
@@ -118,6 +119,7 @@ CLOUD_INPUTS = LayerInputs(
 FABRIC_INPUTS = LayerInputs(
     {
         **QUEUE_RULES,
+        **HEALTH_RULES,
         "GkeFabricArgs": {
             "machine_type": _GPU_MACHINE_TYPE,
             "nri_device_injector_image": ImageRef,

@@ -13,6 +13,8 @@ import re
 
 from ..catalog import catalog, closest_known
 from ..config_base import Layers
+from ..health.config import PrometheusOwner
+from ..health.from_stack import health_problems
 from ..layer_inputs import ArgsPath, stack_key_in
 from ..problems import (
     Problem,
@@ -37,6 +39,10 @@ _AD = re.compile(r"^[A-Za-z0-9]+:([A-Z0-9-]+)-AD-(\d)$")
 _OCA = "Oracle Cloud Agent"
 
 
+HEALTH_PROMETHEUS = (PrometheusOwner.STACK, PrometheusOwner.EXTERNAL)
+"""The Prometheus owners the platform offers: no managed one the stack could send to (OKE has
+none; ACK's add-on is UNVERIFIED, DAY2.md)."""
+
 POD_SECURITY = (
     "baseline",
     "the GPUs and RDMA rails come through DRA claims, so a training pod needs no host path, "
@@ -53,6 +59,7 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     carried = [*WELL_KNOWN_NODE_LABELS, *catalog().oke.topology_levels]
     problems += queue_problems(cfg.queues, None, POD_SECURITY, list(dict.fromkeys(carried)))
     problems += _topology_checks(cfg)
+    problems += health_problems(cfg.health, HEALTH_PROMETHEUS, "OKE")
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.gpu_nodes.count)
 
     # The rules of the cloud layer's args, as a hosted OkeCloud runs them (cloud_rules.py).

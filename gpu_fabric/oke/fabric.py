@@ -14,6 +14,8 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
 from ..durations import seconds_of
+from ..health.args import HealthSettings
+from ..health.component import NodeHealth, NodeHealthArgs
 from ..layers import child_options, declared_outputs, layer_token
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from ..workloads.settings import TrainingQueueSettings, training_namespaces
@@ -86,6 +88,8 @@ class OkeFabricArgs(TypedDict):
     """The NCCL jobs (unset: none)."""
     training_queue: NotRequired[TrainingQueueSettings]
     """Kueue, JobSet and the queue users' jobs go through (unset: none)."""
+    health: NotRequired[HealthSettings]
+    """The GPU nodes' checks, the taint on a failed one, metrics and alert rules (unset: none)."""
 
 
 class OkeFabric(pulumi.ComponentResource):
@@ -214,4 +218,10 @@ class OkeFabric(pulumi.ComponentResource):
                 )
         self.namespace = namespace
         self.claim_templates = pulumi.Output.from_input([p.name for p in plans])
+        if "health" in args:
+            NodeHealth(
+                f"{name}-health",
+                NodeHealthArgs(args["health"]),
+                child_options(self, opts, [args["kubernetes_provider"]]),
+            )
         self.register_outputs(declared_outputs(self))

@@ -16,6 +16,7 @@ from .cloud import OkeCloud
 from .cloud_args import cloud_args
 from .config import OkeDranetConfig
 from .fabric import OkeClaim, OkeFabric, OkeFabricArgs
+from .health import health_of
 from .training_queue import training_queue_of
 
 
@@ -46,6 +47,9 @@ def fabric_args(
         args["gpu_node_count"] = cfg.gpu_nodes.count
     if cfg.node_wait_timeout is not None:
         args["node_wait_timeout"] = cfg.node_wait_timeout
+    health = health_of(cfg)
+    if health is not None:
+        args["health"] = health
     queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue

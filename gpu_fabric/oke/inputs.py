@@ -9,6 +9,7 @@ from pydantic import AfterValidator
 
 from ..catalog import catalog
 from ..config_base import Cidr, SourceRanges, StackModel, VersionText
+from ..health.inputs import HEALTH_RULES, health_problems
 from ..images import ImageRef
 from ..layer_inputs import (
     InputProblem,
@@ -79,7 +80,7 @@ def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
                 "waits run again when an instance is replaced; its display name stays)",
             )
         )
-    return problems + queue_problems(args)
+    return problems + queue_problems(args) + health_problems(args)
 
 
 CLOUD_INPUTS = LayerInputs(
@@ -138,6 +139,7 @@ CLOUD_INPUTS = LayerInputs(
 FABRIC_INPUTS = LayerInputs(
     {
         **QUEUE_RULES,
+        **HEALTH_RULES,
         "OkeFabricArgs": {
             "gpu_shape": _GPU_SHAPE,
             "gpu_node_count": same_as(GpuNodesConfig, "count"),

@@ -1,0 +1,175 @@
+"""`NodeHealth`: the node checks, the taint controller, the alert rules and, where the stack
+collects them itself, the metrics (`args.HealthSettings` says which).
+
+What waits for what: node-problem-detector, the taint controller and GKE's rules wait for the
+provider only; where the stack installs kube-prometheus-stack, what its CRDs type (ServiceMonitors,
+PrometheusRules) and the dashboard (in its namespace) wait for its release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from ..catalog import catalog
+from ..helm import helm_release
+from ..k8s_objects import kubernetes_object
+from .alerts import GROUP, rule_groups
+from .args import HealthSettings
+from .dashboard import SIDECAR_LABEL, UID, dashboard_json
+from .exporters import dcgm_exporter, prometheus_stack_values
+from .node_checks import checks_for
+from .node_problem_detector import chart_values
+from .taint_controller import objects as taint_controller_objects
+
+NPD_RELEASE = "node-problem-detector"
+PROMETHEUS_RELEASE = "kube-prometheus-stack"
+NPD_LABELS = {"app.kubernetes.io/name": "node-problem-detector"}
+"""What the chart puts on its pods (templates/daemonset.yaml)."""
+PRIVILEGED_REASON = (
+    "node-problem-detector's container is privileged (its chart's default): it reads the kernel "
+    "log (/dev/kmsg) and runs the host's nvidia-smi through chroot"
+)
+
+
+@dataclass
+class NodeHealthArgs:
+    health: HealthSettings
+    """What to watch and where the verdicts go (the fabric layer's `health` arg)."""
+
+
+def health_manifests(health: HealthSettings) -> list[dict]:
+    """Every object the component writes itself (not the charts'), in its namespace."""
+    pins = catalog().health
+    namespace = pins.namespace
+    out: list[dict] = [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": namespace,
+                "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+                "annotations": {"gpu-fabric.dev/pod-security-reason": PRIVILEGED_REASON},
+            },
+        }
+    ]
+    checks = checks_for(rdma=health["rdma"])
+    if health["taint_failed_nodes"]:
+        out += taint_controller_objects(namespace, pins.taint_controller, checks)
+    own_prometheus = "prometheus" in health
+    if own_prometheus:
+        out += dcgm_exporter(
+            namespace,
+            pins.dcgm_exporter,
+            [p["node_labels"] for p in health["gpu_pools"]],
+            dra=health.get("dcgm_for_dra", False),
+        )
+    groups = rule_groups(
+        health,
+        dcgm=own_prometheus or health.get("dcgm_metrics", False),
+        node_exporter=health.get("prometheus") == "stack",
+    )
+    if health["rules"] == "gmp":
+        out.append(
+            {
+                "apiVersion": "monitoring.googleapis.com/v1",
+                "kind": "PodMonitoring",
+                "metadata": {"name": NPD_RELEASE, "namespace": namespace},
+                "spec": {
+                    "selector": {"matchLabels": NPD_LABELS},
+                    "endpoints": [{"port": "exporter", "interval": "60s"}],
+                },
+            }
+        )
+        # ClusterRules, not Rules: namespaced Rules see their namespace's metrics only, and the
+        # managed DCGM metrics are in GKE's (GMP's "Evaluate rules and alerts" guide).
+        out.append(
+            {
+                "apiVersion": "monitoring.googleapis.com/v1",
+                "kind": "ClusterRules",
+                "metadata": {"name": GROUP},
+                "spec": {"groups": groups},
+            }
+        )
+    elif health["rules"] == "prometheus-operator":
+        out.append(
+            {
+                "apiVersion": "monitoring.coreos.com/v1",
+                "kind": "PrometheusRule",
+                "metadata": {"name": GROUP, "namespace": namespace},
+                "spec": {"groups": groups},
+            }
+        )
+    if health.get("prometheus") == "stack":
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {
+                    "name": UID,
+                    "namespace": pins.kube_prometheus_stack.namespace,
+                    "labels": SIDECAR_LABEL,
+                },
+                "data": {f"{UID}.json": dashboard_json()},
+            }
+        )
+    return out
+
+
+_NEEDS_PROMETHEUS_STACK = {"ServiceMonitor", "PrometheusRule"}
+
+
+class NodeHealth(pulumi.ComponentResource):
+    """node-problem-detector with the GPU and RDMA checks, the taint controller, alert rules, and
+    the stack's own Prometheus and DCGM exporter where asked."""
+
+    def __init__(
+        self, name: str, args: NodeHealthArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpu-fabric:health:NodeHealth", name, None, opts)
+        health, pins = args.health, catalog().health
+        child = pulumi.ResourceOptions(parent=self)
+        stack_release: pulumi.Resource | None = None
+        if health.get("prometheus") == "stack":
+            version = health.get("prometheus_stack_version", pins.kube_prometheus_stack.version)
+            stack_release = helm_release(
+                f"{name}-prometheus",
+                PROMETHEUS_RELEASE,
+                pins.kube_prometheus_stack.at(version),
+                prometheus_stack_values(),
+                child,
+                create_namespace=True,
+            )
+        after_stack = (
+            pulumi.ResourceOptions(parent=self, depends_on=[stack_release])
+            if stack_release
+            else child
+        )
+        manifests = health_manifests(health)
+        namespace = kubernetes_object(f"{name}-namespace", manifests[0], child)
+        in_namespace = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        for manifest in manifests[1:]:
+            kind = manifest["kind"]
+            meta = manifest["metadata"]
+            if kind in _NEEDS_PROMETHEUS_STACK or meta.get("namespace") not in (
+                None,
+                pins.namespace,
+            ):
+                opts_for = after_stack
+            elif "namespace" in meta:
+                opts_for = in_namespace
+            else:
+                opts_for = child
+            kubernetes_object(f"{name}-{kind.lower()}-{meta['name']}", manifest, opts_for)
+        npd = pins.node_problem_detector
+        helm_release(
+            f"{name}-node-problem-detector",
+            NPD_RELEASE,
+            npd.at(health.get("node_problem_detector_version", npd.version)),
+            chart_values(health, service_monitor="prometheus" in health),
+            pulumi.ResourceOptions(
+                parent=self, depends_on=[namespace, *([stack_release] if stack_release else [])]
+            ),
+        )
+        self.register_outputs({})

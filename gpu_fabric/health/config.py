@@ -1,0 +1,56 @@
+"""`gpu-fabric:health`: what watches the GPU nodes, the same keys on every platform."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import Field
+
+from ..config_model import ConfigModel
+
+
+class PrometheusOwner(str, Enum):
+    """Who collects the metrics and evaluates the alert rules."""
+
+    MANAGED = "managed"
+    """The cloud's managed Prometheus: GKE's Managed Service for Prometheus (`gke.monitoring`)."""
+    STACK = "stack"
+    """The stack installs kube-prometheus-stack (Prometheus, Alertmanager, Grafana with the
+    fabric's dashboard, node-exporter with its RDMA counters) and NVIDIA's DCGM exporter."""
+    EXTERNAL = "external"
+    """A Prometheus Operator the stack does not own: the stack writes the DCGM exporter, the
+    ServiceMonitors and PrometheusRules it reads."""
+
+
+class HealthConfig(ConfigModel):
+    """GPU and RDMA checks on every GPU node, a taint that keeps new jobs off a node whose check
+    fails, the runtime's pre-job GPU check, alert rules, a dashboard, and the metrics behind
+    them."""
+
+    enabled: bool = Field(
+        True,
+        description="node-problem-detector with the fabric's GPU and RDMA checks on every GPU "
+        "node (conditions GpuCount, GpuEcc, GpuXid, and RdmaLink on RDMA fabrics; "
+        "docs/health.md), their alert rules, and the metrics `prometheus` says; `false`: none "
+        "of it.",
+    )
+    taint_failed_nodes: bool = Field(
+        True,
+        description="Taint a node whose check confirms a problem "
+        "(`gpu-fabric.dev/unhealthy=<checks>:NoSchedule`), so no new job lands there, and take "
+        "the taint off when every check passes again. Running pods stay.",
+    )
+    pre_job_check: bool = Field(
+        True,
+        description="Each pod of the fabric's training runtime first checks its node's GPUs "
+        "(all there, no uncorrected ECC error; cluster-toolkit's `gpu-healthcheck`) in an "
+        "init container of the runtime's image, and fails fast on a bad node.",
+    )
+    prometheus: PrometheusOwner | None = Field(
+        None,
+        description="Who collects the metrics and evaluates the alert rules: `managed` (GKE's "
+        "managed Prometheus, the only one there), `stack` (kube-prometheus-stack and DCGM's "
+        "exporter installed by the stack) or `external` (a Prometheus Operator of yours: "
+        "only the exporter and the objects it reads). Default: `managed` on GKE, `stack` on "
+        "OKE and ACK.",
+    )
