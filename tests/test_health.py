@@ -6,13 +6,14 @@ from __future__ import annotations
 import copy
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
-from gpu_fabric.health import exporters, taint_controller
+from gpu_fabric.health import exporters, pre_job_check, taint_controller
 from gpu_fabric.health.node_checks import CHECKS, SCRIPTS, checks_for
 from gpu_fabric.health.taint_failed_nodes import failed_checks, patch_of, wanted_taints
 from gpu_fabric.registry import spec_of
@@ -353,3 +354,72 @@ def test_the_exporter_is_upstreams_but_for_namespace_image_placement_and_dra():
     } == ({k: v for k, v in theirs.items() if k != "containers"})
     assert ours["containers"][0]["securityContext"] == theirs["containers"][0]["securityContext"]
     assert ours["containers"][0]["env"][-1] == {"name": "KUBERNETES_ENABLE_DRA", "value": "true"}
+
+
+# --- the runtime's pre-job GPU check ------------------------------------------------------------
+
+
+def _runtime_pod(plan) -> dict:
+    (runtime,) = [
+        manifest(r) for r in plan.kubernetes_objects() if r.type.endswith(":ClusterTrainingRuntime")
+    ]
+    (job,) = runtime["spec"]["template"]["spec"]["replicatedJobs"]
+    return job["template"]["spec"]["template"]
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_every_runtime_checks_its_nodes_gpus_first_with_the_training_containers_devices(stack):
+    pod = _runtime_pod(planned(stack))["spec"]
+    check = pod["initContainers"][0]
+    (node,) = [c for c in pod["containers"] if c["name"] == "node"]
+    assert check["name"] == pre_job_check.NAME
+    assert check["image"] == node["image"]
+
+    # The same GPUs (device-plugin limits, or the DRA claims that hold them), so the device
+    # plugin or DRA driver gives it the driver's tools; no privilege of its own.
+    def gpus(container: dict) -> object:
+        return container["resources"].get("limits", {}).get("nvidia.com/gpu")
+
+    assert gpus(check) == gpus(node)
+    # DRA claims of the GPUs (OKE) too; A4X's NVLink channel is the training container's alone.
+    claims = [c["name"] for c in check["resources"].get("claims", [])]
+    assert set(claims) <= {c["name"] for c in node["resources"].get("claims", [])}
+    assert gpus(check) or claims
+    assert not check["securityContext"].get("privileged")
+    env = {e["name"]: e["value"] for e in check["env"]}
+    assert int(env["EXPECTED_GPUS"]) >= 1
+
+
+def test_no_pre_job_check_when_asked():
+    stack = stacks_on("gke")[0]
+    pod = _runtime_pod(run_stack({"gpu-fabric:health": {"preJobCheck": False}}, stack=stack))
+    assert pre_job_check.NAME not in [c["name"] for c in pod["spec"].get("initContainers", [])]
+
+
+def _run_pre_job_check(tmp_path: Path, prints: str, exits: int = 0, smi: bool = True):
+    fake = tmp_path / "nvidia-smi"
+    (tmp_path / "output.txt").write_text(prints)
+    fake.write_text(f"#!/bin/sh\ncat {tmp_path / 'output.txt'}\nexit {exits}\n")
+    fake.chmod(0o755)
+    container = pre_job_check.gpu_check_container(
+        {"image": "i"}, 8, str(fake) if smi else str(tmp_path / "absent")
+    )
+    env = {"PATH": "/usr/bin:/bin"} | {e["name"]: e["value"] for e in container["env"]}
+    return subprocess.run(
+        container["command"], env=env, capture_output=True, text=True, check=False
+    )
+
+
+def test_the_pre_job_check_fails_the_pod_on_a_bad_node_only(tmp_path):
+    healthy = (OUTPUTS / "nvidia-smi-L-8xH100-healthy.txt").read_text()
+    lost = (OUTPUTS / "nvidia-smi-L-device-handle-error.txt").read_text()
+    # nvidia-smi -L and the ECC query both read the fake's output: a healthy listing has no
+    # numeric ECC value, so only the count is judged here; the ECC check has its own tests.
+    passed = _run_pre_job_check(tmp_path, healthy)
+    assert passed.stdout.splitlines()[0] == "nvidia-smi lists all 8 GPUs"
+    failed = _run_pre_job_check(tmp_path, lost, exits=15)
+    assert failed.returncode == 1
+    assert "nvidia-smi lists 0 of 8 GPUs" in failed.stdout
+    missing = _run_pre_job_check(tmp_path, "", smi=False)
+    assert missing.returncode == 0
+    assert "could not check; starting anyway" in missing.stdout

@@ -179,6 +179,9 @@ def test_config_and_checks_import_no_component_module():
         "pod_security",
         "node_labels",
         "names",
+        # node health's checks and the runtime's check container: data and a pod's init container
+        "node_checks",
+        "pre_job_check",
         "ids",
         "plan",
         # a GKE concern's folder (its package), whose component module is not loaded

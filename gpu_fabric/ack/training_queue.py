@@ -5,6 +5,7 @@ as the Lingjun RDMA guide's Job)."""
 from __future__ import annotations
 
 from ..catalog import catalog
+from ..health.from_stack import with_pre_job_check
 from ..nvidia import GPU_RESOURCE
 from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
@@ -37,6 +38,9 @@ def training_runtime(cfg: AckLingjunConfig) -> TrainingRuntimeSettings:
     pod = with_lingjun_rdma(
         node_template(runtime_image(cfg.queues), gpus), non_host_network=cfg.rdma.non_host_network
     )
+    # NVIDIA's container runtime puts nvidia-smi in a GPU container (the images' utility
+    # capability).
+    pod = with_pre_job_check(pod, cfg.health, gpus, "nvidia-smi")
     runtime: TrainingRuntimeSettings = {
         "name": catalog().workloads.rdma_runtime,
         "pod_template": pod,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import copy
 
-from ..nvidia import GPU_RESOURCE
+from ..health.from_stack import with_pre_job_check
+from ..nvidia import CONTAINER_DRIVER_DIR, GPU_RESOURCE
 from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
 from ..workloads.settings import (
@@ -98,6 +99,8 @@ def training_runtime(cfg: GkeStackConfig) -> TrainingRuntimeSettings:
     fabric = fabric_of(cfg.machine)
     gpus = cfg.machine.accelerator.count
     pod = fabric.wire_pod(node_template(runtime_image(cfg.queues), gpus), cfg)
+    # GKE's device plugin mounts the driver into every container that asks for GPUs.
+    pod = with_pre_job_check(pod, cfg.health, gpus, f"{CONTAINER_DRIVER_DIR}/bin/nvidia-smi")
     runtime: TrainingRuntimeSettings = {
         "name": fabric.facts.runtime,
         "pod_template": pod,

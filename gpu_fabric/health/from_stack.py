@@ -9,6 +9,7 @@ from ..problems import Problem
 from ..problems import key as _key
 from .args import HealthSettings
 from .config import HealthConfig, PrometheusOwner
+from .pre_job_check import with_gpu_check
 
 _RULES_FOR = {
     PrometheusOwner.MANAGED: "gmp",
@@ -48,6 +49,14 @@ def health_problems(
                 )
             )
     return problems
+
+
+def with_pre_job_check(pod: dict, health: HealthConfig, gpus: int, nvidia_smi: str) -> dict:
+    """The runtime's pod template with its pre-job GPU check first, where health and the check
+    are on."""
+    if not (health.enabled and health.pre_job_check):
+        return pod
+    return with_gpu_check(pod, gpus, nvidia_smi)
 
 
 def health_settings(

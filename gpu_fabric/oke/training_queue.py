@@ -4,6 +4,7 @@ the DRA drivers allocate, so the queue counts the devices of each claimed Device
 from __future__ import annotations
 
 from ..catalog import catalog
+from ..health.from_stack import with_pre_job_check
 from ..nvidia import GPU_DEVICE_CLASS, GPU_RESOURCE
 from ..pod_spec import add_named
 from ..workloads.queues import runtime_image, training_queue
@@ -51,6 +52,9 @@ def training_runtime(cfg: OkeDranetConfig) -> TrainingRuntimeSettings:
     add_named(pod["spec"].setdefault("volumes", []), [SHM_VOLUME], "the pod's volumes")
     node = pod["spec"]["containers"][0]
     add_named(node.setdefault("volumeMounts", []), [SHM_MOUNT], "the node container's mounts")
+    # The DRA driver's CDI spec puts the driver's tools in a container its claim gives GPUs to
+    # (UNVERIFIED on OKE's images; without nvidia-smi the check lets the job start).
+    pod = with_pre_job_check(pod, cfg.health, shape.gpu_count, "nvidia-smi")
     return {
         "name": catalog().workloads.rdma_runtime,
         "pod_template": pod,
