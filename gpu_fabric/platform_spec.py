@@ -86,6 +86,11 @@ class PlatformSpec:
         (`workloads/queues.py`), for the fabric layer and `make verify`."""
         return self._module("training_queue")
 
+    def health_module(self) -> ModuleType:
+        """`health`: `health_of(cfg)`, the stack's node health settings (`health/`), for the
+        fabric layer and `make verify`."""
+        return self._module("health")
+
     def mocks_module(self) -> ModuleType:
         """`offline_mocks`: `CloudMocks(config)`, the cloud provider's resource outputs and
         function results in the offline plan, and `UNREAD_PLACEHOLDERS`, what a provider key

@@ -19,6 +19,7 @@ from tests.recorded_cluster import (
     run_verify,
 )
 from tests.test_manifests import CRD_SCHEMAS, validate
+from tests.test_verify_health import health_routes
 from tests.test_verify_queue import queue_routes
 from tests.test_verify_queue import recorded as queue_recorded
 from verify.gke import Snapshot, check, expected_from
@@ -206,7 +207,9 @@ def client_for(objects: dict, queue: dict | None = None) -> tuple[ApiClient, Rec
             ],
             "/api/v1/namespaces/kube-system/pods": objects["pods"],
             # The training queue's (every platform checks it: tests/test_verify_queue.py).
-            **queue_routes(queue or queue_recorded()),
+            **(routes := queue_routes(queue or queue_recorded())),
+            # Node health's, its checks' conditions on the queue's nodes (test_verify_health.py).
+            **health_routes(routes["/api/v1/nodes"]),
         }
     )
 
@@ -346,3 +349,16 @@ def test_a3_mega_checks_the_nri_device_injector_as_the_installer():
 
 def test_other_gke_platforms_expect_no_device_injector(expected):
     assert expected.injector is None
+
+
+def test_verify_fails_naming_the_node_and_the_check_that_failed(monkeypatch, capsys):
+    api_client, cluster = client_for(recorded())
+    nodes = cluster.routes["/api/v1/nodes"]
+    node = nodes["items"][0]
+    (condition,) = [c for c in node["status"]["conditions"] if c["type"] == "GpuEcc"]
+    condition.update(status="True", message="uncorrected ECC errors: GPU 2: 3")
+    out = run_verify(monkeypatch, capsys, "a4x-prod", api_client, 1)
+    assert (
+        f"Node {node['metadata']['name']}: GpuEcc failed (uncorrected ECC errors: GPU 2: 3); "
+        "not tainted yet." in out
+    )

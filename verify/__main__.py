@@ -14,6 +14,7 @@ cleans up (`verify/bandwidth.py`, which says what runs and its exit codes); the 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import shutil
 import subprocess
@@ -28,6 +29,7 @@ from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
+from verify.health import health_problems, health_report, read_health_snapshot
 from verify.platforms import checks_of
 from verify.queue import queue_problems, queue_report, read_queue_snapshot
 
@@ -145,9 +147,14 @@ def main(argv: list[str] | None = None) -> int:
         if cfg.layers is Layers.CLOUD
         else spec_of(cfg.platform).training_queue_module().training_queue_of(cfg)
     )
+    # Node health is the fabric layer's too (verify/health.py).
+    health = (
+        None if cfg.layers is Layers.CLOUD else spec_of(cfg.platform).health_module().health_of(cfg)
+    )
     try:
         snapshot = checks.read_snapshot(expected, api_client)
         queue_snapshot = read_queue_snapshot(queue, api_client) if queue else None
+        health_snapshot = read_health_snapshot(health, api_client) if health else None
     except Exception as err:  # noqa: BLE001 (likewise)
         print(f"error: cannot read the cluster ({source}): {err}", file=sys.stderr)
         return 2
@@ -156,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     if queue and queue_snapshot:
         problems += queue_problems(queue, queue_snapshot)
     report = queue_report(queue, queue_snapshot) if queue and queue_snapshot else []
+    if health and health_snapshot:
+        now = datetime.datetime.now(datetime.UTC)
+        problems += health_problems(health, health_snapshot, now)
+        report += health_report(health, health_snapshot)
     if problems:
         print(f"FAIL {args.stack} ({source}): {len(problems)} problem(s)")
         for problem in problems:

@@ -20,10 +20,9 @@ from .args import HealthSettings
 from .dashboard import SIDECAR_LABEL, UID, dashboard_json
 from .exporters import dcgm_exporter, prometheus_stack_values
 from .node_checks import checks_for
-from .node_problem_detector import chart_values
+from .node_problem_detector import NPD_RELEASE, chart_values
 from .taint_controller import objects as taint_controller_objects
 
-NPD_RELEASE = "node-problem-detector"
 PROMETHEUS_RELEASE = "kube-prometheus-stack"
 NPD_LABELS = {"app.kubernetes.io/name": "node-problem-detector"}
 """What the chart puts on its pods (templates/daemonset.yaml)."""

@@ -15,6 +15,8 @@ from ..nvidia import CONTAINER_DRIVER_DIR, CONTAINER_LIBRARY_DIR
 from .args import HealthSettings
 from .node_checks import ANY_XID_LINE, XID_LINE, NodeCheck, checks_for, script_text
 
+NPD_RELEASE = "node-problem-detector"
+"""The release's name: the chart names its DaemonSet after it (its fullname)."""
 CONFIG = "/custom-config"
 CHECKS_MONITOR = "gpu-checks.json"
 XID_MONITOR = "gpu-xid-monitor.json"
