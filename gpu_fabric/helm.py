@@ -12,7 +12,7 @@ def helm_release(
     name: str,
     release_name: str,
     chart: ChartPin,
-    values: dict,
+    values: pulumi.Input[dict],
     opts: pulumi.ResourceOptions,
     **extra,
 ) -> k8s.helm.v3.Release:

@@ -45,13 +45,14 @@ _BUILT_IN = {
     ("v1", "Namespace"): k8s.core.v1.Namespace,
     ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
     ("v1", "ConfigMap"): k8s.core.v1.ConfigMap,
+    ("v1", "Secret"): k8s.core.v1.Secret,
     ("v1", "Service"): k8s.core.v1.Service,
     ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
     ("apps/v1", "DaemonSet"): k8s.apps.v1.DaemonSet,
     ("rbac.authorization.k8s.io/v1", "ClusterRole"): k8s.rbac.v1.ClusterRole,
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): k8s.rbac.v1.ClusterRoleBinding,
 }
-_TOP_LEVEL_ARGS = {"roleRef": "role_ref"}
+_TOP_LEVEL_ARGS = {"roleRef": "role_ref", "stringData": "string_data"}
 """Top-level fields whose Python argument is spelled otherwise (nested ones stay camelCase, as the
 provider takes them)."""
 

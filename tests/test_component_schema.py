@@ -343,6 +343,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "taintFailedNodes": "boolean!",
         "rules": "string!",
         "prometheus": "string",
+        "alertmanagerConfig": "string",
         "dcgmMetrics": "boolean",
         "dcgmForDra": "boolean",
         "nodeProblemDetectorVersion": "string",

@@ -423,3 +423,50 @@ def test_the_pre_job_check_fails_the_pod_on_a_bad_node_only(tmp_path):
     missing = _run_pre_job_check(tmp_path, "", smi=False)
     assert missing.returncode == 0
     assert "could not check; starting anyway" in missing.stdout
+
+
+# --- where alerts go ----------------------------------------------------------------------------
+
+ROUTES = {
+    "route": {"receiver": "oncall"},
+    "receivers": [{"name": "oncall", "webhook_configs": [{"url": "https://hooks.example/x1"}]}],
+}
+
+
+def test_gke_routes_alerts_through_its_managed_alertmanager_as_a_secret():
+    stack = stacks_on("gke")[0]
+    plan = run_stack({"gpu-fabric:health": {"alertmanagerConfig": ROUTES}}, stack=stack)
+    (secret,) = [r for r in plan.of_type("kubernetes:core/v1:Secret")]
+    assert secret.inputs["metadata"] == {"name": "alertmanager", "namespace": "gmp-public"}
+    assert secret.secret_inputs == ["stringData"]
+    assert yaml_files.load(secret.inputs["stringData"]["alertmanager.yaml"]) == ROUTES
+
+
+def test_the_stacks_alertmanager_takes_the_routes_as_a_secret():
+    stack = stacks_on("oke")[0]
+    plan = run_stack({"gpu-fabric:health": {"alertmanagerConfig": ROUTES}}, stack=stack)
+    (release,) = [r for r in plan.helm_releases() if r.inputs["chart"] == PROMETHEUS_CHART]
+    assert release.secret_inputs == ["values"]
+    assert release.inputs["values"]["alertmanager"]["config"] == ROUTES
+
+
+def test_an_alertmanager_configuration_needs_its_route_and_receivers():
+    stack = stacks_on("gke")[0]
+    assert_single_rule(
+        {"gpu-fabric:health": {"alertmanagerConfig": {"receivers": []}}},
+        "gpu-fabric:health.alertmanagerConfig",
+        None,
+        "needs route",
+        stack,
+    )
+
+
+def test_an_external_prometheus_keeps_its_own_alertmanager_configuration():
+    stack = stacks_on("oke")[0]
+    assert_single_rule(
+        {"gpu-fabric:health": {"prometheus": "external", "alertmanagerConfig": ROUTES}},
+        "gpu-fabric:health.alertmanagerConfig",
+        None,
+        "keeps its own configuration",
+        stack,
+    )

@@ -495,3 +495,10 @@ def test_a_hosted_fabric_layers_alert_rules_go_where_its_metrics_are():
     assert "leave out prometheus" in errors["health.rules"]
     _, errors = _refused(lambda: _build("GkeFabric", (("health", "rules"), "prometheus-operator")))
     assert "give prometheus `stack` or `external`" in errors["health.rules"]
+
+
+def test_a_hosted_fabric_layers_alertmanager_configuration_needs_an_alertmanager():
+    config = (("health", "alertmanager_config"), "route: {receiver: x}\nreceivers: [{name: x}]\n")
+    _build("GkeFabric", config)  # GKE's managed Alertmanager takes it
+    _, errors = _refused(lambda: _build("GkeFabric", config, (("health", "rules"), "none")))
+    assert "no Alertmanager of GKE's or the stack's takes it" in errors["health.alertmanagerConfig"]

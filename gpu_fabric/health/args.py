@@ -34,6 +34,9 @@ class HealthSettings(TypedDict):
     """`stack`: install kube-prometheus-stack (Prometheus, Alertmanager, Grafana, node-exporter)
     and DCGM's exporter; `external`: only the exporter and the objects a Prometheus Operator
     reads; unset: the cloud's managed Prometheus (GKE)."""
+    alertmanager_config: NotRequired[str]
+    """Where alerts go: Alertmanager's configuration (alertmanager.yaml's text), given to GKE's
+    managed Alertmanager or the stack's (unset: the rules' alerts go nowhere)."""
     dcgm_metrics: NotRequired[bool]
     """The cloud sends DCGM's GPU metrics (GKE's managed DCGM): their alert rules are written."""
     dcgm_for_dra: NotRequired[bool]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pulumi
 
+from .. import yaml_files
 from ..catalog import catalog
 from ..helm import helm_release
 from ..k8s_objects import kubernetes_object
@@ -69,6 +70,19 @@ def health_manifests(health: HealthSettings) -> list[dict]:
         dcgm=own_prometheus or health.get("dcgm_metrics", False),
         node_exporter=health.get("prometheus") == "stack",
     )
+    if health["rules"] == "gmp" and "alertmanager_config" in health:
+        # What GKE's managed Alertmanager reads (GoogleCloudPlatform/prometheus-engine
+        # pkg/operator/operator_config.go: Secret `alertmanager`, key `alertmanager.yaml`, in
+        # the public namespace gmp-public, which GKE makes with managed collection).
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {"name": GMP_ALERTMANAGER_SECRET, "namespace": GMP_PUBLIC},
+                "type": "Opaque",
+                "stringData": {GMP_ALERTMANAGER_KEY: health["alertmanager_config"]},
+            }
+        )
     if health["rules"] == "gmp":
         out.append(
             {
@@ -117,6 +131,16 @@ def health_manifests(health: HealthSettings) -> list[dict]:
 
 
 _NEEDS_PROMETHEUS_STACK = {"ServiceMonitor", "PrometheusRule"}
+GMP_PUBLIC = "gmp-public"
+GMP_ALERTMANAGER_SECRET = "alertmanager"
+GMP_ALERTMANAGER_KEY = "alertmanager.yaml"
+
+
+def _registered(manifest: dict) -> dict:
+    """The manifest as registered: a Secret's data a Pulumi secret."""
+    if manifest["kind"] != "Secret":
+        return manifest
+    return {**manifest, "stringData": pulumi.Output.secret(manifest["stringData"])}
 
 
 class NodeHealth(pulumi.ComponentResource):
@@ -132,11 +156,17 @@ class NodeHealth(pulumi.ComponentResource):
         stack_release: pulumi.Resource | None = None
         if health.get("prometheus") == "stack":
             version = health.get("prometheus_stack_version", pins.kube_prometheus_stack.version)
+            plain = prometheus_stack_values()
+            values: pulumi.Input[dict] = plain
+            if "alertmanager_config" in health:
+                # kube-prometheus-stack's `alertmanager.config`: the routes and receivers.
+                config = yaml_files.load(health["alertmanager_config"])
+                values = pulumi.Output.secret({**plain, "alertmanager": {"config": config}})
             stack_release = helm_release(
                 f"{name}-prometheus",
                 PROMETHEUS_RELEASE,
                 pins.kube_prometheus_stack.at(version),
-                prometheus_stack_values(),
+                values,
                 child,
                 create_namespace=True,
             )
@@ -151,16 +181,17 @@ class NodeHealth(pulumi.ComponentResource):
         for manifest in manifests[1:]:
             kind = manifest["kind"]
             meta = manifest["metadata"]
-            if kind in _NEEDS_PROMETHEUS_STACK or meta.get("namespace") not in (
-                None,
-                pins.namespace,
+            if kind in _NEEDS_PROMETHEUS_STACK or meta.get("namespace") == (
+                pins.kube_prometheus_stack.namespace
             ):
                 opts_for = after_stack
             elif "namespace" in meta:
                 opts_for = in_namespace
             else:
                 opts_for = child
-            kubernetes_object(f"{name}-{kind.lower()}-{meta['name']}", manifest, opts_for)
+            kubernetes_object(
+                f"{name}-{kind.lower()}-{meta['name']}", _registered(manifest), opts_for
+            )
         npd = pins.node_problem_detector
         helm_release(
             f"{name}-node-problem-detector",

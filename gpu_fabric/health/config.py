@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from ..config_model import ConfigModel
 
@@ -20,6 +21,19 @@ class PrometheusOwner(str, Enum):
     EXTERNAL = "external"
     """A Prometheus Operator the stack does not own: the stack writes the DCGM exporter, the
     ServiceMonitors and PrometheusRules it reads."""
+
+
+def _alertmanager_config(value: dict[str, Any]) -> dict[str, Any]:
+    missing = [key for key in ("route", "receivers") if key not in value]
+    if missing:
+        raise ValueError(
+            f"an Alertmanager configuration needs {' and '.join(missing)} (Prometheus docs, "
+            'Alertmanager "Configuration"): give route.receiver and the receivers it names'
+        )
+    return value
+
+
+AlertmanagerConfig = Annotated[dict[str, Any], AfterValidator(_alertmanager_config)]
 
 
 class HealthConfig(ConfigModel):
@@ -45,6 +59,15 @@ class HealthConfig(ConfigModel):
         description="Each pod of the fabric's training runtime first checks its node's GPUs "
         "(all there, no uncorrected ECC error; cluster-toolkit's `gpu-healthcheck`) in an "
         "init container of the runtime's image, and fails fast on a bad node.",
+    )
+    alertmanager_config: AlertmanagerConfig | None = Field(
+        None,
+        description="Where alerts go: an Alertmanager configuration (alertmanager.yaml as an "
+        "object: `route`, `receivers`), kept a Pulumi secret (its receivers hold webhook URLs "
+        "and keys). GKE: the Secret `gmp-public/alertmanager` managed Prometheus' Alertmanager "
+        "reads; `stack`: kube-prometheus-stack's Alertmanager. Unset: alerts fire where the "
+        "rules run (GMP's rule evaluator, Prometheus' /alerts) and go nowhere. Not with "
+        "`prometheus: external` (your Alertmanager has its own).",
     )
     prometheus: PrometheusOwner | None = Field(
         None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic.alias_generators import to_camel
 
+from .. import yaml_files
 from ..problems import Problem
 from ..problems import key as _key
 from .args import HealthSettings
@@ -35,6 +36,15 @@ def health_problems(
                 health.prometheus.value,
                 f"{platform} has no `{health.prometheus.value}` Prometheus here; give {choices}, "
                 "or leave the key out for the platform's default (docs/health.md)",
+            )
+        )
+    if health.alertmanager_config is not None and health.prometheus is PrometheusOwner.EXTERNAL:
+        problems.append(
+            Problem(
+                _key("health.alertmanagerConfig"),
+                "(an Alertmanager configuration)",
+                "an external Prometheus Operator's Alertmanager keeps its own configuration; "
+                "remove it here and route the PrometheusRules' alerts there",
             )
         )
     if not health.enabled:
@@ -91,4 +101,6 @@ def health_settings(
         settings["dcgm_for_dra"] = dcgm_for_dra
     elif dcgm_metrics:
         settings["dcgm_metrics"] = True
+    if health.alertmanager_config is not None:
+        settings["alertmanager_config"] = yaml_files.dump(health.alertmanager_config)
     return settings

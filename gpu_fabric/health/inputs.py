@@ -37,6 +37,14 @@ def health_problems(args: dict[str, Any]) -> list[InputProblem]:
     health = args.get("health")
     if health is None:
         return []
+    if "alertmanager_config" in health and (
+        health["rules"] == "none" or health.get("prometheus") == "external"
+    ):
+        fix = (
+            "no Alertmanager of GKE's or the stack's takes it: give rules `gmp` (GKE's managed "
+            "Prometheus) or prometheus `stack`, or leave it out"
+        )
+        return [InputProblem("health.alertmanagerConfig", "(a configuration)", fix)]
     if health["rules"] == "gmp" and "prometheus" in health:
         fix = (
             "managed Prometheus rules (`gmp`) come with no Prometheus of the stack's; leave out "
