@@ -14,6 +14,7 @@ import pytest
 from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
 from gpu_fabric.health import exporters, pre_job_check, taint_controller
+from gpu_fabric.health.alerts import rule_groups
 from gpu_fabric.health.node_checks import CHECKS, SCRIPTS, checks_for
 from gpu_fabric.health.taint_failed_nodes import failed_checks, patch_of, wanted_taints
 from gpu_fabric.registry import spec_of
@@ -470,3 +471,13 @@ def test_an_external_prometheus_keeps_its_own_alertmanager_configuration():
         "keeps its own configuration",
         stack,
     )
+
+
+def test_the_docs_name_every_check_and_alert():
+    docs = (Path(__file__).parents[1] / "docs" / "health.md").read_text()
+    health: dict = {"rdma": True, "gpus_per_node": 8}
+    alerts = [
+        r["alert"] for g in rule_groups(health, dcgm=True, node_exporter=True) for r in g["rules"]
+    ]  # type: ignore[arg-type]
+    for name in [*(f"`{c.condition}`" for c in CHECKS), *(f"`{a}`" for a in alerts)]:
+        assert name in docs, name
