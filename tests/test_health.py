@@ -370,7 +370,8 @@ def _runtime_pod(plan) -> dict:
 
 @pytest.mark.parametrize("stack", APPLYING_STACKS)
 def test_every_runtime_checks_its_nodes_gpus_first_with_the_training_containers_devices(stack):
-    pod = _runtime_pod(planned(stack))["spec"]
+    plan = run_stack({"gpu-fabric:health": {"preJobCheck": True}}, stack=stack)
+    pod = _runtime_pod(plan)["spec"]
     check = pod["initContainers"][0]
     (node,) = [c for c in pod["containers"] if c["name"] == "node"]
     assert check["name"] == pre_job_check.NAME
@@ -391,9 +392,9 @@ def test_every_runtime_checks_its_nodes_gpus_first_with_the_training_containers_
     assert int(env["EXPECTED_GPUS"]) >= 1
 
 
-def test_no_pre_job_check_when_asked():
-    stack = stacks_on("gke")[0]
-    pod = _runtime_pod(run_stack({"gpu-fabric:health": {"preJobCheck": False}}, stack=stack))
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_no_pre_job_check_unless_asked(stack):
+    pod = _runtime_pod(planned(stack))
     assert pre_job_check.NAME not in [c["name"] for c in pod["spec"].get("initContainers", [])]
 
 

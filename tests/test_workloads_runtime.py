@@ -103,8 +103,7 @@ def test_a_tcpx_job_gets_the_guides_wiring():
     shared_memory = {"shared-memory": tcpx.SHARED_MEMORY_VOLUME}
     assert {v["name"]: v for v in pod["spec"]["volumes"]} == {**libraries, **shared_memory}
     daemon = _by_name(guide["containers"])["tcpx-daemon"]
-    (check, sidecar) = pod["spec"]["initContainers"]
-    assert check["name"] == "gpu-check"  # the pre-job GPU check first (tests/test_health.py)
+    (sidecar,) = pod["spec"]["initContainers"]
     assert sidecar.pop("restartPolicy") == "Always"  # a job's pods end with their trainer
     for field in ("image", "command", "volumeMounts", "env"):
         assert sidecar[field] == {**daemon, "image": sidecar["image"]}[field], field
@@ -136,8 +135,7 @@ def test_a_tcpxo_job_gets_upstreams_test_pod_wiring():
     volumes["shared-memory"]["emptyDir"].pop("sizeLimit")  # the test's 1Gi is not a job's
     assert _by_name(pod["spec"]["volumes"]) == volumes
     upstream_daemon, upstream_test = upstream["spec"]["containers"]
-    (check, daemon) = pod["spec"]["initContainers"]
-    assert check["name"] == "gpu-check"  # the pre-job GPU check first (tests/test_health.py)
+    (daemon,) = pod["spec"]["initContainers"]
     assert daemon["image"] == upstream_daemon["image"] or daemon["image"].startswith(
         upstream_daemon["image"].split(":")[0]
     )

@@ -55,10 +55,13 @@ class HealthConfig(ConfigModel):
         "the taint off when every check passes again. Running pods stay.",
     )
     pre_job_check: bool = Field(
-        True,
+        False,
         description="Each pod of the fabric's training runtime first checks its node's GPUs "
         "(all there, no uncorrected ECC error; cluster-toolkit's `gpu-healthcheck`) in an "
-        "init container of the runtime's image, and fails fast on a bad node.",
+        "init container of the runtime's image with the node's GPUs, and fails fast on a bad "
+        "node. Off by default: cluster-toolkit has it in its example jobs, not its runtime, and "
+        "a job of fewer GPUs per node than the machine has cannot run with it; turning it on "
+        "updates the runtime in place.",
     )
     alertmanager_config: AlertmanagerConfig | None = Field(
         None,
