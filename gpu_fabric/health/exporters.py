@@ -49,6 +49,8 @@ def dcgm_exporter(
                 {
                     "CKV_K8S_8": "upstream's manifest has no probe (its chart adds them)",
                     "CKV_K8S_9": "upstream's manifest has no probe (its chart adds them)",
+                    "CKV_K8S_15": "pull policy as upstream's manifest (IfNotPresent for its "
+                    "pinned tag)",
                     "CKV_K8S_22": "upstream's manifest: readOnlyRootFilesystem needs tmpfs "
                     "volumes it does not configure",
                     "CKV_K8S_23": "DCGM reads the GPUs as root (upstream's runAsUser: 0)",

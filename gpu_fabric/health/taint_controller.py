@@ -85,6 +85,8 @@ def objects(namespace: str, image: str, checks: list[NodeCheck]) -> list[dict]:
             "CKV_K8S_8": "a loop that patches nodes serves nothing a probe could ask; a crash "
             "restarts it",
             "CKV_K8S_9": "a loop that patches nodes serves nothing a probe could ask",
+            "CKV_K8S_38": "it lists and patches nodes through the API server, so it needs its "
+            "token; its role allows nothing else",
             "CKV_K8S_43": NO_DIGEST,
             "CKV2_K8S_6": "it only calls the API server, which a NetworkPolicy does not govern "
             "on managed control planes",
