@@ -345,6 +345,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "prometheus": "string",
         "alertmanagerConfig": "string",
         "dcgmMetrics": "boolean",
+        "dcgmExporter": "boolean",
         "dcgmForDra": "boolean",
         "nodeProblemDetectorVersion": "string",
         "prometheusStackVersion": "string",

@@ -21,7 +21,7 @@ from gpu_fabric.registry import spec_of
 from gpu_fabric.workloads.pod_security import LEVELS, needed_level
 from offline.engine import manifest
 from tests.conftest import assert_single_rule, planned, run_stack
-from tests.stacks import APPLYING_STACKS, platform_of, stacks_on
+from tests.stacks import APPLYING_STACKS, platform_of, stack_of_machine, stacks_on
 from tests.vendored import blobs, git_blob_id
 
 OUTPUTS = Path(__file__).with_name("health_outputs")
@@ -56,7 +56,7 @@ def _release(plan, chart: str) -> dict:
 
 @pytest.mark.parametrize("stack", APPLYING_STACKS)
 def test_every_stack_watches_its_gpu_nodes(stack):
-    from tests.test_manifests import validate
+    from tests.test_manifests import validate  # it imports this module's kinds
 
     plan = planned(stack)
     objects = _health_objects(plan)
@@ -482,3 +482,28 @@ def test_the_docs_name_every_check_and_alert():
     ]  # type: ignore[arg-type]
     for name in [*(f"`{c.condition}`" for c in CHECKS), *(f"`{a}`" for a in alerts)]:
         assert name in docs, name
+
+
+def test_gke_runs_the_dcgm_exporter_itself_where_a_pools_driver_is_a_bundles():
+    stack = stack_of_machine()["a4x-highgpu-4g"]
+    plan = run_stack({"gpu-fabric:gpuPool.driverInstall": "bundle"}, stack=stack)
+    objects = _health_objects(plan)
+    (exporter,) = [o for o in objects if o["kind"] == "DaemonSet"]
+    container = exporter["spec"]["template"]["spec"]["containers"][0]
+    assert container["securityContext"]["privileged"] is True
+    assert "allowPrivilegeEscalation" not in container["securityContext"]  # refused with it
+    assert {"name": "LD_LIBRARY_PATH", "value": "/usr/local/nvidia/lib64"} in container["env"]
+    volumes = exporter["spec"]["template"]["spec"]["volumes"]
+    assert {
+        "name": "nvidia-driver",
+        "hostPath": {"path": "/home/kubernetes/bin/nvidia", "type": "Directory"},
+    } in volumes
+    monitored = {o["metadata"]["name"] for o in objects if o["kind"] == "PodMonitoring"}
+    assert monitored == {"node-problem-detector", "dcgm-exporter"}
+    assert "ServiceMonitor" not in {o["kind"] for o in objects}
+    (rules,) = [o for o in objects if o["kind"] == "ClusterRules"]
+    assert "GpusMissing" in {r["alert"] for g in rules["spec"]["groups"] for r in g["rules"]}
+    from tests.test_manifests import validate  # it imports this module's kinds
+
+    for obj in objects:
+        validate(obj)

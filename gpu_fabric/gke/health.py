@@ -28,4 +28,7 @@ def health_of(cfg: GkeStackConfig) -> HealthSettings | None:
         nvidia_driver_path=HOST_DRIVER_DIR,
         managed_rules=monitoring["managed_prometheus"],
         dcgm_metrics=monitoring["dcgm"],
+        # Managed DCGM does not run where a pool's driver is a bundle's (`gke.monitoring`):
+        # the self-managed exporter under managed collection instead (GMP's DCGM exporter guide).
+        dcgm_exporter=not monitoring["dcgm"],
     )

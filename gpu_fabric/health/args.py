@@ -39,6 +39,9 @@ class HealthSettings(TypedDict):
     managed Alertmanager or the stack's (unset: the rules' alerts go nowhere)."""
     dcgm_metrics: NotRequired[bool]
     """The cloud sends DCGM's GPU metrics (GKE's managed DCGM): their alert rules are written."""
+    dcgm_exporter: NotRequired[bool]
+    """Run NVIDIA's DCGM exporter under managed Prometheus too (GKE, where a pool's driver is a
+    bundle's and GKE's managed DCGM does not run): scraped by a PodMonitoring."""
     dcgm_for_dra: NotRequired[bool]
     """The GPUs come from DRA claims: DCGM's exporter attributes them to pods through the DRA API
     (`KUBERNETES_ENABLE_DRA`)."""

@@ -19,7 +19,8 @@ from ..k8s_objects import kubernetes_object
 from .alerts import GROUP, rule_groups
 from .args import HealthSettings
 from .dashboard import SIDECAR_LABEL, UID, dashboard_json
-from .exporters import dcgm_exporter, prometheus_stack_values
+from .exporters import DCGM_EXPORTER_LABELS, dcgm_exporter, prometheus_stack_values
+from .exporters import NAME as DCGM_EXPORTER
 from .node_checks import checks_for
 from .node_problem_detector import NPD_RELEASE, chart_values
 from .taint_controller import objects as taint_controller_objects
@@ -37,6 +38,19 @@ PRIVILEGED_REASON = (
 class NodeHealthArgs:
     health: HealthSettings
     """What to watch and where the verdicts go (the fabric layer's `health` arg)."""
+
+
+def _pod_monitoring(name: str, namespace: str, labels: dict[str, str], port: str) -> dict:
+    """GKE's managed collection of the pods with `labels` (GMP's PodMonitoring)."""
+    return {
+        "apiVersion": "monitoring.googleapis.com/v1",
+        "kind": "PodMonitoring",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "endpoints": [{"port": port, "interval": "60s"}],
+        },
+    }
 
 
 def health_manifests(health: HealthSettings) -> list[dict]:
@@ -58,16 +72,19 @@ def health_manifests(health: HealthSettings) -> list[dict]:
     if health["taint_failed_nodes"]:
         out += taint_controller_objects(namespace, pins.taint_controller, checks)
     own_prometheus = "prometheus" in health
-    if own_prometheus:
+    exporter = own_prometheus or health.get("dcgm_exporter", False)
+    if exporter:
         out += dcgm_exporter(
             namespace,
             pins.dcgm_exporter,
             [p["node_labels"] for p in health["gpu_pools"]],
             dra=health.get("dcgm_for_dra", False),
+            driver_path=health.get("nvidia_driver_path"),
+            service_monitor=own_prometheus,
         )
     groups = rule_groups(
         health,
-        dcgm=own_prometheus or health.get("dcgm_metrics", False),
+        dcgm=exporter or health.get("dcgm_metrics", False),
         node_exporter=health.get("prometheus") == "stack",
     )
     if health["rules"] == "gmp" and "alertmanager_config" in health:
@@ -83,18 +100,10 @@ def health_manifests(health: HealthSettings) -> list[dict]:
                 "stringData": {GMP_ALERTMANAGER_KEY: health["alertmanager_config"]},
             }
         )
+    if health["rules"] == "gmp" and exporter:
+        out.append(_pod_monitoring(DCGM_EXPORTER, namespace, DCGM_EXPORTER_LABELS, "metrics"))
     if health["rules"] == "gmp":
-        out.append(
-            {
-                "apiVersion": "monitoring.googleapis.com/v1",
-                "kind": "PodMonitoring",
-                "metadata": {"name": NPD_RELEASE, "namespace": namespace},
-                "spec": {
-                    "selector": {"matchLabels": NPD_LABELS},
-                    "endpoints": [{"port": "exporter", "interval": "60s"}],
-                },
-            }
-        )
+        out.append(_pod_monitoring(NPD_RELEASE, namespace, NPD_LABELS, "exporter"))
         # ClusterRules, not Rules: namespaced Rules see their namespace's metrics only, and the
         # managed DCGM metrics are in GKE's (GMP's "Evaluate rules and alerts" guide).
         out.append(

@@ -16,22 +16,35 @@ import copy
 from importlib import resources
 
 from .. import yaml_files
+from ..nvidia import CONTAINER_DRIVER_DIR, CONTAINER_LIBRARY_DIR
 from ..workload_security import NO_DIGEST, waive
 from .node_problem_detector import gpu_node_affinity
 
 UPSTREAM = resources.files(__package__) / "upstream"
 NAME = "dcgm-exporter"
+DCGM_EXPORTER_LABELS = {"app.kubernetes.io/name": NAME}
+"""What upstream's DaemonSet puts on its pods (with its version, which a bump changes)."""
 
 
 def dcgm_exporter(
-    namespace: str, image: str, gpu_nodes: list[dict[str, str]], *, dra: bool
+    namespace: str,
+    image: str,
+    gpu_nodes: list[dict[str, str]],
+    *,
+    dra: bool,
+    driver_path: str | None = None,
+    service_monitor: bool = True,
 ) -> list[dict]:
-    """Upstream's DaemonSet, Service and ServiceMonitor in `namespace`, on the GPU nodes, with the
-    catalog's image."""
-    objects = [
-        *yaml_files.load_all((UPSTREAM / "dcgm-exporter.yaml").read_text()),
-        yaml_files.load((UPSTREAM / "dcgm-exporter-service-monitor.yaml").read_text()),
-    ]
+    """Upstream's DaemonSet, Service and (`service_monitor`) ServiceMonitor in `namespace`, on
+    the GPU nodes, with the catalog's image. `driver_path`: the node's driver directory, where no
+    NVIDIA container runtime gives the exporter the GPUs (GKE): mounted where GKE's device plugin
+    mounts it, and the container privileged to open the GPUs' device files, which no device
+    plugin gives a pod that asks for no GPU (UNVERIFIED on a bundle's driver)."""
+    objects = yaml_files.load_all((UPSTREAM / "dcgm-exporter.yaml").read_text())
+    if service_monitor:
+        objects.append(
+            yaml_files.load((UPSTREAM / "dcgm-exporter-service-monitor.yaml").read_text())
+        )
     out = []
     for manifest in objects:
         manifest = copy.deepcopy(manifest)
@@ -42,28 +55,50 @@ def dcgm_exporter(
             container["image"] = image
             if dra:
                 container["env"].append({"name": "KUBERNETES_ENABLE_DRA", "value": "true"})
+            if driver_path is not None:
+                container["env"].append({"name": "LD_LIBRARY_PATH", "value": CONTAINER_LIBRARY_DIR})
+                # The API server refuses privileged with allowPrivilegeEscalation false
+                # (k8s.io/kubernetes pkg/apis/core/validation: "cannot set
+                # allowPrivilegeEscalation to false and privileged to true").
+                security = dict(container["securityContext"])
+                security.pop("allowPrivilegeEscalation")
+                container["securityContext"] = {**security, "privileged": True}
+                container["volumeMounts"].append(
+                    {"name": "nvidia-driver", "mountPath": CONTAINER_DRIVER_DIR, "readOnly": True}
+                )
+                pod["volumes"].append(
+                    {
+                        "name": "nvidia-driver",
+                        "hostPath": {"path": driver_path, "type": "Directory"},
+                    }
+                )
             pod["affinity"] = gpu_node_affinity(gpu_nodes)
             pod["tolerations"] = [{"operator": "Exists"}]
-            manifest = waive(
-                manifest,
-                {
-                    "CKV_K8S_8": "upstream's manifest has no probe (its chart adds them)",
-                    "CKV_K8S_9": "upstream's manifest has no probe (its chart adds them)",
-                    "CKV_K8S_15": "pull policy as upstream's manifest (IfNotPresent for its "
-                    "pinned tag)",
-                    "CKV_K8S_22": "upstream's manifest: readOnlyRootFilesystem needs tmpfs "
-                    "volumes it does not configure",
-                    "CKV_K8S_23": "DCGM reads the GPUs as root (upstream's runAsUser: 0)",
-                    "CKV_K8S_25": "SYS_ADMIN: DCGM's profiling metrics (DCGM_FI_PROF_*) need it "
-                    "(upstream's manifest)",
-                    "CKV_K8S_29": "upstream's manifest sets no seccomp profile",
-                    "CKV_K8S_31": "upstream's manifest sets no seccomp profile",
-                    "CKV_K8S_39": "SYS_ADMIN: DCGM's profiling metrics need it (upstream)",
-                    "CKV_K8S_40": "DCGM reads the GPUs as root (upstream's runAsUser: 0)",
-                    "CKV_K8S_43": NO_DIGEST,
-                    "CKV2_K8S_6": "Prometheus scrapes it from the monitoring namespace",
-                },
-            )
+            reasons = {
+                "CKV_K8S_8": "upstream's manifest has no probe (its chart adds them)",
+                "CKV_K8S_9": "upstream's manifest has no probe (its chart adds them)",
+                "CKV_K8S_15": "pull policy as upstream's manifest (IfNotPresent for its "
+                "pinned tag)",
+                "CKV_K8S_22": "upstream's manifest: readOnlyRootFilesystem needs tmpfs "
+                "volumes it does not configure",
+                "CKV_K8S_23": "DCGM reads the GPUs as root (upstream's runAsUser: 0)",
+                "CKV_K8S_25": "SYS_ADMIN: DCGM's profiling metrics (DCGM_FI_PROF_*) need it "
+                "(upstream's manifest)",
+                "CKV_K8S_29": "upstream's manifest sets no seccomp profile",
+                "CKV_K8S_31": "upstream's manifest sets no seccomp profile",
+                "CKV_K8S_39": "SYS_ADMIN: DCGM's profiling metrics need it (upstream)",
+                "CKV_K8S_40": "DCGM reads the GPUs as root (upstream's runAsUser: 0)",
+                "CKV_K8S_43": NO_DIGEST,
+                "CKV2_K8S_6": "Prometheus scrapes it from the monitoring namespace",
+            }
+            if driver_path is not None:
+                privileged = (
+                    "privileged to open the GPUs' device files, which no device plugin gives a "
+                    "pod that asks for no GPU (GKE without managed DCGM)"
+                )
+                for check in ("CKV_K8S_16", "CKV_K8S_20"):
+                    reasons[check] = privileged
+            manifest = waive(manifest, reasons)
         out.append(manifest)
     return out
 

@@ -79,10 +79,12 @@ def health_settings(
     nvidia_driver_path: str | None = None,
     managed_rules: bool = True,
     dcgm_metrics: bool = False,
+    dcgm_exporter: bool = False,
     dcgm_for_dra: bool = False,
 ) -> HealthSettings | None:
     """The fabric layer's `health` arg (None: `enabled: false`). `managed_rules`: the cloud's
-    managed Prometheus evaluates rules (GKE: managed collection on)."""
+    managed Prometheus evaluates rules (GKE: managed collection on); `dcgm_metrics`: it sends
+    DCGM's metrics; `dcgm_exporter`: where it does not, the stack runs the exporter for it."""
     if not health.enabled:
         return None
     owner = prometheus_of(health, platform_default)
@@ -101,6 +103,8 @@ def health_settings(
         settings["dcgm_for_dra"] = dcgm_for_dra
     elif dcgm_metrics:
         settings["dcgm_metrics"] = True
+    elif dcgm_exporter and managed_rules:
+        settings["dcgm_exporter"] = True
     if health.alertmanager_config is not None:
         settings["alertmanager_config"] = yaml_files.dump(health.alertmanager_config)
     return settings
