@@ -178,3 +178,65 @@ def health_routes(nodes: dict) -> dict:
         ],
         "/api/v1/nodes": nodes,
     }
+
+
+# --- the stack's Prometheus: every GPU node's DCGM metrics fresh --------------------------------
+
+PROMETHEUS_QUERY = (
+    "/api/v1/namespaces/monitoring/services/kube-prometheus-stack-prometheus:9090/proxy/"
+    "api/v1/query"
+)
+
+
+def _with_metrics(objects: dict) -> HealthSnapshot:
+    snapshot = snapshot_of(objects)
+    snapshot.gpus_in_metrics = {
+        item["metric"]["Hostname"]: int(item["value"][1])
+        for item in objects["prometheus"]["data"]["result"]
+    }
+    return snapshot
+
+
+OWN_PROMETHEUS: HealthSettings = {**HEALTH, "rules": "prometheus-operator", "prometheus": "stack"}
+
+
+def test_every_gpu_nodes_metrics_fresh_is_no_problem():
+    assert health_problems(OWN_PROMETHEUS, _with_metrics(recorded()), NOW) == []
+
+
+def test_a_node_missing_from_the_metrics_or_short_of_gpus_is_reported():
+    objects = recorded()
+    result = objects["prometheus"]["data"]["result"]
+    result[0]["value"][1] = "7"
+    result.pop(1)
+    assert_reports(
+        health_problems(OWN_PROMETHEUS, _with_metrics(objects), NOW),
+        [
+            "Node gke-a4-a4-highgpu-1: 7 of 8 GPUs in DCGM's metrics of the last 5 minutes",
+            "Node gke-a4-a4-highgpu-2: 0 of 8 GPUs in DCGM's metrics of the last 5 minutes",
+        ],
+    )
+
+
+def test_the_metrics_are_read_from_the_stacks_prometheus_through_the_api_server():
+    objects = recorded()
+    routes = {
+        "/apis/apps/v1/namespaces/gpu-health/daemonsets/node-problem-detector": objects["detector"],
+        "/apis/apps/v1/namespaces/gpu-health/deployments/gpu-taint-controller": objects[
+            "controller"
+        ],
+        "/api/v1/nodes": objects["nodes"],
+        PROMETHEUS_QUERY: objects["prometheus"],
+    }
+    api_client, cluster = client_for_routes(routes)
+    snapshot = read_health_snapshot(OWN_PROMETHEUS, api_client)
+    assert snapshot.gpus_in_metrics == {"gke-a4-a4-highgpu-1": 8, "gke-a4-a4-highgpu-2": 8}
+    assert any("query=count" in r for r in cluster.requests)
+    # Prometheus unreachable: said, not raised.
+    del routes[PROMETHEUS_QUERY]
+    api_client, _ = client_for_routes(routes)
+    snapshot = read_health_snapshot(OWN_PROMETHEUS, api_client)
+    assert_reports(
+        health_problems(OWN_PROMETHEUS, snapshot, NOW),
+        ["Prometheus kube-prometheus-stack-prometheus:9090: not queried ("],
+    )

@@ -13,11 +13,13 @@ alert for its 5-minute checks) is one nobody writes any more. The checks are thi
 from __future__ import annotations
 
 import datetime
+import json
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from gpu_fabric.catalog import catalog
 from gpu_fabric.health.args import HealthSettings
+from gpu_fabric.health.component import PROMETHEUS_RELEASE
 from gpu_fabric.health.node_checks import checks_for
 from gpu_fabric.health.node_problem_detector import NPD_RELEASE
 from gpu_fabric.health.taint_controller import NAME as TAINT_CONTROLLER
@@ -25,6 +27,13 @@ from gpu_fabric.health.taint_controller import TAINT_KEY
 
 STALE_AFTER = datetime.timedelta(minutes=11)
 """How old a check's verdict may be (above)."""
+PROMETHEUS_SERVICE = f"{PROMETHEUS_RELEASE}-prometheus:9090"
+"""kube-prometheus-stack's Prometheus Service (templates/prometheus/service.yaml: `<fullname>-
+prometheus`, port 9090), queried through the API server's service proxy."""
+GPUS_PER_HOST = "count by (Hostname) (DCGM_FI_DEV_GPU_TEMP)"
+"""GPUs each node reported to DCGM's exporter in Prometheus' lookback (5 minutes): the exporter's
+`Hostname` label is the node's name (NVIDIA/dcgm-exporter internal/pkg/hostname: `NODE_NAME`,
+which its manifest sets to the pod's node)."""
 
 
 @dataclass
@@ -37,6 +46,11 @@ class HealthSnapshot:
     """The taint controller's Deployment (None: missing, or not asked for)."""
     gpu_nodes: list[dict[str, Any]] = field(default_factory=list)
     """The nodes of the GPU pools."""
+    gpus_in_metrics: dict[str, int] | None = None
+    """Node -> the GPUs it reported to DCGM in the last 5 minutes, from the stack's Prometheus
+    (None: not read, the metrics are elsewhere)."""
+    metrics_error: str | None = None
+    """Why the stack's Prometheus could not be queried."""
 
 
 def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
@@ -83,6 +97,8 @@ def health_problems(
                 f"Deployment {namespace}/{TAINT_CONTROLLER}: not available ({why}); failed "
                 "nodes are not tainted"
             )
+    if snapshot.metrics_error is not None:
+        problems.append(f"Prometheus {PROMETHEUS_SERVICE}: not queried ({snapshot.metrics_error})")
     checks = checks_for(rdma=health["rdma"])
     for node in snapshot.gpu_nodes:
         name = node["metadata"]["name"]
@@ -111,6 +127,14 @@ def health_problems(
                     f"Node {name}: {check.condition} is stale (last written "
                     f"{_age(now - _time(heartbeat))} ago; node-problem-detector stopped "
                     "reporting)"
+                )
+        if snapshot.gpus_in_metrics is not None:
+            reported = snapshot.gpus_in_metrics.get(name, 0)
+            if reported < health["gpus_per_node"]:
+                problems.append(
+                    f"Node {name}: {reported} of {health['gpus_per_node']} GPUs in DCGM's "
+                    "metrics of the last 5 minutes (kubectl -n gpu-health get pods -o wide -l "
+                    "app.kubernetes.io/name=dcgm-exporter: is its exporter running and scraped?)"
                 )
         if tainted and not failed:
             problems.append(
@@ -152,8 +176,36 @@ def read_health_snapshot(health: HealthSettings, api_client: Any) -> HealthSnaps
         listed = api_client.sanitize_for_serialization(core.list_node(label_selector=selector))
         for node in (listed or {}).get("items") or []:
             nodes[node["metadata"]["name"]] = node
-    return HealthSnapshot(
+    snapshot = HealthSnapshot(
         detector=cast(dict[str, Any] | None, detector),
         taint_controller=cast(dict[str, Any] | None, controller),
         gpu_nodes=list(nodes.values()),
     )
+    if health.get("prometheus") == "stack":
+        try:
+            snapshot.gpus_in_metrics = _gpus_in_metrics(api_client)
+        except (ApiException, OSError, KeyError, ValueError) as err:
+            snapshot.metrics_error = str(err).splitlines()[0]
+    return snapshot
+
+
+def _gpus_in_metrics(api_client: Any) -> dict[str, int]:
+    """`GPUS_PER_HOST` from the stack's Prometheus, through the API server's service proxy
+    (Prometheus' HTTP API: `/api/v1/query`, an instant vector of `{metric, value: [time,
+    text]}`)."""
+    namespace = catalog().health.kube_prometheus_stack.namespace
+    path = f"/api/v1/namespaces/{namespace}/services/{PROMETHEUS_SERVICE}/proxy/api/v1/query"
+    request = api_client.param_serialize(
+        "GET", path, query_params=[("query", GPUS_PER_HOST)], auth_settings=["BearerToken"]
+    )
+    response = api_client.call_api(*request)
+    response.read()
+    if response.status != 200:
+        raise ValueError(f"the API server answered {response.status} for {path}")
+    answer = json.loads(response.data)
+    if answer.get("status") != "success":
+        raise ValueError(f"Prometheus answered {answer.get('status')}: {answer.get('error')}")
+    return {
+        item["metric"]["Hostname"]: int(float(item["value"][1]))
+        for item in answer["data"]["result"]
+    }
