@@ -8,6 +8,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 _ENVELOPE = ("apiVersion", "kind", "metadata")
+SKIP_AWAIT = "pulumi.com/skipAwait"
+"""pulumi-kubernetes' annotation: `pulumi up` does not wait for the object to be ready."""
 
 
 class _TopLevelObject(pulumi.CustomResource):

@@ -59,6 +59,15 @@ def rule_groups(health: HealthSettings, *, dcgm: bool, node_exporter: bool) -> l
     if dcgm:
         rules += [
             _alert(
+                "DcgmExporterDown",
+                'up{job=~".*dcgm-exporter.*"} == 0',
+                "10m",
+                "warning",
+                "DCGM's exporter on {{ $labels.instance }} does not answer",
+                "A GPU node's DCGM exporter has not answered a scrape for 10 minutes: its GPU "
+                "metrics, and the GpusMissing alert, are blind there.",
+            ),
+            _alert(
                 "GpusMissing",
                 f"count by (Hostname) (DCGM_FI_DEV_GPU_TEMP) < {health['gpus_per_node']}",
                 "10m",

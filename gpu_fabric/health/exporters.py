@@ -16,6 +16,7 @@ import copy
 from importlib import resources
 
 from .. import yaml_files
+from ..k8s_objects import SKIP_AWAIT
 from ..nvidia import CONTAINER_DRIVER_DIR, CONTAINER_LIBRARY_DIR
 from ..workload_security import NO_DIGEST, waive
 from .node_problem_detector import gpu_node_affinity
@@ -72,6 +73,11 @@ def dcgm_exporter(
                         "hostPath": {"path": driver_path, "type": "Directory"},
                     }
                 )
+            # Not awaited: its pods see the GPUs only where NVIDIA's container runtime gives them
+            # to every container (UNVERIFIED on OKE's images beside the DRA driver); one that
+            # cannot start must not hold the rest of the update. `make verify` and the
+            # DcgmExporterDown alert report it.
+            manifest["metadata"].setdefault("annotations", {})[SKIP_AWAIT] = "true"
             pod["affinity"] = gpu_node_affinity(gpu_nodes)
             pod["tolerations"] = [{"operator": "Exists"}]
             reasons = {

@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 
 from ... import yaml_files
 from ...catalog import DeviceMode, Machine, catalog
+from ...k8s_objects import SKIP_AWAIT
 from ...layers import after
 from ...workload_security import waive_upstream
 
@@ -21,7 +22,6 @@ from ...workload_security import waive_upstream
 UPSTREAM = Path(__file__).with_name("upstream")
 NRI_DEVICE_INJECTOR = UPSTREAM / "nri-device-injector.yaml"
 # pulumi-kubernetes: skip the await logic of this object (pulumi/pulumi-kubernetes#417).
-SKIP_AWAIT = "pulumi.com/skipAwait"
 
 
 def retained(retain_on_delete: bool, parent: pulumi.Resource) -> pulumi.ResourceOptions:
