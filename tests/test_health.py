@@ -507,3 +507,12 @@ def test_gke_runs_the_dcgm_exporter_itself_where_a_pools_driver_is_a_bundles():
 
     for obj in objects:
         validate(obj)
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_the_detectors_release_is_not_awaited_but_its_prometheus_is(stack):
+    plan = planned(stack)
+    assert _release(plan, NPD_CHART)["skipAwait"] is True
+    for release in plan.helm_releases():
+        if release.inputs["chart"] == PROMETHEUS_CHART:
+            assert not release.inputs.get("skipAwait")
