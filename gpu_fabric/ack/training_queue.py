@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..catalog import catalog
 from ..health.from_stack import with_pre_job_check
 from ..nvidia import GPU_RESOURCE
+from ..storage.mounts import with_training_volumes
 from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
 from ..workloads.settings import QueuePool, TrainingQueueSettings, TrainingRuntimeSettings
@@ -41,6 +42,7 @@ def training_runtime(cfg: AckLingjunConfig) -> TrainingRuntimeSettings:
     # NVIDIA's container runtime puts nvidia-smi in a GPU container (the images' utility
     # capability).
     pod = with_pre_job_check(pod, cfg.health, gpus, "nvidia-smi")
+    pod = with_training_volumes(pod, cfg.storage)
     runtime: TrainingRuntimeSettings = {
         "name": catalog().workloads.rdma_runtime,
         "pod_template": pod,

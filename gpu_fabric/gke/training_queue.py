@@ -8,6 +8,7 @@ import copy
 
 from ..health.from_stack import with_pre_job_check
 from ..nvidia import CONTAINER_DRIVER_DIR, GPU_RESOURCE
+from ..storage.mounts import with_training_volumes
 from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
 from ..workloads.settings import (
@@ -99,6 +100,7 @@ def training_runtime(cfg: GkeStackConfig) -> TrainingRuntimeSettings:
     fabric = fabric_of(cfg.machine)
     gpus = cfg.machine.accelerator.count
     pod = fabric.wire_pod(node_template(runtime_image(cfg.queues), gpus), cfg)
+    pod = with_training_volumes(pod, cfg.storage)
     # GKE's device plugin mounts the driver into every container that asks for GPUs.
     pod = with_pre_job_check(pod, cfg.health, gpus, f"{CONTAINER_DRIVER_DIR}/bin/nvidia-smi")
     runtime: TrainingRuntimeSettings = {

@@ -7,6 +7,7 @@ from ..catalog import catalog
 from ..health.from_stack import with_pre_job_check
 from ..nvidia import GPU_DEVICE_CLASS, GPU_RESOURCE
 from ..pod_spec import add_named
+from ..storage.mounts import with_training_volumes
 from ..workloads.queues import runtime_image, training_queue
 from ..workloads.runtime import node_template
 from ..workloads.settings import QueuePool, TrainingQueueSettings, TrainingRuntimeSettings
@@ -55,6 +56,7 @@ def training_runtime(cfg: OkeDranetConfig) -> TrainingRuntimeSettings:
     # The DRA driver's CDI spec puts the driver's tools in a container its claim gives GPUs to
     # (UNVERIFIED on OKE's images; without nvidia-smi the check lets the job start).
     pod = with_pre_job_check(pod, cfg.health, shape.gpu_count, "nvidia-smi")
+    pod = with_training_volumes(pod, cfg.storage)
     return {
         "name": catalog().workloads.rdma_runtime,
         "pod_template": pod,

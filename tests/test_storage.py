@@ -1,0 +1,55 @@
+"""Training storage (gpu_fabric/storage/): the volumes a stack names once, mounted by every
+fabric's runtime at /data and /checkpoints, so a user's TrainJob of ten lines finds them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_fabric.storage.mounts import CHECKPOINTS_PATH, DATA_PATH
+from tests.conftest import assert_single_rule, planned, run_stack
+from tests.stacks import APPLYING_STACKS
+from tests.test_workloads_runtime import node_container, resolve, runtime_of, user_job
+
+STORAGE = {"data": {"claim": "training-data"}, "checkpoints": {"claim": "llama-checkpoints"}}
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_a_users_job_finds_the_data_and_checkpoint_mounts_through_every_runtime(stack):
+    from tests.test_manifests import validate
+
+    plan = run_stack({"gpu-fabric:storage": STORAGE}, stack=stack)
+    runtime = runtime_of(plan)
+    job = user_job(runtime["metadata"]["name"])  # a TrainJob with no volume of its own
+    validate(job)
+    for pod in resolve(runtime, job):
+        validate(pod)
+        mounts = {m["mountPath"]: m for m in node_container(pod).get("volumeMounts", [])}
+        volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
+        data, checkpoints = mounts[DATA_PATH], mounts[CHECKPOINTS_PATH]
+        assert data["readOnly"] is True and not checkpoints.get("readOnly")
+        assert volumes[data["name"]]["persistentVolumeClaim"] == {
+            "claimName": "training-data",
+            "readOnly": True,
+        }
+        assert volumes[checkpoints["name"]]["persistentVolumeClaim"] == {
+            "claimName": "llama-checkpoints",
+            "readOnly": False,
+        }
+
+
+@pytest.mark.parametrize("stack", APPLYING_STACKS)
+def test_no_storage_mounts_nothing(stack):
+    pod = resolve(runtime_of(planned(stack)), user_job("r"))[0]
+    paths = {m["mountPath"] for m in node_container(pod).get("volumeMounts", [])}
+    assert not {DATA_PATH, CHECKPOINTS_PATH} & paths
+
+
+def test_a_volume_needs_a_claim_name_kubernetes_takes():
+    stack = APPLYING_STACKS[0]
+    assert_single_rule(
+        {"gpu-fabric:storage": {"data": {"claim": "Training_Data"}}},
+        "gpu-fabric:storage.data.claim",
+        "Training_Data",
+        "not a PersistentVolumeClaim name",
+        stack,
+    )
