@@ -185,16 +185,22 @@ class NodeHealth(pulumi.ComponentResource):
             else child
         )
         manifests = health_manifests(health)
-        namespace = kubernetes_object(f"{name}-namespace", manifests[0], child)
+        (own,) = [m for m in manifests if m["kind"] == "Namespace"]
+        namespace = kubernetes_object(f"{name}-namespace", own, child)
         in_namespace = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
-        for manifest in manifests[1:]:
+        for manifest in manifests:
             kind = manifest["kind"]
             meta = manifest["metadata"]
+            # What the stack's Prometheus types or keeps in its namespace waits for its release,
+            # what is in the health namespace for the namespace; the rest (cluster-scoped, or in
+            # GKE's gmp-public) for the provider only.
+            if kind == "Namespace":
+                continue
             if kind in _NEEDS_PROMETHEUS_STACK or meta.get("namespace") == (
                 pins.kube_prometheus_stack.namespace
             ):
                 opts_for = after_stack
-            elif "namespace" in meta:
+            elif meta.get("namespace") == pins.namespace:
                 opts_for = in_namespace
             else:
                 opts_for = child
