@@ -344,6 +344,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "rules": "string!",
         "prometheus": "string",
         "alertmanagerConfig": "string",
+        "imageRegistry": "string",
         "dcgmMetrics": "boolean",
         "dcgmExporter": "boolean",
         "dcgmForDra": "boolean",

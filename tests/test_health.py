@@ -15,9 +15,11 @@ from gpu_fabric import yaml_files
 from gpu_fabric.catalog import catalog
 from gpu_fabric.health import exporters, pre_job_check, taint_controller
 from gpu_fabric.health.alerts import rule_groups
+from gpu_fabric.health.mirror import mirrored
 from gpu_fabric.health.node_checks import CHECKS, SCRIPTS, checks_for
 from gpu_fabric.health.taint_failed_nodes import failed_checks, patch_of, wanted_taints
 from gpu_fabric.registry import spec_of
+from gpu_fabric.workload_security import pod_templates
 from gpu_fabric.workloads.pod_security import LEVELS, needed_level
 from offline.engine import manifest
 from tests.conftest import assert_single_rule, planned, run_stack
@@ -519,3 +521,54 @@ def test_the_detectors_release_is_not_awaited_but_its_prometheus_is(stack):
     for release in plan.helm_releases():
         if release.inputs["chart"] == PROMETHEUS_CHART:
             assert not release.inputs.get("skipAwait")
+
+
+# --- a registry mirror --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("image", "pulled"),
+    [
+        (
+            "registry.k8s.io/node-problem-detector/node-problem-detector",
+            "m.example/mirror/node-problem-detector/node-problem-detector",
+        ),
+        (
+            "nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless",
+            "m.example/mirror/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless",
+        ),
+        ("python:3.13-slim", "m.example/mirror/library/python:3.13-slim"),
+        ("grafana/grafana:12.0.0", "m.example/mirror/grafana/grafana:12.0.0"),
+        ("localhost:5000/x:1", "m.example/mirror/x:1"),
+    ],
+)
+def test_a_mirror_replaces_the_registry_and_keeps_path_and_tag(image, pulled):
+    assert mirrored(image, "m.example/mirror") == pulled
+    assert mirrored(image, None) == image
+
+
+@pytest.mark.parametrize("package", ["gke", "oke"])
+def test_every_health_image_comes_from_the_mirror_when_given(package):
+    stack = stacks_on(package)[0]
+    plan = run_stack({"gpu-fabric:health": {"imageRegistry": "m.example/mirror"}}, stack=stack)
+    assert _release(plan, NPD_CHART)["values"]["image"] == {
+        "repository": "m.example/mirror/node-problem-detector/node-problem-detector"
+    }
+    for obj in _health_objects(plan):
+        for _, template in pod_templates(obj):
+            for container in template["spec"]["containers"]:
+                assert container["image"].startswith("m.example/mirror/"), container["image"]
+    if package != "gke":
+        values = _release(plan, PROMETHEUS_CHART)["values"]
+        assert values["global"] == {"imageRegistry": "m.example/mirror"}
+
+
+def test_a_mirror_is_a_registry_not_an_image():
+    stack = stacks_on("gke")[0]
+    assert_single_rule(
+        {"gpu-fabric:health": {"imageRegistry": "https://m.example/mirror"}},
+        "gpu-fabric:health.imageRegistry",
+        "https://m.example/mirror",
+        "not a registry",
+        stack,
+    )

@@ -197,6 +197,12 @@ BAD: dict[str, list[tuple[tuple, Any, str, str]]] = {
         (("health", "rules"), "alertmanager", "health.rules", "'gmp', 'prometheus-operator'"),
         (("health", "gpu_pools"), [], "health.gpuPools", "at least 1 item"),
         (("health", "nvidia_driver_path"), "bin/nvidia", "health.nvidiaDriverPath", "absolute"),
+        (
+            ("health", "image_registry"),
+            "https://m.example",
+            "health.imageRegistry",
+            "not a registry",
+        ),
     ],
     "OkeCloud": [
         (("gpu_nodes", "count"), -1, "gpuNodes.count", "use 0 to keep the pool empty"),

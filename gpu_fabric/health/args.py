@@ -37,6 +37,9 @@ class HealthSettings(TypedDict):
     alertmanager_config: NotRequired[str]
     """Where alerts go: Alertmanager's configuration (alertmanager.yaml's text), given to GKE's
     managed Alertmanager or the stack's (unset: the rules' alerts go nowhere)."""
+    image_registry: NotRequired[str]
+    """A registry mirror every node health image is pulled from, its path and tag kept (unset:
+    the publishers')."""
     dcgm_metrics: NotRequired[bool]
     """The cloud sends DCGM's GPU metrics (GKE's managed DCGM): their alert rules are written."""
     dcgm_exporter: NotRequired[bool]

@@ -21,6 +21,7 @@ from .args import HealthSettings
 from .dashboard import SIDECAR_LABEL, UID, dashboard_json
 from .exporters import DCGM_EXPORTER_LABELS, dcgm_exporter, prometheus_stack_values
 from .exporters import NAME as DCGM_EXPORTER
+from .mirror import NPD_IMAGE, mirrored
 from .node_checks import checks_for
 from .node_problem_detector import NPD_RELEASE, chart_values
 from .taint_controller import objects as taint_controller_objects
@@ -69,14 +70,16 @@ def health_manifests(health: HealthSettings) -> list[dict]:
         }
     ]
     checks = checks_for(rdma=health["rdma"])
+    registry = health.get("image_registry")
     if health["taint_failed_nodes"]:
-        out += taint_controller_objects(namespace, pins.taint_controller, checks)
+        image = mirrored(pins.taint_controller, registry)
+        out += taint_controller_objects(namespace, image, checks)
     own_prometheus = "prometheus" in health
     exporter = own_prometheus or health.get("dcgm_exporter", False)
     if exporter:
         out += dcgm_exporter(
             namespace,
-            pins.dcgm_exporter,
+            mirrored(pins.dcgm_exporter, registry),
             [p["node_labels"] for p in health["gpu_pools"]],
             dra=health.get("dcgm_for_dra", False),
             driver_path=health.get("nvidia_driver_path"),
@@ -166,6 +169,8 @@ class NodeHealth(pulumi.ComponentResource):
         if health.get("prometheus") == "stack":
             version = health.get("prometheus_stack_version", pins.kube_prometheus_stack.version)
             plain = prometheus_stack_values()
+            if "image_registry" in health:
+                plain["global"] = {"imageRegistry": health["image_registry"]}
             values: pulumi.Input[dict] = plain
             if "alertmanager_config" in health:
                 # kube-prometheus-stack's `alertmanager.config`: the routes and receivers.
@@ -208,11 +213,15 @@ class NodeHealth(pulumi.ComponentResource):
                 f"{name}-{kind.lower()}-{meta['name']}", _registered(manifest), opts_for
             )
         npd = pins.node_problem_detector
+        npd_values = chart_values(health, service_monitor="prometheus" in health)
+        if "image_registry" in health:
+            # The chart's `image.repository`; its tag stays the chart's.
+            npd_values["image"] = {"repository": mirrored(NPD_IMAGE, health["image_registry"])}
         helm_release(
             f"{name}-node-problem-detector",
             NPD_RELEASE,
             npd.at(health.get("node_problem_detector_version", npd.version)),
-            chart_values(health, service_monitor="prometheus" in health),
+            npd_values,
             pulumi.ResourceOptions(
                 parent=self, depends_on=[namespace, *([stack_release] if stack_release else [])]
             ),

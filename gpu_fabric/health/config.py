@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Annotated, Any
 
@@ -34,6 +35,24 @@ def _alertmanager_config(value: dict[str, Any]) -> dict[str, Any]:
 
 
 AlertmanagerConfig = Annotated[dict[str, Any], AfterValidator(_alertmanager_config)]
+
+# A registry host (with its port) and an optional path under it: what an image's registry part
+# is replaced with.
+_REGISTRY = re.compile(
+    r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]([-a-z0-9._/]*[a-z0-9])?)?$"
+)
+
+
+def image_registry(value: str) -> str:
+    if not _REGISTRY.match(value) or "//" in value:
+        raise ValueError(
+            "not a registry: write HOST[:PORT][/PATH] with no scheme, image or tag, e.g. "
+            "registry.example.com/mirror"
+        )
+    return value
+
+
+ImageRegistry = Annotated[str, AfterValidator(image_registry)]
 
 
 class HealthConfig(ConfigModel):
@@ -71,6 +90,17 @@ class HealthConfig(ConfigModel):
         "reads; `stack`: kube-prometheus-stack's Alertmanager. Unset: alerts fire where the "
         "rules run (GMP's rule evaluator, Prometheus' /alerts) and go nowhere. Not with "
         "`prometheus: external` (your Alertmanager has its own).",
+    )
+    image_registry: ImageRegistry | None = Field(
+        None,
+        description="A registry mirror for every image of node health (node-problem-detector, "
+        "kube-prometheus-stack's through its `global.imageRegistry`, DCGM's exporter, the taint "
+        "controller's Python), where the publishers' registries (registry.k8s.io, quay.io, "
+        "nvcr.io, Docker Hub) are out of reach, as from some regions: each image's registry "
+        "is replaced with it, its path and tag kept (registry.k8s.io/node-problem-detector/"
+        "node-problem-detector:v1.35.1 -> <mirror>/node-problem-detector/"
+        "node-problem-detector:v1.35.1; Docker Hub's python -> <mirror>/library/python). "
+        "Default: the publishers'.",
     )
     prometheus: PrometheusOwner | None = Field(
         None,

@@ -105,6 +105,8 @@ def health_settings(
         settings["dcgm_metrics"] = True
     elif dcgm_exporter and managed_rules:
         settings["dcgm_exporter"] = True
+    if health.image_registry is not None:
+        settings["image_registry"] = health.image_registry
     if health.alertmanager_config is not None:
         settings["alertmanager_config"] = yaml_files.dump(health.alertmanager_config)
     return settings

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, Field
 from ..layer_inputs import InputProblem
 from ..versions import ChartVersionText
 from ..workloads.config import LabelKey
+from .config import ImageRegistry
 
 
 def _absolute(path: str) -> str:
@@ -24,6 +25,7 @@ HEALTH_RULES = {
         "rules": Literal["gmp", "prometheus-operator", "none"],
         "prometheus": Literal["stack", "external"],
         "node_problem_detector_version": ChartVersionText,
+        "image_registry": ImageRegistry,
         "prometheus_stack_version": ChartVersionText,
     },
 }
