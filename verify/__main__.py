@@ -29,9 +29,11 @@ from gpu_fabric.problems import ConfigError
 from gpu_fabric.registry import spec_of
 from gpu_fabric.stack_config import parse_with_cloud_stack_file
 from gpu_fabric.stack_file import stack_config
+from gpu_fabric.workloads.settings import training_namespaces
 from verify.health import health_problems, health_report, read_health_snapshot
 from verify.platforms import checks_of
 from verify.queue import queue_problems, queue_report, read_queue_snapshot
+from verify.storage import read_storage_snapshot, storage_problems
 
 
 def _stack_kubeconfig(stack: str) -> str | None:
@@ -155,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
         snapshot = checks.read_snapshot(expected, api_client)
         queue_snapshot = read_queue_snapshot(queue, api_client) if queue else None
         health_snapshot = read_health_snapshot(health, api_client) if health else None
+        storage_snapshot = (
+            read_storage_snapshot(cfg.storage, training_namespaces(queue), api_client)
+            if queue
+            else None
+        )
     except Exception as err:  # noqa: BLE001 (likewise)
         print(f"error: cannot read the cluster ({source}): {err}", file=sys.stderr)
         return 2
@@ -163,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     if queue and queue_snapshot:
         problems += queue_problems(queue, queue_snapshot)
     report = queue_report(queue, queue_snapshot) if queue and queue_snapshot else []
+    if queue and storage_snapshot:
+        problems += storage_problems(cfg.storage, training_namespaces(queue), storage_snapshot)
     if health and health_snapshot:
         now = datetime.datetime.now(datetime.UTC)
         problems += health_problems(health, health_snapshot, now)
