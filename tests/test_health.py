@@ -572,3 +572,17 @@ def test_a_mirror_is_a_registry_not_an_image():
         "not a registry",
         stack,
     )
+
+
+def test_gke_routes_alerts_only_where_managed_prometheus_runs():
+    stack = stacks_on("gke")[0]
+    assert_single_rule(
+        {
+            "gpu-fabric:health": {"alertmanagerConfig": ROUTES},
+            "gpu-fabric:gke.monitoring": {"managedPrometheus": False, "dcgm": False},
+        },
+        "gpu-fabric:health.alertmanagerConfig",
+        None,
+        "managed Alertmanager runs with managed Prometheus",
+        stack,
+    )

@@ -53,3 +53,15 @@ def test_a_volume_needs_a_claim_name_kubernetes_takes():
         "not a PersistentVolumeClaim name",
         stack,
     )
+
+
+@pytest.mark.parametrize("off", [{"runtime": False}, {"enabled": False}])
+def test_a_volume_no_runtime_mounts_is_refused(off):
+    stack = APPLYING_STACKS[0]
+    assert_single_rule(
+        {"gpu-fabric:storage": {"data": {"claim": "training-data"}}, "gpu-fabric:queues": off},
+        "gpu-fabric:storage.data",
+        None,
+        "only the fabric's training runtime mounts it",
+        stack,
+    )

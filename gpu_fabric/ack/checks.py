@@ -24,6 +24,7 @@ from ..problems import (
     timeout_without_wait,
 )
 from ..problems import key as _key
+from ..storage.rules import storage_problems
 from ..workloads.checks import queue_problems
 from .cloud_args import STACK_KEYS, cloud_args
 from .cloud_rules import cloud_problems
@@ -52,6 +53,7 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += queue_problems(cfg.queues, catalog().ack.topology_levels, POD_SECURITY)
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.lingjun.node_count)
     problems += health_problems(cfg.health, HEALTH_PROMETHEUS, "ACK")
+    problems += storage_problems(cfg.storage, cfg.queues)
     # The rules of the cloud layer's args, as a hosted AckCloud runs them (cloud_rules.py).
     problems += [
         Problem(_key(stack_key_in(p.path, STACK_KEYS)), p.value, p.message)

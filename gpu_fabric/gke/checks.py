@@ -15,6 +15,7 @@ from ..health.from_stack import health_problems
 from ..layer_inputs import ArgsPath
 from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
+from ..storage.rules import storage_problems
 from ..workloads.checks import queue_problems
 from .cloud_rules import cloud_problems
 from .config import GkeStackConfig
@@ -71,6 +72,17 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
         )
         problems += _topology_label_problems(cfg)
     problems += health_problems(cfg.health, (PrometheusOwner.MANAGED,), "GKE")
+    problems += storage_problems(cfg.storage, cfg.queues)
+    if cfg.health.alertmanager_config is not None and not cfg.gke.monitoring.managed_prometheus:
+        # Its Alertmanager is managed Prometheus' own (the Secret gmp-public/alertmanager).
+        problems.append(
+            Problem(
+                _key("health.alertmanagerConfig"),
+                "(an Alertmanager configuration)",
+                "GKE's managed Alertmanager runs with managed Prometheus, which "
+                "gke.monitoring.managedPrometheus turns off; turn it on, or remove this",
+            )
+        )
     if first is not None and machine is not None:
         awaited = sum(pool.node_count for pool in cfg.pools)
         problems += timeout_without_wait(cfg.node_wait_timeout, awaited)

@@ -23,6 +23,7 @@ from ..problems import (
     timeout_without_wait,
 )
 from ..problems import key as _key
+from ..storage.rules import storage_problems
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS, queue_problems
 from .claims.plan import RUNTIME_CLAIM, plan_claim
 from .cloud_args import STACK_KEYS, cloud_args
@@ -60,6 +61,7 @@ def cross_field_problems(cfg: OkeDranetConfig) -> list[Problem]:
     problems += queue_problems(cfg.queues, None, POD_SECURITY, list(dict.fromkeys(carried)))
     problems += _topology_checks(cfg)
     problems += health_problems(cfg.health, HEALTH_PROMETHEUS, "OKE")
+    problems += storage_problems(cfg.storage, cfg.queues)
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.gpu_nodes.count)
 
     # The rules of the cloud layer's args, as a hosted OkeCloud runs them (cloud_rules.py).
