@@ -24,6 +24,7 @@ from gpu_fabric.health.node_checks import checks_for
 from gpu_fabric.health.node_problem_detector import NPD_RELEASE
 from gpu_fabric.health.taint_controller import NAME as TAINT_CONTROLLER
 from gpu_fabric.health.taint_controller import TAINT_KEY
+from verify.queue import condition_of
 
 STALE_AFTER = datetime.timedelta(minutes=11)
 """How old a check's verdict may be (above)."""
@@ -51,11 +52,6 @@ class HealthSnapshot:
     (None: not read, the metrics are elsewhere)."""
     metrics_error: str | None = None
     """Why the stack's Prometheus could not be queried."""
-
-
-def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    conditions = (obj.get("status") or {}).get("conditions") or []
-    return next((c for c in conditions if c.get("type") == kind), None)
 
 
 def _time(text: str) -> datetime.datetime:
@@ -88,7 +84,7 @@ def health_problems(
             )
     if health["taint_failed_nodes"]:
         controller = snapshot.taint_controller
-        available = _condition(controller, "Available") if controller else None
+        available = condition_of(controller, "Available") if controller else None
         if controller is None:
             problems.append(f"Deployment {namespace}/{TAINT_CONTROLLER}: missing")
         elif available is None or available.get("status") != "True":
@@ -105,7 +101,7 @@ def health_problems(
         tainted = [t for t in (node.get("spec") or {}).get("taints") or [] if t["key"] == TAINT_KEY]
         failed = []
         for check in checks:
-            condition = _condition(node, check.condition)
+            condition = condition_of(node, check.condition)
             if condition is None:
                 problems.append(
                     f"Node {name}: no {check.condition} condition (node-problem-detector has "

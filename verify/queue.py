@@ -69,7 +69,7 @@ def _selector(labels: dict[str, str]) -> str:
     return ",".join(f"{k}={v}" for k, v in labels.items())
 
 
-def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
+def condition_of(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
     conditions = (obj.get("status") or {}).get("conditions") or []
     return next((c for c in conditions if c.get("type") == kind), None)
 
@@ -82,7 +82,7 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
         if deployment is None:
             problems.append(f"Deployment {name}: missing (its Helm release did not install it)")
             continue
-        available = _condition(deployment, "Available")
+        available = condition_of(deployment, "Available")
         if available is None or available.get("status") != "True":
             reason = (available or {}).get("message") or "no Available condition"
             problems.append(f"Deployment {name}: not available ({reason})")
@@ -95,7 +95,7 @@ def queue_problems(queue: TrainingQueueSettings, snapshot: QueueSnapshot) -> lis
         if found is None:
             problems.append(f"ClusterQueue {name}: missing")
             continue
-        active = _condition(found, "Active")
+        active = condition_of(found, "Active")
         if active is None or active.get("status") != "True":
             why = (active or {}).get("message") or "no Active condition yet"
             problems.append(f"ClusterQueue {name}: not active, admits nothing ({why})")
@@ -142,7 +142,7 @@ def _admission_check_problems(check: dict[str, Any] | None) -> list[str]:
     API was served when Kueue started."""
     if check is None:
         return [f"AdmissionCheck {PROVISIONING}: missing (queued pools' jobs are never admitted)"]
-    active = _condition(check, "Active")
+    active = condition_of(check, "Active")
     if active is None:
         return [
             f"AdmissionCheck {PROVISIONING}: no Active condition: Kueue's ProvisioningRequest "

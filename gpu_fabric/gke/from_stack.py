@@ -12,6 +12,7 @@ from pydantic.alias_generators import to_camel
 
 from ..layer_inputs import ArgsPath
 from .cloud_args import GkeCloudArgs
+from .cluster.args import GkeMonitoring
 from .config import GkeStackConfig
 from .names import placement_policy_name
 from .network.args import GkeGpuNetwork
@@ -129,17 +130,23 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
             {"cidr_block": n.cidr_block, "display_name": n.display_name}
             for n in gke.master_authorized_networks
         ]
-    monitoring = gke.monitoring
+    args["monitoring"] = monitoring_of(cfg)
+    if gke.max_pods_per_node is not None:
+        args["max_pods_per_node"] = gke.max_pods_per_node
+    return args
+
+
+def monitoring_of(cfg: GkeStackConfig) -> GkeMonitoring:
+    """What the cluster sends to Cloud Monitoring: managed DCGM unless asked otherwise or a
+    pool's driver is a bundle's (GKE installs its own driver for it)."""
+    monitoring = cfg.gke.monitoring
     bundled = any(pool.driver_install is DriverInstall.BUNDLE for pool in cfg.pools)
-    args["monitoring"] = {
+    return {
         "dcgm": monitoring.dcgm
         if monitoring.dcgm is not None
         else monitoring.managed_prometheus and not bundled,
         "managed_prometheus": monitoring.managed_prometheus,
     }
-    if gke.max_pods_per_node is not None:
-        args["max_pods_per_node"] = gke.max_pods_per_node
-    return args
 
 
 CLOUD_STACK_KEYS: dict[tuple[str, ...], str] = {

@@ -11,14 +11,14 @@ from ..health.config import PrometheusOwner
 from ..health.from_stack import health_settings
 from ..nvidia import HOST_DRIVER_DIR
 from .config import GkeStackConfig
-from .from_stack import cloud_args
+from .from_stack import monitoring_of
 from .node_labels import NODE_POOL_LABEL
 
 
 def health_of(cfg: GkeStackConfig) -> HealthSettings | None:
     """The fabric layer's `health` arg (None: `health.enabled: false`)."""
     machine = cfg.machine
-    monitoring = cloud_args(cfg)["monitoring"]
+    monitoring = monitoring_of(cfg)
     return health_settings(
         cfg.health,
         PrometheusOwner.MANAGED,

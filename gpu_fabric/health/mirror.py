@@ -7,7 +7,6 @@ from __future__ import annotations
 NPD_IMAGE = "registry.k8s.io/node-problem-detector/node-problem-detector"
 """The node-problem-detector chart's `image.repository` (deliveryhero stable/node-problem-detector
 values.yaml; the tag stays the chart's)."""
-DOCKER_HUB = "docker.io"
 
 
 def mirrored(image: str, registry: str | None) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 
+from ..workloads.settings import NODE
 from .node_checks import CHECKS, script_text
 
 NAME = "gpu-check"
@@ -29,16 +30,12 @@ _RUN = (
 )
 
 
-TRAINING_CONTAINER = "node"
-"""Kubeflow Trainer's training container (kubeflow/trainer pkg/constants: `Node`)."""
-
-
 def with_gpu_check(pod: dict, gpus: int, nvidia_smi: str) -> dict:
     """A copy of the runtime's pod template with the check as its first init container (before
     a fabric's sidecars, so a bad node fails before they start)."""
     out = copy.deepcopy(pod)
     spec = out["spec"]
-    (node,) = [c for c in spec["containers"] if c["name"] == TRAINING_CONTAINER]
+    (node,) = [c for c in spec["containers"] if c["name"] == NODE]
     spec["initContainers"] = [
         gpu_check_container(node, gpus, nvidia_smi),
         *spec.get("initContainers", []),

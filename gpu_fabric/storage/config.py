@@ -7,19 +7,17 @@ storage the cluster reaches. Off by default: a stack without the key mounts noth
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
 from ..config_model import ConfigModel
-
-# A PersistentVolumeClaim's name is a DNS subdomain (Kubernetes docs, "Object Names and IDs").
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+from ..workloads.config import DNS_SUBDOMAIN
 
 
 def _claim_name(value: str) -> str:
-    if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+    # A PersistentVolumeClaim's name is a DNS subdomain (Kubernetes docs, "Object Names and IDs").
+    if len(value) > 253 or not DNS_SUBDOMAIN.match(value):
         raise ValueError(
             "not a PersistentVolumeClaim name: lower-case letters, digits, '-' and '.', "
             "starting and ending with a letter or digit, at most 253 characters (e.g. "

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import copy
 
+from ..workloads.settings import NODE
 from .config import StorageConfig
 
 DATA_PATH = "/data"
 CHECKPOINTS_PATH = "/checkpoints"
-TRAINING_CONTAINER = "node"
-"""Kubeflow Trainer's training container (kubeflow/trainer pkg/constants: `Node`)."""
 
 
 def with_training_volumes(pod: dict, storage: StorageConfig) -> dict:
@@ -29,7 +28,7 @@ def with_training_volumes(pod: dict, storage: StorageConfig) -> dict:
         return pod
     out = copy.deepcopy(pod)
     spec = out["spec"]
-    (node,) = [c for c in spec["containers"] if c["name"] == TRAINING_CONTAINER]
+    (node,) = [c for c in spec["containers"] if c["name"] == NODE]
     for name, claim, path, read_only in volumes:
         spec.setdefault("volumes", []).append(
             {"name": name, "persistentVolumeClaim": {"claimName": claim, "readOnly": read_only}}

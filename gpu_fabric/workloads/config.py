@@ -22,7 +22,7 @@ MAX_TOPOLOGY_LEVELS = 16
 # A Kubernetes label key: an optional DNS subdomain prefix and `/`, then a name of at most 63
 # characters (Kubernetes docs, "Labels and Selectors", syntax and character set).
 _LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 # A namespace or object name that is a DNS label (RFC 1123), as Namespaces and LocalQueues are.
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
@@ -30,7 +30,7 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 def _label_key(value: str) -> str:
     prefix, slash, name = value.rpartition("/")
     if not _LABEL_NAME.match(name) or (
-        slash and not (len(prefix) <= 253 and _DNS_SUBDOMAIN.match(prefix))
+        slash and not (len(prefix) <= 253 and DNS_SUBDOMAIN.match(prefix))
     ):
         raise ValueError(
             "not a node label key; write [DNS-subdomain/]name, e.g. "

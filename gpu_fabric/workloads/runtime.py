@@ -24,7 +24,7 @@ import copy
 
 from ..nvidia import GPU_RESOURCE
 from ..workload_security import RUNTIME_REASONS, secure_workload
-from .settings import TrainingRuntimeSettings
+from .settings import NODE, TrainingRuntimeSettings
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
 TRAINER_CRDS = [
@@ -32,9 +32,6 @@ TRAINER_CRDS = [
     "trainingruntimes.trainer.kubeflow.org",
     "trainjobs.trainer.kubeflow.org",
 ]
-NODE = "node"
-"""Trainer's replicated job and container of the training step (kubeflow/trainer
-pkg/constants/constants.go: `Node`); the TrainJob's image and command go into this container."""
 ANCESTOR_LABEL = {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
 """What marks the replicated job that runs the TrainJob's `trainer` (pkg/constants)."""
 TOPOLOGY_ANNOTATIONS = {

@@ -4,6 +4,10 @@ language can pass them to a hosted fabric layer."""
 
 from typing import Any, NotRequired, TypedDict
 
+NODE = "node"
+"""Trainer's replicated job and container of the training step (kubeflow/trainer
+pkg/constants/constants.go: `Node`); the TrainJob's image and command go into this container."""
+
 
 class QueueToleration(TypedDict):
     """A taint of a pool's nodes that the pods the queue admits there tolerate."""
