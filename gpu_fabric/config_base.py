@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from .config_model import ConfigModel
 from .durations import Timeout
 from .health.config import HealthConfig
-from .storage.config import StorageConfig
+from .storage.config import STORAGE_DESCRIPTION, StorageConfig, TrainingVolumeConfig
 from .workloads.config import QueuesConfig
 
 
@@ -74,9 +74,9 @@ class StackModel(ConfigModel):
         default_factory=HealthConfig,
         description="What watches the GPU nodes: checks, a taint on failed nodes, alerts, metrics.",
     )
-    storage: StorageConfig = Field(
-        default_factory=StorageConfig,
-        description="The training volumes every runtime mounts: /data and /checkpoints.",
+    storage: StorageConfig[TrainingVolumeConfig] = Field(
+        default_factory=StorageConfig[TrainingVolumeConfig],
+        description=STORAGE_DESCRIPTION,
     )
     node_wait_timeout: Timeout | None = Field(
         None,
@@ -91,7 +91,6 @@ class StackModel(ConfigModel):
     FABRIC_KEYS: ClassVar[dict[str, str]] = {
         "queues": "the training queue is in the cluster",
         "health": "the node checks, alert rules and metrics are in the cluster",
-        "storage": "the runtimes that mount the training volumes are in the cluster",
         "node_wait_timeout": "the wait for usable GPU nodes is in-cluster",
     }
     """Top-level fields only the fabric layer reads, with where they act (each platform adds its

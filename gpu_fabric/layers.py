@@ -58,8 +58,13 @@ def output_names(layer: Any) -> list[str]:
 
 def declared_outputs(layer: pulumi.ComponentResource) -> dict[str, Any]:
     """A layer's outputs, as its class declares them, for `register_outputs`: what the component
-    package publishes and the stack exports."""
-    return {name: getattr(layer, name) for name in output_names(type(layer))}
+    package publishes and the stack exports. An output the layer has nothing for is None (its
+    class says which may be) and is left out, so a stack without it exports no empty value."""
+    return {
+        name: value
+        for name in output_names(type(layer))
+        if (value := getattr(layer, name)) is not None
+    }
 
 
 def takes_outputs(annotation: Any) -> bool:
@@ -165,6 +170,10 @@ class LayeredCluster(pulumi.ComponentResource):
     """Layer outputs the stack does not export (attribute names)."""
     RENAMED_NEEDS: dict[str, str] = {}
     """A fabric args field named otherwise than the cloud output it takes (field -> output)."""
+    OPTIONAL_NEEDS: tuple[str, ...] = ()
+    """Cloud outputs the stack's `fabric_args` reads beyond the args' fields, which a cloud layer
+    has only when its config makes them (None otherwise, and not exported): a fabric stack reads
+    them with `get_output`, so one whose cloud stack has none reads None."""
 
     CLOUD_OUTPUTS: dict[str, str]
     """Stack output name -> the cloud layer's output attribute (derived from its class)."""
@@ -185,6 +194,9 @@ class LayeredCluster(pulumi.ComponentResource):
         cls.FABRIC_OUTPUTS = stack_outputs(cls.FABRIC, renamed, unexported)
         fabric_args = typing.get_type_hints(cls.FABRIC.__init__)["args"]
         cls.FABRIC_NEEDS = fabric_needs(cls.CLOUD, fabric_args, cls.RENAMED_NEEDS)
+        unknown = sorted(set(cls.OPTIONAL_NEEDS) - set(output_names(cls.CLOUD)))
+        if unknown:
+            raise TypeError(f"{cls.__name__}: its cloud layer declares no {', '.join(unknown)}")
 
     cloud: Any
     fabric: Any
@@ -208,18 +220,29 @@ class LayeredCluster(pulumi.ComponentResource):
         if layers != "cloud":
             if self.cloud is not None:
                 provider = self.cloud.kubernetes_provider
-                outputs = {key: getattr(self.cloud, key) for key in self.FABRIC_NEEDS}
+                outputs = self.needs_of(self.cloud)
             else:
                 provider, outputs = self._from_cloud_stack(name, cfg.cloud_stack, child)
             self.fabric = self.fabric_layer(name, cfg, provider, outputs, child)
         self.register_outputs(self.outputs())
+
+    @classmethod
+    def needs_of(cls, cloud: Any) -> dict[str, Any]:
+        """What the fabric layer takes of a cloud layer in the same program."""
+        return {key: getattr(cloud, key) for key in (*cls.FABRIC_NEEDS, *cls.OPTIONAL_NEEDS)}
 
     def outputs(self) -> dict[str, pulumi.Input]:
         """The stack outputs: the declared outputs of the layers this stack runs."""
         out: dict[str, pulumi.Input] = {}
         for layer, names in ((self.cloud, self.CLOUD_OUTPUTS), (self.fabric, self.FABRIC_OUTPUTS)):
             if layer is not None:
-                out.update({key: getattr(layer, attr) for key, attr in names.items()})
+                out.update(
+                    {
+                        key: value
+                        for key, attr in names.items()
+                        if (value := getattr(layer, attr)) is not None
+                    }
+                )
         if self.cloud_config is not None:
             out[CLOUD_CONFIG_OUTPUT] = self.cloud_config
         return out
@@ -230,6 +253,7 @@ class LayeredCluster(pulumi.ComponentResource):
         cloud = pulumi.StackReference(f"{name}-cloud-stack", stack_name=reference, opts=opts)
         by_attr = {attr: key for key, attr in self.CLOUD_OUTPUTS.items()}
         outputs = {key: cloud.require_output(by_attr[key]) for key in self.FABRIC_NEEDS}
+        outputs |= {key: cloud.get_output(by_attr[key]) for key in self.OPTIONAL_NEEDS}
         provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=pulumi.Output.secret(outputs["kubeconfig"]),

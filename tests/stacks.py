@@ -65,3 +65,21 @@ def stack_with_default_capacity(machine: str) -> str:
         and pool.get("machineType") == machine
         and "capacity" not in pool
     )
+
+
+def _fills_a_cluster_through_its_file(stack: str) -> bool:
+    from tests.conftest import fabric_stack_of
+
+    layers = engine.stack_config(stack).get("gpu-fabric:layers", "all")
+    return layers == "all" or (layers == "cloud" and fabric_stack_of(stack) is not None)
+
+
+CLUSTER_KEY_STACKS = [s for s in STACKS if _fills_a_cluster_through_its_file(s)]
+"""Every stack file that holds the cluster's keys and fills a cluster: one running both layers,
+or a cloud stack with its fabric stack beside it (`run_stack` plans the two as one). A key of the
+cloud layer that the fabric layer reads too (`storage`) is tested on these."""
+
+
+def cluster_key_stacks_on(package: str) -> list[str]:
+    """`CLUSTER_KEY_STACKS` of one platform package (`gke`, `oke`, `ack`)."""
+    return [s for s in CLUSTER_KEY_STACKS if spec_of(platform_of(s)).package == package]

@@ -61,6 +61,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "maxPodsPerNode": "integer",
             "nodeAccountRoles": "[string]",
             "releaseChannel": "string",
+            "trainingBuckets": "[GkeTrainingBucket]",
         },
         "outputs": {
             "kubernetesProvider": "kubernetes:Provider!",
@@ -97,6 +98,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "nvlinkDriverVersion": "string",
             "trainingQueue": "TrainingQueueSettings",
             "health": "HealthSettings",
+            "trainingVolumes": "[TrainingVolume]",
         },
         "outputs": {
             "networkObjects": "[string]!",
@@ -122,6 +124,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "maxPodsPerNode": "integer!",
             "systemPool": "OkeSystemPool!",
             "gpuNodes": "OkeGpuNodes!",
+            "fileSystems": "[OkeFileSystem]",
         },
         "outputs": {
             "kubernetesProvider": "kubernetes:Provider!",
@@ -134,6 +137,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "computeClusterId": "string!",
             "gpuNodes": "[string]!",
             "gpuNodeIds": "[string]!",
+            "fileSystemHandles": "{string}!",
         },
     },
     "OkeFabric": {
@@ -154,6 +158,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "ncclTests": "OkeNcclTests",
             "trainingQueue": "TrainingQueueSettings",
             "health": "HealthSettings",
+            "trainingVolumes": "[TrainingVolume]",
         },
         "outputs": {
             "namespace": "string!",
@@ -352,6 +357,22 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "prometheusStackVersion": "string",
     },
     "HealthPool": {"nodeLabels": "{string}!"},
+    "TrainingVolume": {
+        "claim": "string!",
+        "readOnly": "boolean!",
+        "driver": "string!",
+        "volumeHandle": "Input<string>!",
+        "attributes": "{string}",
+        "mountOptions": "[string]",
+        "capacity": "string",
+    },
+    "OkeFileSystem": {"name": "string!"},
+    "GkeTrainingBucket": {
+        "bucket": "string!",
+        "create": "boolean!",
+        "role": "string!",
+        "namespaces": "[string]!",
+    },
     "QueuePool": {
         "name": "string!",
         "nodeLabels": "{string}!",
@@ -434,6 +455,9 @@ def _component_modules() -> list[Any]:
 SHARED_ARGS_MODULES = {
     "gpu_fabric.workloads.settings",
     "gpu_fabric.health.args",
+    "gpu_fabric.storage.args",
+    "gpu_fabric.gke.buckets.args",
+    "gpu_fabric.oke.file_storage.args",
     "gpu_fabric.gke.cloud_args",
     "gpu_fabric.ack.cloud_args",
     "gpu_fabric.oke.cloud_args",

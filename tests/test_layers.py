@@ -182,6 +182,9 @@ def test_config_and_checks_import_no_component_module():
         # node health's checks and the runtime's check container: data and a pod's init container
         "node_checks",
         "pre_job_check",
+        # a storage kind's driver facts and its volumes as each layer's args: data
+        "fuse",
+        "volumes",
         "ids",
         "plan",
         # a GKE concern's folder (its package), whose component module is not loaded
@@ -193,6 +196,8 @@ def test_config_and_checks_import_no_component_module():
         "dranet",
         "lingjun",
         "rdma",
+        "buckets",
+        "file_storage",
         *fabric_side,
     }
     components = {

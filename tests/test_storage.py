@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from gpu_fabric.storage.mounts import CHECKPOINTS_PATH, DATA_PATH
-from tests.conftest import assert_single_rule, planned, run_stack
-from tests.stacks import APPLYING_STACKS
+from tests.conftest import assert_single_rule, run_stack
+from tests.stacks import CLUSTER_KEY_STACKS
 from tests.test_workloads_runtime import node_container, resolve, runtime_of, user_job
 
 STORAGE = {"data": {"claim": "training-data"}, "checkpoints": {"claim": "llama-checkpoints"}}
 
 
-@pytest.mark.parametrize("stack", APPLYING_STACKS)
+@pytest.mark.parametrize("stack", CLUSTER_KEY_STACKS)
 def test_a_users_job_finds_the_data_and_checkpoint_mounts_through_every_runtime(stack):
     from tests.test_manifests import validate
 
@@ -37,15 +37,15 @@ def test_a_users_job_finds_the_data_and_checkpoint_mounts_through_every_runtime(
         }
 
 
-@pytest.mark.parametrize("stack", APPLYING_STACKS)
+@pytest.mark.parametrize("stack", CLUSTER_KEY_STACKS)
 def test_no_storage_mounts_nothing(stack):
-    pod = resolve(runtime_of(planned(stack)), user_job("r"))[0]
+    pod = resolve(runtime_of(run_stack(stack=stack)), user_job("r"))[0]
     paths = {m["mountPath"] for m in node_container(pod).get("volumeMounts", [])}
     assert not {DATA_PATH, CHECKPOINTS_PATH} & paths
 
 
 def test_a_volume_needs_a_claim_name_kubernetes_takes():
-    stack = APPLYING_STACKS[0]
+    stack = CLUSTER_KEY_STACKS[0]
     assert_single_rule(
         {"gpu-fabric:storage": {"data": {"claim": "Training_Data"}}},
         "gpu-fabric:storage.data.claim",
@@ -57,7 +57,7 @@ def test_a_volume_needs_a_claim_name_kubernetes_takes():
 
 @pytest.mark.parametrize("off", [{"runtime": False}, {"enabled": False}])
 def test_a_volume_no_runtime_mounts_is_refused(off):
-    stack = APPLYING_STACKS[0]
+    stack = CLUSTER_KEY_STACKS[0]
     assert_single_rule(
         {"gpu-fabric:storage": {"data": {"claim": "training-data"}}, "gpu-fabric:queues": off},
         "gpu-fabric:storage.data",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_fabric.storage.config import StorageConfig
+from gpu_fabric.storage.mounts import PATHS
 
 SHARED_MODES = {"ReadWriteMany", "ReadOnlyMany"}
 """Access modes every node of a job can mount at once; /checkpoints needs ReadWriteMany."""
@@ -26,12 +27,8 @@ class StorageSnapshot:
 def wanted_claims(storage: StorageConfig, namespaces: list[str]) -> list[tuple[str, str, bool]]:
     """(namespace/name, mount path, written to) of every claim the runtimes mount."""
     volumes = [
-        (volume.claim, path, writes)
-        for volume, path, writes in (
-            (storage.data, "/data", False),
-            (storage.checkpoints, "/checkpoints", True),
-        )
-        if volume is not None
+        (volume.claim_name(use), PATHS[use], use == "checkpoints")
+        for use, volume in storage.volumes()
     ]
     return [(f"{ns}/{claim}", path, writes) for ns in namespaces for claim, path, writes in volumes]
 

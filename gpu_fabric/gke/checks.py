@@ -17,6 +17,7 @@ from ..problems import MISSING, Problem, timeout_without_wait
 from ..problems import key as _key
 from ..storage.rules import storage_problems
 from ..workloads.checks import queue_problems
+from .buckets.rules import bucket_problems
 from .cloud_rules import cloud_problems
 from .config import GkeStackConfig
 from .fabrics.by_name import FABRICS, platform_fabric
@@ -73,6 +74,7 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
         problems += _topology_label_problems(cfg)
     problems += health_problems(cfg.health, (PrometheusOwner.MANAGED,), "GKE")
     problems += storage_problems(cfg.storage, cfg.queues)
+    problems += bucket_problems(cfg.storage, cfg.layers)
     if cfg.health.alertmanager_config is not None and not cfg.gke.monitoring.managed_prometheus:
         # Its Alertmanager is managed Prometheus' own (the Secret gmp-public/alertmanager).
         problems.append(

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 from ..catalog import catalog
 from ..layers import child_options, declared_outputs, layer_token
 from ..versions import gke_version_or_minor, is_minor
+from .buckets.component import TrainingBuckets, TrainingBucketsArgs
 from .cloud_args import GkeCloudArgs
 from .cluster.args import GkeMonitoring
 from .cluster.component import (
@@ -169,9 +170,18 @@ class GkeCloud(pulumi.ComponentResource):
                 release_channel=channel,
                 monitoring_components=monitoring_components(version, monitoring["dcgm"]),
                 managed_prometheus=monitoring["managed_prometheus"],
+                gcs_fuse_csi=bool(args.get("training_buckets")),
             ),
             child,
         )
+        if args.get("training_buckets"):
+            TrainingBuckets(
+                f"{name}-training-buckets",
+                TrainingBucketsArgs(
+                    args["training_buckets"], args["project"], region, self._cluster.cluster
+                ),
+                child,
+            )
         # One GpuNodePool per pool, named after it: a single `gpuPool` moved into `gpuPools` under
         # the same name keeps its URNs.
         pools = [

@@ -4,6 +4,7 @@ to a hosted `GkeCloud`; each concern's own are in its folder (`pool/args.py`, `n
 
 from typing import NotRequired, TypedDict
 
+from .buckets.args import GkeTrainingBucket
 from .cluster.args import GkeAuthorizedNetwork, GkeMonitoring
 from .network.args import GkeExistingNetwork, GkeGpuNetwork, GkePrimaryNetwork
 from .pool.args import GkeGpuPool
@@ -51,3 +52,6 @@ class GkeCloudArgs(TypedDict):
     node_account_roles: NotRequired[list[str]]
     """Project roles of the nodes' service account (unset: GKE's node role and Artifact
     Registry reader)."""
+    training_buckets: NotRequired[list[GkeTrainingBucket]]
+    """Cloud Storage buckets the training namespaces mount (created or existing; unset: none).
+    With any, the cluster's Cloud Storage FUSE CSI driver is on."""

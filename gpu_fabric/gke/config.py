@@ -20,12 +20,14 @@ from ..config_base import (
 )
 from ..images import ImageRef
 from ..problems import NAMESPACE
+from ..storage.config import STORAGE_DESCRIPTION
 from ..versions import (
     ChartVersionText,
     gke_version_or_minor,
     is_minor,
 )
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS
+from .buckets.config import GkeStorageConfig
 from .cluster.config import GKE_DEFAULT_MAX_PODS_PER_NODE, GkeConfig, ReleaseChannel
 from .names import GcpProjectId, GcpRegion, ResourceName, node_account_id
 from .network.config import NetworkConfig, NicGroupConfig, NicGroupPlan
@@ -221,6 +223,9 @@ class GkeStackConfig(StackModel):
         "scheduled (GKE's `cloud.google.com/scheduled-maintenance-time` node label, GKE "
         "1.31.1-gke.2008000+): a job does not start on a node about to go down. Off by default: "
         "with many nodes under notice a job may wait for capacity.",
+    )
+    storage: GkeStorageConfig = Field(  # type: ignore[assignment]
+        default_factory=GkeStorageConfig, description=STORAGE_DESCRIPTION
     )
     if TYPE_CHECKING:
         # Declared for type checkers only: each platform's model has its own section.

@@ -17,6 +17,7 @@ from ..catalog import catalog
 from ..durations import seconds_of
 from ..health.component import NodeHealth, NodeHealthArgs
 from ..layers import child_options, declared_outputs, layer_token
+from ..storage.component import TrainingVolumes, TrainingVolumesArgs
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from .fabric_args import GkeFabricArgs
 from .fabrics.nccl_installer import (
@@ -169,7 +170,7 @@ class GkeFabric(pulumi.ComponentResource):
                 on_cluster,
             )
         if "training_queue" in args:
-            TrainingQueue(
+            queue = TrainingQueue(
                 f"{name}-training-queue",
                 TrainingQueueArgs(
                     args["training_queue"],
@@ -182,6 +183,12 @@ class GkeFabric(pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
+            if args.get("training_volumes"):
+                TrainingVolumes(
+                    f"{name}-training-volumes",
+                    TrainingVolumesArgs.of(args["training_volumes"], queue),
+                    on_cluster,
+                )
 
         if "health" in args:
             NodeHealth(f"{name}-health", NodeHealthArgs(args["health"]), on_cluster)

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..health.args import HealthSettings
+from ..storage.args import TrainingVolume
 from ..workloads.settings import TrainingQueueSettings
 
 
@@ -84,3 +85,6 @@ class GkeFabricArgs(TypedDict):
     """Kueue, JobSet and the queue users' jobs go through (unset: none)."""
     health: NotRequired[HealthSettings]
     """The GPU nodes' checks, the taint on a failed one, alert rules (unset: none)."""
+    training_volumes: NotRequired[list[TrainingVolume]]
+    """Volumes of the training runtime (Cloud Storage buckets): a claim of each in every training
+    namespace of `training_queue`, which mounts them (unset: none)."""

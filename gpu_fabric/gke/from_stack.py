@@ -11,6 +11,7 @@ from typing import cast
 from pydantic.alias_generators import to_camel
 
 from ..layer_inputs import ArgsPath
+from .buckets.volumes import training_buckets
 from .cloud_args import GkeCloudArgs
 from .cluster.args import GkeMonitoring
 from .config import GkeStackConfig
@@ -131,6 +132,9 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
             for n in gke.master_authorized_networks
         ]
     args["monitoring"] = monitoring_of(cfg)
+    buckets = training_buckets(cfg.storage, cfg.queues.namespaces)
+    if buckets:
+        args["training_buckets"] = buckets
     if gke.max_pods_per_node is not None:
         args["max_pods_per_node"] = gke.max_pods_per_node
     return args

@@ -13,6 +13,7 @@ from typing import Any
 import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
+from .buckets.volumes import training_volumes
 from .cloud import GkeCloud
 from .config import GkeStackConfig, InstallerOwner
 from .fabric import GkeFabric
@@ -58,6 +59,9 @@ def fabric_args(
     health = health_of(cfg)
     if health is not None:
         args["health"] = health
+    volumes = training_volumes(cfg.storage)
+    if volumes:
+        args["training_volumes"] = volumes
     if not cfg.machine.persistent_disk:
         # Nodes that attach no Persistent Disk (A4X) need a Hyperdisk class for their volumes
         # (NVIDIA AICR's A4X networking guide, "Storage Prerequisites").

@@ -2,7 +2,7 @@
 of the stack config field it comes from, and the catalog rules a hosted layer needs (its machine
 type, the disks it boots from, one Network object per NIC)."""
 
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pydantic import AfterValidator
 
@@ -17,8 +17,12 @@ from ..layer_inputs import (
     property_path_of,
     same_as,
 )
+from ..storage.inputs import STORAGE_RULES
 from ..versions import ChartVersionText
+from ..workloads.config import TrainingNamespace
 from ..workloads.inputs import QUEUE_RULES, queue_problems
+from .buckets.config import GcsVolumeConfig
+from .buckets.fuse import ROLES
 from .cloud_args import GkeCloudArgs
 from .cloud_rules import cloud_problems
 from .cluster.config import AuthorizedNetwork, GkeConfig, SystemPoolConfig
@@ -98,6 +102,11 @@ CLOUD_INPUTS = LayerInputs(
             "services_cidr": Cidr,
             "mtu": Mtu,
         },
+        "GkeTrainingBucket": {
+            "bucket": same_as(GcsVolumeConfig, "bucket"),
+            "role": Literal[*ROLES.values()],
+            "namespaces": list[TrainingNamespace],
+        },
         "GkeAuthorizedNetwork": {"cidr_block": same_as(AuthorizedNetwork, "cidr_block")},
         "GkeGpuPool": {
             "name": same_as(GpuPoolConfig, "name"),
@@ -120,6 +129,7 @@ FABRIC_INPUTS = LayerInputs(
     {
         **QUEUE_RULES,
         **HEALTH_RULES,
+        **STORAGE_RULES,
         "GkeFabricArgs": {
             "machine_type": _GPU_MACHINE_TYPE,
             "nri_device_injector_image": ImageRef,

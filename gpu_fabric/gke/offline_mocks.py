@@ -61,8 +61,13 @@ class CloudMocks:
             return engine_versions(args["versionPrefix"])
         if token == "gcp:compute/getReservation:getReservation":
             return reservation(args["name"], args["zone"])
+        if token == "gcp:organizations/getProject:getProject":
+            return {"projectId": args.get("projectId", self.project), "number": MOCK_PROJECT_NUMBER}
         return None
 
+
+MOCK_PROJECT_NUMBER = "123456789012"
+"""The project number the mocks' GCP gives every project."""
 
 MOCK_PATCH = "100-gke.1000000"
 """The patch the mocks' GKE offers for every minor (no real GKE patch is that high)."""

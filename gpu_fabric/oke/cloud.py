@@ -21,6 +21,7 @@ from ..layers import child_options, declared_outputs, layer_token
 from .cloud_args import OkeCloudArgs, OkeGpuNodes
 from .cluster.component import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .cluster.versions_offered import moves, resolved_version
+from .file_storage.component import FileStorage, FileStorageArgs
 from .inputs import CLOUD_INPUTS
 from .network.component import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
 from .nodes.component import (
@@ -158,6 +159,9 @@ class OkeCloud(pulumi.ComponentResource):
     gpu_node_ids: pulumi.Output[list[str]]
     """The GPU instances' OCIDs: the fabric's node waits run again when one changes (a replaced
     instance keeps its display name, not its OCID)."""
+    file_system_handles: pulumi.Output[dict[str, str]]
+    """The created training file systems' CSI volume handles, by name (only with
+    `file_systems`)."""
 
     kubernetes_provider: k8s.Provider
     """The Kubernetes provider bound to this cluster (replaced only with the cluster): the fabric
@@ -244,6 +248,27 @@ class OkeCloud(pulumi.ComponentResource):
             ),
             child,
         )
+
+        self.file_system_handles = None  # type: ignore[assignment]
+        if args.get("file_systems"):
+            vcn = args.get("vcn")
+            storage = FileStorage(
+                f"{name}-file-storage",
+                FileStorageArgs(
+                    name=args["cluster_name"],
+                    compartment_id=args["compartment_id"],
+                    availability_domain=nodes["availability_domain"],
+                    vcn_id=net.vcn_id,
+                    workers_subnet_id=net.workers_subnet_id,
+                    workers_nsg_id=net.nsg_ids[Nsg.WORKERS],
+                    workers_cidr=vcn["workers_subnet_cidr"]
+                    if vcn is not None
+                    else args["existing_vcn"]["vcn_cidr"],
+                    file_systems=args["file_systems"],
+                ),
+                child,
+            )
+            self.file_system_handles = storage.handles
 
         self.cluster_name = cluster.cluster.name
         self.cluster_id = cluster.cluster.id

@@ -7,6 +7,8 @@ from typing import NotRequired, TypedDict
 
 from .cluster.config import Cni
 from .config import OkeDranetConfig
+from .file_storage.args import OkeFileSystem
+from .file_storage.volumes import created_file_systems
 
 
 class OkeVcn(TypedDict):
@@ -122,6 +124,9 @@ class OkeCloudArgs(TypedDict):
     """The CPU system pool."""
     gpu_nodes: OkeGpuNodes
     """The RDMA GPU nodes."""
+    file_systems: NotRequired[list[OkeFileSystem]]
+    """OCI File Storage file systems to create for the training volumes, with a mount target in
+    the workers' subnet (unset: none)."""
 
 
 STACK_KEYS = {
@@ -208,4 +213,7 @@ def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
         }
         if vcn_native and net.pods_subnet_cidr is not None:
             args["vcn"]["pods_subnet_cidr"] = net.pods_subnet_cidr
+    file_systems = created_file_systems(cfg.storage)
+    if file_systems:
+        args["file_systems"] = file_systems
     return args

@@ -20,9 +20,11 @@ from ..config_base import (
 )
 from ..images import ImageRef
 from ..problems import key
+from ..storage.config import STORAGE_DESCRIPTION
 from .claims.config import ClaimShape
 from .cluster.config import OkeClusterConfig
 from .dranet.config import ChartsConfig, DranetConfig
+from .file_storage.config import OkeStorageConfig
 from .ids import ClaimName, CompartmentId, TenancyId
 from .network.config import OkeNetworkConfig
 from .nodes.config import GpuNodesConfig
@@ -65,6 +67,9 @@ class OkeDranetConfig(StackModel):
     claims: list[ClaimShape] = Field(
         default_factory=list,
         description="Claim shapes, one ResourceClaimTemplate each; each fits one node.",
+    )
+    storage: OkeStorageConfig = Field(  # type: ignore[assignment]
+        default_factory=OkeStorageConfig, description=STORAGE_DESCRIPTION
     )
     nccl_tests: bool | list[ClaimName] = Field(
         False,

@@ -17,6 +17,8 @@ from ..durations import seconds_of
 from ..health.args import HealthSettings
 from ..health.component import NodeHealth, NodeHealthArgs
 from ..layers import child_options, declared_outputs, layer_token
+from ..storage.args import TrainingVolume
+from ..storage.component import TrainingVolumes, TrainingVolumesArgs
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from ..workloads.settings import TrainingQueueSettings, training_namespaces
 from .claims.component import ClaimTemplates
@@ -90,6 +92,9 @@ class OkeFabricArgs(TypedDict):
     """Kueue, JobSet and the queue users' jobs go through (unset: none)."""
     health: NotRequired[HealthSettings]
     """The GPU nodes' checks, the taint on a failed one, metrics and alert rules (unset: none)."""
+    training_volumes: NotRequired[list[TrainingVolume]]
+    """Volumes of the training runtime (OCI File Storage exports): a claim of each in every
+    training namespace of `training_queue`, which mounts them (unset: none)."""
 
 
 class OkeFabric(pulumi.ComponentResource):
@@ -215,6 +220,12 @@ class OkeFabric(pulumi.ComponentResource):
                 suffix = "" if team == teams[0] else f"-{team}"
                 ClaimTemplates(
                     f"{name}-training-claims{suffix}", plans, made, on_cluster, after=usable
+                )
+            if args.get("training_volumes"):
+                TrainingVolumes(
+                    f"{name}-training-volumes",
+                    TrainingVolumesArgs.of(args["training_volumes"], queue),
+                    on_cluster,
                 )
         self.namespace = namespace
         self.claim_templates = pulumi.Output.from_input([p.name for p in plans])

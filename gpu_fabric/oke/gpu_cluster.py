@@ -16,6 +16,7 @@ from .cloud import OkeCloud
 from .cloud_args import cloud_args
 from .config import OkeDranetConfig
 from .fabric import OkeClaim, OkeFabric, OkeFabricArgs
+from .file_storage.volumes import training_volumes
 from .health import health_of
 from .training_queue import training_queue_of
 
@@ -53,6 +54,9 @@ def fabric_args(
     queue = training_queue_of(cfg)
     if queue is not None:
         args["training_queue"] = queue
+    volumes = training_volumes(cfg.storage, cloud.get("file_system_handles"))
+    if volumes:
+        args["training_volumes"] = volumes
     if cfg.nccl_claims:
         args["nccl_tests"] = {
             "claims": [c.name for c in cfg.nccl_claims],
@@ -67,6 +71,7 @@ class GpuCluster(LayeredCluster):
 
     TOKEN = "gpu-fabric:oke:GpuCluster"
     UNEXPORTED_OUTPUTS = ("namespace",)
+    OPTIONAL_NEEDS = ("file_system_handles",)
 
     CLOUD, FABRIC = OkeCloud, OkeFabric
     cloud_args = staticmethod(cloud_args)

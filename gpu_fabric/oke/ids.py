@@ -96,6 +96,7 @@ VcnId = Annotated[str, AfterValidator(_ocid("vcn"))]
 
 SubnetId = Annotated[str, AfterValidator(_ocid("subnet"))]
 CapacityReservationId = Annotated[str, AfterValidator(_ocid("capacityreservation"))]
+FileSystemId = Annotated[str, AfterValidator(_ocid("filesystem"))]
 
 
 KubernetesVersion = OkeVersionOrMinorText

@@ -3,7 +3,7 @@ of the stack config field it comes from, and the catalog rules a hosted layer ne
 claims a node of that shape can hold)."""
 
 import typing
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pydantic import AfterValidator
 
@@ -19,6 +19,8 @@ from ..layer_inputs import (
     same_as,
 )
 from ..problems import MISSING
+from ..storage.config import USES
+from ..storage.inputs import STORAGE_RULES
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape
 from .claims.config import ClaimShape
@@ -119,6 +121,7 @@ CLOUD_INPUTS = LayerInputs(
             "node_count": same_as(SystemPoolConfig, "node_count"),
             "image_id": same_as(SystemPoolConfig, "image_id"),
         },
+        "OkeFileSystem": {"name": Literal[*USES]},
         "OkeGpuNodes": {
             "shape": _GPU_SHAPE,
             "count": same_as(GpuNodesConfig, "count"),
@@ -140,6 +143,7 @@ FABRIC_INPUTS = LayerInputs(
     {
         **QUEUE_RULES,
         **HEALTH_RULES,
+        **STORAGE_RULES,
         "OkeFabricArgs": {
             "gpu_shape": _GPU_SHAPE,
             "gpu_node_count": same_as(GpuNodesConfig, "count"),

@@ -83,6 +83,9 @@ class CloudMocks:
 
     OKE_PRIVATE_ENDPOINT = "10.140.0.2:6443"
 
+    MOUNT_TARGET_IP = "10.140.64.200"
+    """The address the mocks' OCI gives a mount target (in the example stacks' workers subnet)."""
+
     def __init__(self, config: Mapping[str, Any]):
         self.oci_region = config.get(REGION_KEY, "us-ashburn-1")
 
@@ -96,6 +99,10 @@ class CloudMocks:
             state["endpoints"] = [{"privateEndpoint": self.OKE_PRIVATE_ENDPOINT}]
         if typ == "oci:Core/vcn:Vcn":
             state["defaultSecurityListId"] = f"ocid1.securitylist.oc1.{self.oci_region}.mock"
+        if typ == "oci:FileStorage/mountTarget:MountTarget":
+            # OCI gives it an address of its subnet, and an export set of its own.
+            state.setdefault("ipAddress", self.MOUNT_TARGET_IP)
+            state["exportSetId"] = f"ocid1.exportset.oc1.{self.oci_region}.mock{resource_name}"
         return state["id"], state
 
     def call(self, token: str, args: Mapping[str, Any]) -> dict | None:

@@ -35,7 +35,7 @@ class Preset:
     def fabric_args(self, cloud: Any, provider: Any = None) -> Any:
         """The fabric layer's args on `cloud`'s cluster (the platform's cloud layer), through
         its own Kubernetes provider unless `provider` is given."""
-        outputs = {key: getattr(cloud, key) for key in self.cluster.FABRIC_NEEDS}
+        outputs = self.cluster.needs_of(cloud)
         return self.cluster.fabric_args(self.config, provider or cloud.kubernetes_provider, outputs)
 
 

@@ -313,6 +313,12 @@ class TrainingQueue(pulumi.ComponentResource):
         if "runtime" in queue:
             self._runtime(name, args, namespaces, jobset)
 
+        self.created_namespaces = {
+            suffix: (manifest["metadata"]["name"], namespaces[f"-{suffix}" if suffix else ""])
+            for suffix, (manifest, _) in teams.items()
+        }
+        """Resource-name suffix ('' for the first, a team's namespace) -> (the training
+        namespace's name, the namespace resource)."""
         self.local_queue = pulumi.Output.from_input(queue["local_queue"])
         self.namespace = namespaces[""].metadata.name
         self.namespaces = [n.metadata.name for n in namespaces.values()]

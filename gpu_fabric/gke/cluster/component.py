@@ -120,6 +120,8 @@ class ClusterArgs:
     """What GKE sends to Cloud Monitoring (`monitoring_components`; None: GKE's default)."""
     managed_prometheus: bool = True
     """Managed Service for Prometheus (managed collection)."""
+    gcs_fuse_csi: bool = False
+    """GKE's Cloud Storage FUSE CSI driver (off by default on Standard clusters)."""
     version_moves: bool = False
     """The version is a minor's newest patch, read on each run: it moves with GKE's releases,
     so after creation it is not applied again."""
@@ -276,6 +278,11 @@ class Cluster(pulumi.ComponentResource):
                 "enable_components": list(args.monitoring_components),
                 "managed_prometheus": {"enabled": args.managed_prometheus},
             },
+            # Set only when on: a stack without training buckets keeps GKE's add-on defaults,
+            # which its state holds as they are.
+            addons_config={"gcs_fuse_csi_driver_config": {"enabled": True}}
+            if args.gcs_fuse_csi
+            else None,
             # node_config only shapes the default pool, which is removed right after creation.
             # With deletion protection, Pulumi's `protect` too (as the OKE and ACK clusters): a
             # `pulumi destroy` or a replacement stops before it reaches GKE's own refusal.

@@ -1,0 +1,85 @@
+"""OKE's kind of training volume, `fss`: an OCI File Storage export mounted through OKE's FSS CSI
+driver (OCI docs, "Provisioning PVCs on the File Storage Service")."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated, ClassVar
+
+from pydantic import AfterValidator, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from ...config_model import ConfigModel
+from ...storage.config import StorageConfig, TrainingVolumeConfig
+from ..ids import FileSystemId
+
+
+def _ip(value: str) -> str:
+    try:
+        ipaddress.IPv4Address(value)
+    except ValueError:
+        raise ValueError(
+            "not an IPv4 address: give the mount target's private IP (console: the mount "
+            "target's details; `oci fs mount-target get`, then its private IP), e.g. 10.0.4.12"
+        ) from None
+    return value
+
+
+def _export_path(value: str) -> str:
+    if not value.startswith("/") or value.endswith("/") and value != "/" or "//" in value:
+        raise ValueError("an export path is absolute, e.g. /training-data")
+    return value
+
+
+EXISTING = ("file_system", "mount_target_ip", "export_path")
+
+
+class FssVolumeConfig(ConfigModel):
+    """An OCI File Storage file system: created with its mount target and export, or existing."""
+
+    create: bool = Field(
+        False,
+        description="Create the file system (protected against deletion), a mount target in the "
+        "workers' subnet whose network security group admits NFS from the workers only, and an "
+        "export to the workers' range. False: an existing export (the three keys below).",
+    )
+    file_system: FileSystemId | None = Field(
+        None, description="An existing file system's OCID (with create: false)."
+    )
+    mount_target_ip: Annotated[str, AfterValidator(_ip)] | None = Field(
+        None, description="The private IP of a mount target that exports it (with create: false)."
+    )
+    export_path: Annotated[str, AfterValidator(_export_path)] | None = Field(
+        None, description="The export's path on that mount target (with create: false)."
+    )
+
+    @model_validator(mode="after")
+    def _created_or_existing(self) -> FssVolumeConfig:
+        given = [name for name in EXISTING if getattr(self, name) is not None]
+        keys = ", ".join(to_camel(n) for n in EXISTING)
+        if self.create and given:
+            raise ValueError(
+                f"create: true makes the file system; leave out {', '.join(map(to_camel, given))}"
+            )
+        if not self.create and len(given) != len(EXISTING):
+            missing = ", ".join(to_camel(n) for n in EXISTING if n not in given)
+            raise ValueError(
+                f"an existing export needs {keys} (missing: {missing}); or set create: true"
+            )
+        return self
+
+
+class OkeTrainingVolume(TrainingVolumeConfig):
+    """A training volume on OKE: a claim of yours, or an OCI File Storage export."""
+
+    KINDS: ClassVar[tuple[str, ...]] = ("claim", "fss")
+
+    fss: FssVolumeConfig | None = Field(
+        None,
+        description="An OCI File Storage file system (created or existing), mounted through "
+        "OKE's FSS CSI driver.",
+    )
+
+
+OkeStorageConfig = StorageConfig[OkeTrainingVolume]
+"""The training volumes on OKE."""

@@ -1,0 +1,68 @@
+"""A volume of a platform's kind as Kubernetes objects: a statically provisioned PersistentVolume
+per training namespace, pre-bound to the claim the runtime mounts there (Kubernetes docs,
+"Persistent Volumes", "Reserving a PersistentVolume": the volume's `claimRef` and the claim's
+`volumeName` name each other, so no other claim takes it and no StorageClass provisions one)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .args import TrainingVolume
+
+DEFAULT_CAPACITY = "1Ti"
+"""What a claim asks for where the storage sets no size: Kubernetes requires one, and a bucket or
+a shared file system does not enforce it."""
+
+
+def access_mode(volume: TrainingVolume) -> str:
+    """Every node of a job mounts it at once: read-only for the data set, read-write for
+    checkpoints."""
+    return "ReadOnlyMany" if volume["read_only"] else "ReadWriteMany"
+
+
+def volume_name(volume: TrainingVolume, namespace: str) -> str:
+    """The PersistentVolume's name: a volume is cluster-wide and binds one claim, so there is one
+    per training namespace."""
+    return f"{namespace}-{volume['claim']}"
+
+
+def persistent_volume(volume: TrainingVolume, namespace: str, handle: Any) -> dict[str, Any]:
+    """The volume of `namespace`'s claim (`handle`: the driver's id of the storage, resolved)."""
+    csi: dict[str, Any] = {"driver": volume["driver"], "volumeHandle": handle}
+    if volume.get("attributes"):
+        csi["volumeAttributes"] = dict(volume["attributes"])
+    spec: dict[str, Any] = {
+        "accessModes": [access_mode(volume)],
+        "capacity": {"storage": volume.get("capacity", DEFAULT_CAPACITY)},
+        # The storage outlives the volume object: deleting it never deletes data.
+        "persistentVolumeReclaimPolicy": "Retain",
+        "storageClassName": "",
+        "claimRef": {"namespace": namespace, "name": volume["claim"]},
+        "csi": csi,
+    }
+    if volume.get("mount_options"):
+        spec["mountOptions"] = list(volume["mount_options"])
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": volume_name(volume, namespace), "labels": LABELS},
+        "spec": spec,
+    }
+
+
+def claim(volume: TrainingVolume, namespace: str) -> dict[str, Any]:
+    """The claim the runtime's pods mount in `namespace`, bound to its own volume."""
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": volume["claim"], "namespace": namespace, "labels": LABELS},
+        "spec": {
+            "accessModes": [access_mode(volume)],
+            "resources": {"requests": {"storage": volume.get("capacity", DEFAULT_CAPACITY)}},
+            "storageClassName": "",
+            "volumeName": volume_name(volume, namespace),
+        },
+    }
+
+
+LABELS = {"app.kubernetes.io/managed-by": "gpu-fabric", "app.kubernetes.io/component": "storage"}
