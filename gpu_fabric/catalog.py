@@ -468,6 +468,17 @@ class ReservedAddresses(_Data):
     source: str
 
 
+class CpfsCsi(_Data):
+    """What a cluster needs to mount CPFS for Lingjun."""
+
+    addons: list[str]
+    """Add-ons the stack installs beside the cluster's CSI add-ons (`cs.KubernetesAddon` names;
+    ACK's current version of each)."""
+    min_kubernetes: str
+    """Oldest ACK minor the driver supports."""
+    source: str
+
+
 class AckCatalog(_Data):
     min_kubernetes: str
     """Oldest ACK minor that takes Lingjun node pools, e.g. `1.31`."""
@@ -481,6 +492,7 @@ class AckCatalog(_Data):
     vpc_reserved_ranges: list[ReservedRange]
     """Ranges no VPC (so no vSwitch) may overlap."""
     vswitch_reserved_addresses: ReservedAddresses
+    cpfs_csi: CpfsCsi
 
 
 class ControllerChart(ChartPin):

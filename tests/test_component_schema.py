@@ -180,6 +180,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "rdmaAddonVersion": "string!",
             "nonHostNetwork": "boolean!",
             "nonHostNetworkKey": "string!",
+            "cpfsCsi": "boolean",
         },
         "outputs": {
             "kubernetesProvider": "kubernetes:Provider!",
@@ -200,6 +201,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "lingjunNodes": "AckLingjunNodes",
             "trainingQueue": "TrainingQueueSettings",
             "health": "HealthSettings",
+            "trainingVolumes": "[TrainingVolume]",
             "kubeconfig": "Input<string>",
             "clusterId": "Input<string>",
         },

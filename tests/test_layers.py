@@ -198,6 +198,7 @@ def test_config_and_checks_import_no_component_module():
         "rdma",
         "buckets",
         "file_storage",
+        "cpfs",
         *fabric_side,
     }
     components = {

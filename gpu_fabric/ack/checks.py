@@ -29,6 +29,7 @@ from ..workloads.checks import queue_problems
 from .cloud_args import STACK_KEYS, cloud_args
 from .cloud_rules import cloud_problems
 from .config import REGION_KEY, AckLingjunConfig
+from .cpfs.rules import cpfs_problems
 from .lingjun.config import ComputingNetwork
 
 # Alibaba region ids: cn-wulanchabu, cn-hangzhou, ap-southeast-1; zones add `-<letter>`.
@@ -54,6 +55,7 @@ def cross_field_problems(cfg: AckLingjunConfig) -> list[Problem]:
     problems += timeout_without_wait(cfg.node_wait_timeout, cfg.lingjun.node_count)
     problems += health_problems(cfg.health, HEALTH_PROMETHEUS, "ACK")
     problems += storage_problems(cfg.storage, cfg.queues)
+    problems += cpfs_problems(cfg.storage)
     # The rules of the cloud layer's args, as a hosted AckCloud runs them (cloud_rules.py).
     problems += [
         Problem(_key(stack_key_in(p.path, STACK_KEYS)), p.value, p.message)

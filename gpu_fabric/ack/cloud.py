@@ -7,6 +7,7 @@ pool for the add-on (a documented prerequisite) and the system pool.
 """
 
 import pulumi
+import pulumi_alicloud.cs as cs
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
@@ -101,6 +102,16 @@ class AckCloud(pulumi.ComponentResource):
             ),
             child,
         )
+        if args.get("cpfs_csi"):
+            for addon in facts.cpfs_csi.addons:
+                cs.KubernetesAddon(
+                    f"{name}-{addon}",
+                    cluster_id=cluster.cluster.id,
+                    # Always explicit: the provider auto-names an add-on otherwise.
+                    name=addon,
+                    # Beside the pools: a node plugin's DaemonSet waits for no node.
+                    opts=child,
+                )
         self.cluster_name = cluster.cluster.name
         self.cluster_id = cluster.cluster.id
         self.kubeconfig = cluster.kubeconfig

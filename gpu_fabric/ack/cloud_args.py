@@ -6,6 +6,7 @@ args (cloud_rules.py) names either."""
 from typing import NotRequired, TypedDict
 
 from .config import AckLingjunConfig
+from .cpfs.volumes import uses_cpfs
 
 
 class AckExistingVpc(TypedDict):
@@ -76,6 +77,9 @@ class AckCloudArgs(TypedDict):
     non_host_network_key: str
     """The add-on config key of that switch (UNVERIFIED in the catalog; checked at preview
     against the catalog's recorded schema, at deploy time against the add-on's own)."""
+    cpfs_csi: NotRequired[bool]
+    """Install CPFS for Lingjun's CSI add-ons (catalog `ack.cpfs_csi`), for its training volumes
+    (unset: false)."""
 
 
 STACK_KEYS = {
@@ -119,6 +123,8 @@ def cloud_args(cfg: AckLingjunConfig) -> AckCloudArgs:
         "non_host_network": cfg.rdma.non_host_network,
         "non_host_network_key": cfg.non_host_network_key,
     }
+    if uses_cpfs(cfg.storage):
+        args["cpfs_csi"] = True
     if existing is not None:
         args["existing_vpc"] = {
             "vpc_id": existing.vpc_id,

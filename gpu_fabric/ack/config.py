@@ -19,7 +19,9 @@ from ..config_base import (
 )
 from ..images import ImageRef
 from ..problems import key
+from ..storage.config import STORAGE_DESCRIPTION
 from .cluster.config import AckClusterConfig
+from .cpfs.config import AckStorageConfig
 from .lingjun.config import LingjunConfig
 from .network.config import AckNetworkConfig, ExistingVswitch
 from .rdma.config import RdmaConfig
@@ -51,6 +53,9 @@ class AckLingjunConfig(StackModel):
     ack: AckClusterConfig
     lingjun: LingjunConfig
     rdma: RdmaConfig = Field(default_factory=RdmaConfig)
+    storage: AckStorageConfig = Field(  # type: ignore[assignment]
+        default_factory=AckStorageConfig, description=STORAGE_DESCRIPTION
+    )
     images: AckImagesConfig = Field(default_factory=AckImagesConfig)
     benchmark_job: bool = Field(
         False,

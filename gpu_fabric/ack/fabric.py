@@ -17,6 +17,8 @@ from ..durations import seconds_of
 from ..health.args import HealthSettings
 from ..health.component import NodeHealth, NodeHealthArgs
 from ..layers import child_options, declared_outputs, layer_token
+from ..storage.args import TrainingVolume
+from ..storage.component import TrainingVolumes, TrainingVolumesArgs
 from ..workloads.queues import TrainingQueue, TrainingQueueArgs
 from ..workloads.settings import TrainingQueueSettings
 from .inputs import FABRIC_INPUTS
@@ -65,6 +67,9 @@ class AckFabricArgs(TypedDict):
     """The cluster's id: the training queue's CRD gate runs again when it changes."""
     health: NotRequired[HealthSettings]
     """The GPU nodes' checks, the taint on a failed one, metrics and alert rules (unset: none)."""
+    training_volumes: NotRequired[list[TrainingVolume]]
+    """Volumes of the training runtime (CPFS for Lingjun): a claim of each in every training
+    namespace of `training_queue`, which mounts them (unset: none)."""
 
 
 class AckFabric(pulumi.ComponentResource):
@@ -110,11 +115,17 @@ class AckFabric(pulumi.ComponentResource):
             )
             job = benchmark.job.metadata.name
         if "training_queue" in args:
-            TrainingQueue(
+            queue = TrainingQueue(
                 f"{name}-training-queue",
                 TrainingQueueArgs(args["training_queue"], args["kubeconfig"], args["cluster_id"]),
                 child_options(self, opts, [args["kubernetes_provider"]]),
             )
+            if args.get("training_volumes"):
+                TrainingVolumes(
+                    f"{name}-training-volumes",
+                    TrainingVolumesArgs.of(args["training_volumes"], queue),
+                    child_options(self, opts, [args["kubernetes_provider"]]),
+                )
         self.benchmark_job = pulumi.Output.from_input(job)
         if "health" in args:
             NodeHealth(

@@ -13,6 +13,7 @@ from ..layers import LayeredCluster
 from .cloud import AckCloud
 from .cloud_args import cloud_args
 from .config import AckLingjunConfig
+from .cpfs.volumes import training_volumes
 from .fabric import AckFabric, AckFabricArgs
 from .health import health_of
 from .training_queue import training_queue_of
@@ -49,6 +50,9 @@ def fabric_args(
         args["training_queue"] = queue
         args["kubeconfig"] = cloud["kubeconfig"]
         args["cluster_id"] = cloud["cluster_id"]
+    volumes = training_volumes(cfg.storage)
+    if volumes:
+        args["training_volumes"] = volumes
     return args
 
 

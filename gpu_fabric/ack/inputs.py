@@ -10,6 +10,7 @@ from ..health.inputs import HEALTH_RULES, health_problems
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, property_path_of, same_as
 from ..problems import MISSING
+from ..storage.inputs import STORAGE_RULES
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import LINGJUN_VPC_FIX
 from .cloud_args import AckCloudArgs
@@ -82,6 +83,7 @@ FABRIC_INPUTS = LayerInputs(
     {
         **QUEUE_RULES,
         **HEALTH_RULES,
+        **STORAGE_RULES,
         "AckFabricArgs": {"benchmark_image": ImageRef},
         "AckLingjunNodes": {
             "count": same_as(LingjunConfig, "node_count"),
