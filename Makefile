@@ -27,9 +27,10 @@ help:
 	@echo "  make graph   STACK=... [LEVEL=resources]"
 	@echo "                                     the stack's dependency graph (build/plan/<stack>.mmd/.dot/.png)"
 	@echo "  make bench                         estimated pulumi up time, offline plan speed and growth"
-	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path] [BANDWIDTH=1 [NODES=2] [TIMEOUT=seconds] [UPSTREAM_PODS=1]]"
+	@echo "  make verify  STACK=... [KUBECONFIG_FILE=path] [BANDWIDTH=1 [NODES=2] [TIMEOUT=seconds] [UPSTREAM_PODS=1]] [STORAGE=1]"
 	@echo "                                     check a deployed fabric;"
 	@echo "                                     BANDWIDTH=1: run its NCCL test, judge it, clean up (build/verify/<stack>/)"
+	@echo "                                     STORAGE=1: write and read the training volumes from a job, report the throughput"
 	@echo "  make nccl-judge LOG=path [STACK=... | MIN_BUSBW=GB/s SIZE=bytes] [PLOT=out.png]"
 	@echo "                                     judge a saved nccl-tests log"
 	@echo "  make scan    [STACK=...]           checkov over every rendered Kubernetes object, a count per stack"
@@ -82,7 +83,8 @@ docs: $(STAMP)
 
 verify: $(STAMP)
 	$(GPU_FABRIC) verify $(STACK) $(if $(KUBECONFIG_FILE),--kubeconfig $(KUBECONFIG_FILE)) \
-	  $(if $(BANDWIDTH),--bandwidth $(if $(NODES),--nodes $(NODES)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(UPSTREAM_PODS),--upstream-pods))
+	  $(if $(BANDWIDTH),--bandwidth $(if $(NODES),--nodes $(NODES)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(UPSTREAM_PODS),--upstream-pods)) \
+	  $(if $(STORAGE),--storage $(if $(TIMEOUT),--timeout $(TIMEOUT)))
 
 clean:
 	rm -rf build $(VENV) $(SCAN_VENV)

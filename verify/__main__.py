@@ -34,6 +34,12 @@ from verify.health import health_problems, health_report, read_health_snapshot
 from verify.platforms import checks_of
 from verify.queue import queue_problems, queue_report, read_queue_snapshot
 from verify.storage import read_storage_snapshot, storage_problems
+from verify.storage_throughput import (
+    CouldNotTest,
+    judged,
+    storage_benchmark_for,
+    volume_notes,
+)
 
 
 def _stack_kubeconfig(stack: str) -> str | None:
@@ -97,6 +103,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run the fabric's NCCL test on the cluster, judge it, clean up (verify/bandwidth.py)",
     )
+    parser.add_argument(
+        "--storage",
+        action="store_true",
+        help="write and read the training volumes from a job on a GPU node, report the "
+        "throughput, clean up (verify/storage_throughput.py)",
+    )
     parser.add_argument("--nodes", type=int, default=2, help="GPU nodes of the test (default 2)")
     parser.add_argument(
         "--upstream-pods",
@@ -125,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         except (CouldNotRun, ValueError) as err:
             print(f"error: cannot run the bandwidth test: {err}", file=sys.stderr)
             return 2
+    if args.storage:
+        try:
+            benchmark = storage_benchmark_for(args.stack, cfg)
+        except CouldNotTest as err:
+            print(f"error: cannot test the training volumes: {err}", file=sys.stderr)
+            return 2
     expected = checks.expected_from(cfg)
     cloud = cfg.cloud_stack or args.stack  # a fabric stack's cluster is its cloud stack's
     try:
@@ -141,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 (any failure to reach the cluster is reported, not raised)
         print(f"error: cannot read the cluster: {err}", file=sys.stderr)
         return 2
+    if benchmark is not None and args.storage:
+        return _storage(benchmark, cfg, api_client, source, args)
     if benchmark is not None:
         return _bandwidth(benchmark, api_client, source, args)
     # The training queue is the fabric layer's (verify/queue.py): a cloud stack has none.
@@ -209,6 +229,24 @@ def _bandwidth(benchmark: Any, api_client: Any, source: str, args: argparse.Name
     print(f"{verdict} {args.stack} bandwidth: {outcomes}")
     print("results: " + ", ".join(str(p) for p in written))
     return report.code
+
+
+def _storage(benchmark: Any, cfg: Any, api_client: Any, source: str, args: Any) -> int:
+    """`--storage`: run the volumes' job, report each figure, clean up."""
+    from verify.bandwidth import KubeCluster, run_benchmark
+
+    print(f"cluster: {source}")
+    report = run_benchmark(benchmark, KubeCluster(api_client), timeout=args.timeout)
+    for line in report.cleanup:
+        print(f"error: not deleted: {line}", file=sys.stderr)
+    if report.error or not report.results:
+        print(f"error: the storage test could not run: {report.error}", file=sys.stderr)
+        return 2
+    passed, lines = judged(report.results[0].log, volume_notes(cfg))
+    print(f"{'OK' if passed else 'FAIL'} {args.stack} storage:")
+    for line in lines:
+        print(f"  {line}")
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":
