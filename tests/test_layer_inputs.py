@@ -70,6 +70,14 @@ GOOD: dict[str, dict[str, Any]] = {
         "private_nodes": True,
         "system_machine_type": "e2-standard-4",
         "system_node_count": 1,
+        "training_buckets": [
+            {
+                "bucket": "acme-data",
+                "create": True,
+                "role": "roles/storage.objectViewer",
+                "namespaces": ["training"],
+            }
+        ],
     },
     "GkeFabric": {
         PROVIDER: None,
@@ -126,6 +134,7 @@ GOOD: dict[str, dict[str, Any]] = {
             "image_id": "ocid1.image.oc1.iad.aaaagpu",
             "boot_volume_size_gbs": 512,
         },
+        "file_systems": [{"name": "checkpoints"}],
     },
     "OkeFabric": {
         PROVIDER: None,
@@ -190,6 +199,18 @@ BAD: dict[str, list[tuple[tuple, Any, str, str]]] = {
             "gpuPools[0].machineType",
             "did you mean a3-highgpu-8g?",
         ),
+        (
+            ("training_buckets", 0, "bucket"),
+            "Acme_Data",
+            "trainingBuckets[0].bucket",
+            "not a Cloud Storage bucket name",
+        ),
+        (
+            ("training_buckets", 0, "role"),
+            "roles/storage.admin",
+            "trainingBuckets[0].role",
+            "'roles/storage.objectViewer'",
+        ),
     ],
     "GkeFabric": [
         (("machine_type",), "a3-highgpu-9g", "machineType", "use one of the catalog's"),
@@ -207,6 +228,7 @@ BAD: dict[str, list[tuple[tuple, Any, str, str]]] = {
     "OkeCloud": [
         (("gpu_nodes", "count"), -1, "gpuNodes.count", "use 0 to keep the pool empty"),
         (("vcn", "vcn_cidr"), "10.140.0.0", "vcn.vcnCidr", "10.140.0.0/32"),
+        (("file_systems", 0, "name"), "logs", "fileSystems[0].name", "'data'"),
     ],
     "OkeFabric": [
         (("gpu_shape",), "BM.GPU.B4.9", "gpuShape", "did you mean 'BM.GPU.B4.8'?"),
@@ -508,3 +530,18 @@ def test_a_hosted_fabric_layers_alertmanager_configuration_needs_an_alertmanager
     _build("GkeFabric", config)  # GKE's managed Alertmanager takes it
     _, errors = _refused(lambda: _build("GkeFabric", config, (("health", "rules"), "none")))
     assert "no Alertmanager of GKE's or the stack's takes it" in errors["health.alertmanagerConfig"]
+
+
+VOLUME = {"claim": "training-data", "read_only": True, "driver": "d", "volume_handle": "h"}
+
+
+@pytest.mark.parametrize("layer", ["GkeFabric", "OkeFabric", "AckFabric"])
+def test_a_hosted_fabric_layers_training_volumes_need_its_runtime(layer):
+    _, errors = _refused(lambda: _build(layer, (("training_volumes",), [VOLUME])))
+    assert "only the training runtime mounts them" in errors["trainingVolumes"]
+
+
+def test_a_hosted_fabric_layers_volume_claim_is_a_claim_name():
+    bad = {**VOLUME, "claim": "Data"}
+    _, errors = _refused(lambda: _build("GkeFabric", (("training_volumes",), [bad])))
+    assert "not a PersistentVolumeClaim name" in errors["trainingVolumes[0].claim"]

@@ -3,6 +3,7 @@ fabric's runtime at /data and /checkpoints, so a user's TrainJob of ten lines fi
 
 from __future__ import annotations
 
+import kubernetes_validate
 import pytest
 
 from gpu_fabric.storage.mounts import CHECKPOINTS_PATH, DATA_PATH
@@ -65,3 +66,26 @@ def test_a_volume_no_runtime_mounts_is_refused(off):
         "only the fabric's training runtime mounts it",
         stack,
     )
+
+
+def bound_volumes(plan) -> list[tuple[dict, dict]]:
+    """(claim, volume) of every training volume the plan binds, each a valid Kubernetes object,
+    the two naming each other with no StorageClass, the volume `Retain`ed."""
+    volumes = {
+        v.inputs["metadata"]["name"]: v.inputs
+        for v in plan.of_type("kubernetes:core/v1:PersistentVolume")
+    }
+    pairs = []
+    for made in plan.of_type("kubernetes:core/v1:PersistentVolumeClaim"):
+        claim = made.inputs
+        volume = volumes[claim["spec"]["volumeName"]]
+        for obj in (claim, volume):
+            kubernetes_validate.validate(obj, "1.34", strict=True)
+        namespace, name = claim["metadata"]["namespace"], claim["metadata"]["name"]
+        assert volume["spec"]["claimRef"] == {"namespace": namespace, "name": name}
+        assert volume["spec"]["storageClassName"] == claim["spec"]["storageClassName"] == ""
+        assert volume["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+        assert volume["spec"]["accessModes"] == claim["spec"]["accessModes"]
+        pairs.append((claim, volume))
+    assert len(pairs) == len(volumes)
+    return pairs

@@ -4,13 +4,13 @@ fabric layer, mounted by the runtime; the documented requirements checked at pla
 
 from __future__ import annotations
 
-import kubernetes_validate
 import pytest
 
 from gpu_fabric.ack.cpfs.volumes import DRIVER
 from gpu_fabric.catalog import catalog
 from tests.conftest import assert_single_rule, run_stack
 from tests.stacks import cluster_key_stacks_on
+from tests.test_storage import bound_volumes
 from tests.test_workloads_runtime import node_container, resolve, runtime_of, user_job
 
 ACK = cluster_key_stacks_on("ack")
@@ -47,27 +47,20 @@ def test_every_training_namespace_gets_a_claim_of_each_file_system():
         },
         stack=STACK,
     )
-    volumes = {
-        v.inputs["metadata"]["name"]: v.inputs
-        for v in plan.of_type("kubernetes:core/v1:PersistentVolume")
-    }
-    claims = plan.of_type("kubernetes:core/v1:PersistentVolumeClaim")
-    assert len(volumes) == len(claims) == 4
     wanted = {
         "training-data": (DATA, "/datasets", "ReadOnlyMany"),
         "training-checkpoints": (CHECKPOINTS, "/", "ReadWriteMany"),
     }
-    for claim in claims:
-        kubernetes_validate.validate(claim.inputs, "1.34", strict=True)
-        volume = volumes[claim.inputs["spec"]["volumeName"]]
-        kubernetes_validate.validate(volume, "1.34", strict=True)
-        handle, path, mode = wanted[claim.inputs["metadata"]["name"]]
+    pairs = bound_volumes(plan)
+    assert len(pairs) == 4
+    for claim, volume in pairs:
+        handle, path, mode = wanted[claim["metadata"]["name"]]
         assert volume["spec"]["csi"] == {
             "driver": DRIVER,
             "volumeHandle": handle,
             "volumeAttributes": {"path": path},
         }
-        assert volume["spec"]["accessModes"] == claim.inputs["spec"]["accessModes"] == [mode]
+        assert claim["spec"]["accessModes"] == [mode]
 
 
 def test_the_runtime_mounts_both(plan):

@@ -5,7 +5,6 @@ namespace by the fabric layer, mounted by the runtime."""
 
 from __future__ import annotations
 
-import kubernetes_validate
 import pytest
 
 from gpu_fabric.oke.file_storage.component import NFS_PORTS
@@ -14,6 +13,7 @@ from gpu_fabric.oke.offline_mocks import CloudMocks
 from offline import engine
 from tests.conftest import assert_single_rule, run_stack, stack_values
 from tests.stacks import cluster_key_stacks_on
+from tests.test_storage import bound_volumes
 from tests.test_workloads_runtime import node_container, resolve, runtime_of, user_job
 
 OKE = cluster_key_stacks_on("oke")
@@ -91,24 +91,17 @@ def test_the_export_admits_the_workers_range_as_root_from_privileged_ports(plan)
 
 def test_every_training_namespace_gets_a_claim_of_each_export():
     plan = plan_with(**{"gpu-fabric:queues": {"teams": [{"namespace": "a"}, {"namespace": "b"}]}})
-    volumes = {
-        v.inputs["metadata"]["name"]: v.inputs
-        for v in plan.of_type("kubernetes:core/v1:PersistentVolume")
-    }
-    claims = plan.of_type("kubernetes:core/v1:PersistentVolumeClaim")
-    assert len(volumes) == len(claims) == 4
     handles = {
         "training-data": "ocid1.filesystem.oc1.iad.aaaaaaaexample:10.140.64.7:/datasets",
         "training-checkpoints": "ocid1.filesystem.oc1.us-ashburn-1.mock"
         f"{STACK.replace('-', '')}filestoragecheckpoints:{CloudMocks.MOUNT_TARGET_IP}:/checkpoints",
     }
-    for claim in claims:
-        kubernetes_validate.validate(claim.inputs, "1.34", strict=True)
-        volume = volumes[claim.inputs["spec"]["volumeName"]]
-        kubernetes_validate.validate(volume, "1.34", strict=True)
+    pairs = bound_volumes(plan)
+    assert len(pairs) == 4
+    for claim, volume in pairs:
         assert volume["spec"]["csi"] == {
             "driver": DRIVER,
-            "volumeHandle": handles[claim.inputs["metadata"]["name"]],
+            "volumeHandle": handles[claim["metadata"]["name"]],
         }
 
 

@@ -4,13 +4,13 @@ driver the stack turns on, by every runtime."""
 
 from __future__ import annotations
 
-import kubernetes_validate
 import pytest
 
 from gpu_fabric.gke.buckets.fuse import DRIVER, FUSE_POD_ANNOTATIONS, MOUNT_OPTIONS
 from gpu_fabric.gke.offline_mocks import MOCK_PROJECT_NUMBER
 from tests.conftest import DELETE, assert_single_rule, run_stack, stack_values
 from tests.stacks import cluster_key_stacks_on
+from tests.test_storage import bound_volumes
 from tests.test_workloads_runtime import node_container, resolve, runtime_of, user_job
 
 GKE = cluster_key_stacks_on("gke")
@@ -90,28 +90,17 @@ def test_the_cluster_gets_the_fuse_driver_only_with_a_bucket(plan):
 
 def test_every_training_namespace_gets_a_bound_claim_of_each_bucket():
     plan = plan_with(**{"gpu-fabric:queues": TEAMS})
-    volumes = {
-        v.inputs["metadata"]["name"]: v.inputs
-        for v in of_type(plan, "kubernetes:core/v1:PersistentVolume")
-    }
-    claims = of_type(plan, "kubernetes:core/v1:PersistentVolumeClaim")
-    assert len(volumes) == len(claims) == 4
-    for claim in claims:
-        manifest = claim.inputs
-        kubernetes_validate.validate(manifest, "1.34", strict=True)
-        volume = volumes[manifest["spec"]["volumeName"]]
-        kubernetes_validate.validate(volume, "1.34", strict=True)
-        namespace, name = manifest["metadata"]["namespace"], manifest["metadata"]["name"]
-        assert volume["spec"]["claimRef"] == {"namespace": namespace, "name": name}
-        assert volume["spec"]["storageClassName"] == manifest["spec"]["storageClassName"] == ""
-        assert volume["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
-        assert volume["spec"]["csi"]["driver"] == DRIVER
-        use = name.removeprefix("training-")
-        bucket = BUCKETS[use]["gcs"]["bucket"]
-        assert volume["spec"]["csi"]["volumeHandle"] == bucket
+    pairs = bound_volumes(plan)
+    assert len(pairs) == 4
+    for claim, volume in pairs:
+        use = claim["metadata"]["name"].removeprefix("training-")
+        assert volume["spec"]["csi"] == {
+            "driver": DRIVER,
+            "volumeHandle": BUCKETS[use]["gcs"]["bucket"],
+        }
         assert volume["spec"]["mountOptions"] == MOUNT_OPTIONS[use]
         mode = "ReadOnlyMany" if use == "data" else "ReadWriteMany"
-        assert volume["spec"]["accessModes"] == manifest["spec"]["accessModes"] == [mode]
+        assert claim["spec"]["accessModes"] == [mode]
 
 
 def test_mount_options_given_replace_the_defaults():

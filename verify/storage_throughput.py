@@ -17,14 +17,14 @@ from typing import Any
 
 from gpu_fabric.storage.mounts import PATHS
 from gpu_fabric.storage.tiers import PROMISES
-from gpu_fabric.workloads.runtime import NODE, TRAINER_API
+from gpu_fabric.workloads.runtime import NODE
 from gpu_fabric.workloads.settings import TrainingQueueSettings
 
-from .benchmark import RUN_LABEL, Benchmark, Phase, Run
+from .benchmark import Benchmark, Phase, Run
 from .nccl_judge import Hardware
+from .trainjob_bandwidth import JOBSET_NAME_LABEL, user_trainjob
 
 JOB_NAME = "gpu-fabric-storage"
-JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
 MARK = "gpu-fabric-storage:"
 """What starts each step's line in the job's log."""
 DEFAULT_MIB = 4096
@@ -126,19 +126,7 @@ def judged(log: str, volumes: dict[str, str]) -> tuple[bool, list[str]]:
 def storage_trainjob(stack: str, queue: TrainingQueueSettings, mib: int = DEFAULT_MIB) -> dict:
     """The job: one node, one process, the runtime's pod (its mounts and placement) unchanged."""
     script = SCRIPT.replace("__MIB__", str(mib)).replace("__MARK__", MARK)
-    return {
-        "apiVersion": TRAINER_API,
-        "kind": "TrainJob",
-        "metadata": {
-            "name": JOB_NAME,
-            "namespace": queue["namespace"],
-            "labels": {RUN_LABEL: stack},
-        },
-        "spec": {
-            "runtimeRef": {"name": queue["runtime"]["name"]},
-            "trainer": {"command": ["bash", "-c", script], "numNodes": 1, "numProcPerNode": 1},
-        },
-    }
+    return user_trainjob(stack, queue, JOB_NAME, ["bash", "-c", script], 1, 1)
 
 
 def storage_benchmark(stack: str, hardware: Hardware, queue: TrainingQueueSettings) -> Benchmark:

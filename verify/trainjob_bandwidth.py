@@ -43,17 +43,21 @@ def job_command() -> list[str]:
 def trainjob(stack: str, queue: TrainingQueueSettings, nodes: int, gpus: int) -> dict:
     """The TrainJob: the runtime's name, the command, the node count and a process per GPU
     (Trainer counts only device-plugin GPUs for its default, docs/training-queue.md)."""
+    return user_trainjob(stack, queue, JOB_NAME, job_command(), nodes, gpus)
+
+
+def user_trainjob(
+    stack: str, queue: TrainingQueueSettings, name: str, command: list[str], nodes: int, procs: int
+) -> dict:
+    """A TrainJob as a user writes one: in the training namespace, naming the fabric's runtime
+    and nothing else of the fabric (no image: the runtime's), labelled as `make verify`'s."""
     return {
         "apiVersion": TRAINER_API,
         "kind": "TrainJob",
-        "metadata": {
-            "name": JOB_NAME,
-            "namespace": queue["namespace"],
-            "labels": {RUN_LABEL: stack},
-        },
+        "metadata": {"name": name, "namespace": queue["namespace"], "labels": {RUN_LABEL: stack}},
         "spec": {
             "runtimeRef": {"name": queue["runtime"]["name"]},
-            "trainer": {"command": job_command(), "numNodes": nodes, "numProcPerNode": gpus},
+            "trainer": {"command": command, "numNodes": nodes, "numProcPerNode": procs},
         },
     }
 

@@ -10,7 +10,7 @@ from ..health.inputs import HEALTH_RULES, health_problems
 from ..images import ImageRef
 from ..layer_inputs import InputProblem, LayerInputs, property_path_of, same_as
 from ..problems import MISSING
-from ..storage.inputs import STORAGE_RULES
+from ..storage.inputs import STORAGE_RULES, volume_input_problems
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import LINGJUN_VPC_FIX
 from .cloud_args import AckCloudArgs
@@ -67,7 +67,7 @@ CLOUD_INPUTS = LayerInputs(
 
 def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
     """The training queue's CRD gate runs kubectl on the cluster: it needs its kubeconfig and id."""
-    problems = queue_problems(args) + health_problems(args)
+    problems = queue_problems(args) + health_problems(args) + volume_input_problems(args)
     if "training_queue" in args:
         problems += [
             InputProblem(

@@ -17,7 +17,7 @@ from ..layer_inputs import (
     property_path_of,
     same_as,
 )
-from ..storage.inputs import STORAGE_RULES
+from ..storage.inputs import STORAGE_RULES, volume_input_problems
 from ..versions import ChartVersionText
 from ..workloads.config import TrainingNamespace
 from ..workloads.inputs import QUEUE_RULES, queue_problems
@@ -65,7 +65,7 @@ def _cloud_problems(args: dict[str, Any]) -> list[InputProblem]:
 def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
     machine_type, names = args["machine_type"], args["network_object_names"]
     nics = sum(group.count for group in catalog().machines[machine_type].nic_groups)
-    problems = queue_problems(args) + health_problems(args)
+    problems = queue_problems(args) + health_problems(args) + volume_input_problems(args)
     if len(names) != nics:
         problems.append(
             InputProblem(

@@ -20,7 +20,7 @@ from ..layer_inputs import (
 )
 from ..problems import MISSING
 from ..storage.config import USES
-from ..storage.inputs import STORAGE_RULES
+from ..storage.inputs import STORAGE_RULES, volume_input_problems
 from ..workloads.inputs import QUEUE_RULES, queue_problems
 from .checks import unknown_gpu_shape
 from .claims.config import ClaimShape
@@ -82,7 +82,7 @@ def _fabric_problems(args: dict[str, Any]) -> list[InputProblem]:
                 "waits run again when an instance is replaced; its display name stays)",
             )
         )
-    return problems + queue_problems(args) + health_problems(args)
+    return problems + queue_problems(args) + health_problems(args) + volume_input_problems(args)
 
 
 CLOUD_INPUTS = LayerInputs(
