@@ -61,6 +61,8 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "maxPodsPerNode": "integer",
             "nodeAccountRoles": "[string]",
             "releaseChannel": "string",
+            "lustreCsi": "boolean",
+            "lustreInstances": "[GkeLustreInstance]",
             "trainingBuckets": "[GkeTrainingBucket]",
         },
         "outputs": {
@@ -76,6 +78,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "gpuNetworks": "[string]!",
             "gpuSubnets": "[string]!",
             "nicNetworks": "[string]!",
+            "lustreIps": "{string}!",
         },
     },
     "GkeFabric": {
@@ -369,6 +372,13 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "capacity": "string",
     },
     "OkeFileSystem": {"name": "string!"},
+    "GkeLustreInstance": {
+        "instanceId": "string!",
+        "zone": "string!",
+        "filesystem": "string!",
+        "capacityGib": "integer!",
+        "throughputPerTib": "integer!",
+    },
     "GkeTrainingBucket": {
         "bucket": "string!",
         "create": "boolean!",
@@ -459,6 +469,7 @@ SHARED_ARGS_MODULES = {
     "gpu_fabric.health.args",
     "gpu_fabric.storage.args",
     "gpu_fabric.gke.buckets.args",
+    "gpu_fabric.gke.lustre.args",
     "gpu_fabric.oke.file_storage.args",
     "gpu_fabric.gke.cloud_args",
     "gpu_fabric.ack.cloud_args",

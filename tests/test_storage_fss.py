@@ -68,8 +68,11 @@ def test_the_mount_target_admits_nfs_from_the_workers_only(plan):
         assert rule.inputs["sourceType"] == "NETWORK_SECURITY_GROUP"
         assert rule.inputs["source"] == mock_id(workers)
         assert rule.inputs["stateless"] is False
-        ports = (rule.inputs.get("tcpOptions") or rule.inputs["udpOptions"])["destinationPortRange"]
+        options = rule.inputs.get("tcpOptions") or rule.inputs["udpOptions"]
+        ports = options["destinationPortRange"]
         admitted.add((rule.inputs["protocol"], ports["min"], ports["max"]))
+        # NFS clients from reserved ports only (the exports require them too).
+        assert options["sourcePortRange"] == {"min": 1, "max": 1023}
     assert admitted == set(NFS_PORTS)
     (subnet,) = [s for s in plan.of_type("oci:Core/subnet:Subnet") if s.name.endswith("workers")]
     assert target.inputs["subnetId"] == mock_id(subnet)

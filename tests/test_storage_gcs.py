@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_fabric.gke.buckets.fuse import DRIVER, FUSE_POD_ANNOTATIONS, MOUNT_OPTIONS
+from gpu_fabric.gke.buckets.fuse import (
+    DRIVER,
+    FUSE_POD_ANNOTATIONS,
+    HOST_NETWORK_ATTRIBUTE,
+    HOST_NETWORK_MIN_GKE,
+    MOUNT_OPTIONS,
+    VOLUME_ATTRIBUTES,
+)
 from gpu_fabric.gke.offline_mocks import MOCK_PROJECT_NUMBER
-from tests.conftest import DELETE, assert_single_rule, run_stack, stack_values
-from tests.stacks import cluster_key_stacks_on
+from tests.conftest import DELETE, assert_single_rule, parse_stack, run_stack, stack_values
+from tests.stacks import cluster_key_stacks_on, stack_of_machine
 from tests.test_storage import bound_volumes
 from tests.test_workloads_runtime import node_container, resolve, runtime_of, user_job
 
@@ -97,10 +104,41 @@ def test_every_training_namespace_gets_a_bound_claim_of_each_bucket():
         assert volume["spec"]["csi"] == {
             "driver": DRIVER,
             "volumeHandle": BUCKETS[use]["gcs"]["bucket"],
+            "volumeAttributes": attributes_on(STACK),
         }
         assert volume["spec"]["mountOptions"] == MOUNT_OPTIONS[use]
         mode = "ReadOnlyMany" if use == "data" else "ReadWriteMany"
         assert claim["spec"]["accessModes"] == [mode]
+
+
+def host_network(stack: str) -> bool:
+    from gpu_fabric.gke.fabrics.by_name import fabric_of
+
+    cfg = parse_stack({}, stack)
+    return "host_network_reason" in fabric_of(cfg.machine).runtime_security
+
+
+def attributes_on(stack: str) -> dict[str, str]:
+    return {**VOLUME_ATTRIBUTES, **(HOST_NETWORK_ATTRIBUTE if host_network(stack) else {})}
+
+
+@pytest.mark.parametrize("stack", GKE)
+def test_host_network_runtimes_mount_as_their_pods_service_account(stack):
+    (volume, *_) = plan_with(stack=stack).of_type("kubernetes:core/v1:PersistentVolume")
+    attributes = volume.inputs["spec"]["csi"]["volumeAttributes"]
+    assert (attributes.get("hostNetworkPodKSA") == "true") == host_network(stack)
+
+
+def test_a_bucket_for_host_network_pods_below_the_drivers_floor_is_refused():
+    stack = stack_of_machine()["a3-highgpu-8g"]
+    assert host_network(stack)
+    assert_single_rule(
+        {"gpu-fabric:storage": BUCKETS, "gpu-fabric:gke.version": "1.33.3-gke.1000000"},
+        "gpu-fabric:storage.data.gcs",
+        {"bucket": "acme-imagenet"},
+        f"serves from GKE {HOST_NETWORK_MIN_GKE} on",
+        stack,
+    )
 
 
 def test_mount_options_given_replace_the_defaults():
@@ -158,7 +196,7 @@ def test_a_volume_is_one_kind():
         {"gpu-fabric:storage": {"data": {"claim": "x", "gcs": {"bucket": "acme-data"}}}},
         "gpu-fabric:storage.data",
         None,
-        "exactly one of claim, gcs; this one has claim and gcs",
+        "exactly one of claim, gcs, lustre; this one has claim and gcs",
         STACK,
     )
 

@@ -22,6 +22,7 @@ from .cloud_rules import cloud_problems
 from .config import GkeStackConfig
 from .fabrics.by_name import FABRICS, platform_fabric
 from .from_stack import cloud_args, stack_key_of
+from .lustre.rules import lustre_problems
 from .node_labels import GCE_TOPOLOGY_LABELS
 from .pool.args import pool_key
 from .pool.config import DriverInstall
@@ -74,7 +75,15 @@ def cross_field_problems(cfg: GkeStackConfig) -> list[Problem]:
         problems += _topology_label_problems(cfg)
     problems += health_problems(cfg.health, (PrometheusOwner.MANAGED,), "GKE")
     problems += storage_problems(cfg.storage, cfg.queues)
-    problems += bucket_problems(cfg.storage, cfg.layers)
+    volumes = cfg.storage.volumes()
+    buckets = [(u, v.gcs) for u, v in volumes if v.gcs is not None]
+    if buckets and machine is not None and machine.fabric in FABRICS:
+        host_network = "host_network_reason" in FABRICS[machine.fabric].runtime_security
+        problems += bucket_problems(buckets, cfg.layers, cfg.gke.version, host_network)
+    lustre = [(use, v.lustre) for use, v in volumes if v.lustre is not None]
+    if lustre and machine is not None:
+        own_network = cfg.network.primary.existing is None
+        problems += lustre_problems(lustre, cfg.gke.version, machine.arch, own_network)
     if cfg.health.alertmanager_config is not None and not cfg.gke.monitoring.managed_prometheus:
         # Its Alertmanager is managed Prometheus' own (the Secret gmp-public/alertmanager).
         problems.append(

@@ -25,6 +25,7 @@ from .cluster.config import NODE_ACCOUNT_ROLES, ReleaseChannel
 from .cluster.rules import NO_GKE_DRIVER
 from .engine_versions import resolved_version
 from .inputs import CLOUD_INPUTS
+from .lustre.component import LustreInstances, LustreInstancesArgs
 from .network.args import GkeGpuNetwork
 from .network.component import (
     ExistingPrimaryNetwork,
@@ -116,6 +117,9 @@ class GkeCloud(pulumi.ComponentResource):
     """The GPU subnets' names, one per NIC, in NIC order."""
     nic_networks: pulumi.Output[list[str]]
     """The VPC of each GPU NIC (aligned with gpu_subnets)."""
+    lustre_ips: pulumi.Output[dict[str, str]]
+    """The created Managed Lustre instances' IPs, by instance id (only with
+    `lustre_instances`)."""
 
     kubernetes_provider: k8s.Provider
     """The Kubernetes provider bound to this cluster (replaced only with the cluster): the fabric
@@ -171,6 +175,7 @@ class GkeCloud(pulumi.ComponentResource):
                 monitoring_components=monitoring_components(version, monitoring["dcgm"]),
                 managed_prometheus=monitoring["managed_prometheus"],
                 gcs_fuse_csi=bool(args.get("training_buckets")),
+                lustre_csi=args.get("lustre_csi", False),
             ),
             child,
         )
@@ -188,6 +193,21 @@ class GkeCloud(pulumi.ComponentResource):
             self._gpu_node_pool(f"{name}-{pool['name']}", args, pool, nics, child)
             for pool in args["gpu_pools"]
         ]
+
+        self.lustre_ips = None  # type: ignore[assignment]
+        if args.get("lustre_instances"):
+            lustre = LustreInstances(
+                f"{name}-lustre",
+                LustreInstancesArgs(
+                    name=args["cluster_name"],
+                    project=args["project"],
+                    network=primary.network,
+                    node_service_account=self._cluster.node_service_account,
+                    instances=args["lustre_instances"],
+                ),
+                child,
+            )
+            self.lustre_ips = lustre.ips
 
         cluster = self._cluster.cluster
         self.cluster_name = cluster.name

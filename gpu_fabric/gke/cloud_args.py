@@ -6,6 +6,7 @@ from typing import NotRequired, TypedDict
 
 from .buckets.args import GkeTrainingBucket
 from .cluster.args import GkeAuthorizedNetwork, GkeMonitoring
+from .lustre.args import GkeLustreInstance
 from .network.args import GkeExistingNetwork, GkeGpuNetwork, GkePrimaryNetwork
 from .pool.args import GkeGpuPool
 
@@ -52,6 +53,12 @@ class GkeCloudArgs(TypedDict):
     node_account_roles: NotRequired[list[str]]
     """Project roles of the nodes' service account (unset: GKE's node role and Artifact
     Registry reader)."""
+    lustre_csi: NotRequired[bool]
+    """GKE's Managed Lustre CSI driver, for training volumes on Managed Lustre (unset: off)."""
+    lustre_instances: NotRequired[list[GkeLustreInstance]]
+    """Managed Lustre instances to create in the primary VPC, with its Private Service Access
+    and the Lustre port open from it to the nodes (unset: none; needs `lustre_csi` and a primary
+    network the stack creates)."""
     training_buckets: NotRequired[list[GkeTrainingBucket]]
     """Cloud Storage buckets the training namespaces mount (created or existing; unset: none).
     With any, the cluster's Cloud Storage FUSE CSI driver is on."""

@@ -27,12 +27,12 @@ from ..versions import (
     is_minor,
 )
 from ..workloads.checks import WELL_KNOWN_NODE_LABELS
-from .buckets.config import GkeStorageConfig
 from .cluster.config import GKE_DEFAULT_MAX_PODS_PER_NODE, GkeConfig, ReleaseChannel
 from .names import GcpProjectId, GcpRegion, ResourceName, node_account_id
 from .network.config import NetworkConfig, NicGroupConfig, NicGroupPlan
 from .node_labels import GCE_TOPOLOGY_LABELS, NODE_POOL_LABEL
 from .pool.config import CapacityMode, DriverInstall, GpuDriverVersion, GpuPoolConfig
+from .training_volumes import GkeStorageConfig
 
 GCP_PROJECT_KEY = "gcp:project"
 

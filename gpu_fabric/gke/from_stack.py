@@ -20,6 +20,7 @@ from .network.args import GkeGpuNetwork
 from .network.rules import nic_of
 from .pool.args import GkeGpuPool, pool_key, stack_path_of
 from .pool.config import DriverInstall, GpuPoolConfig
+from .training_volumes import lustre_instances, uses_lustre
 
 # NVIDIA AICR's A4X networking guide: with a bundle-installed driver, GKE's own device plugin
 # stays off these nodes.
@@ -132,9 +133,15 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
             for n in gke.master_authorized_networks
         ]
     args["monitoring"] = monitoring_of(cfg)
-    buckets = training_buckets(cfg.storage, cfg.queues.namespaces)
+    storage = cfg.storage
+    buckets = [(use, v.gcs) for use, v in storage.volumes() if v.gcs is not None]
     if buckets:
-        args["training_buckets"] = buckets
+        args["training_buckets"] = training_buckets(buckets, cfg.queues.namespaces)
+    if uses_lustre(storage):
+        args["lustre_csi"] = True
+        instances = lustre_instances(storage, gke.name, cfg.pools[0].zone)
+        if instances:
+            args["lustre_instances"] = instances
     if gke.max_pods_per_node is not None:
         args["max_pods_per_node"] = gke.max_pods_per_node
     return args

@@ -13,7 +13,6 @@ from typing import Any
 import pulumi_kubernetes as k8s
 
 from ..layers import LayeredCluster
-from .buckets.volumes import training_volumes
 from .cloud import GkeCloud
 from .config import GkeStackConfig, InstallerOwner
 from .fabric import GkeFabric
@@ -22,6 +21,7 @@ from .fabrics.by_name import fabric_of
 from .from_stack import cloud_args
 from .health import health_of
 from .training_queue import training_queue_of
+from .training_volumes import training_volumes
 
 
 def fabric_args(
@@ -59,7 +59,12 @@ def fabric_args(
     health = health_of(cfg)
     if health is not None:
         args["health"] = health
-    volumes = training_volumes(cfg.storage)
+    lustre_ips = cloud.get("lustre_ips")
+    zone = cfg.pools[0].zone
+    host_network = "host_network_reason" in fabric.runtime_security
+    volumes = training_volumes(
+        cfg.storage, cfg.project, cfg.gke.name, zone, lustre_ips, host_network
+    )
     if volumes:
         args["training_volumes"] = volumes
     if not cfg.machine.persistent_disk:
@@ -78,6 +83,7 @@ class GpuCluster(LayeredCluster):
     # consumers read it); the stack does not export the installer's name.
     RENAMED_OUTPUTS = {"endpoint": "clusterEndpoint"}
     UNEXPORTED_OUTPUTS = ("installer",)
+    OPTIONAL_NEEDS = ("lustre_ips",)
 
     CLOUD, FABRIC = GkeCloud, GkeFabric
     cloud_args = staticmethod(cloud_args)

@@ -47,6 +47,11 @@ class CloudMocks:
         if typ == "gcp:serviceaccount/account:Account":
             email = f"{inputs['accountId']}@{self.project}.iam.gserviceaccount.com"
             state.update(email=email, member=f"serviceAccount:{email}")
+        if typ == "gcp:compute/globalAddress:GlobalAddress":
+            # Google allocates a Private Service Access range from 10.0.0.0/8 by default.
+            state.setdefault("address", MOCK_PSA_ADDRESS)
+        if typ == "gcp:lustre/instance:Instance":
+            state["mountPoint"] = f"{MOCK_LUSTRE_IP}@tcp:/{inputs['filesystem']}"
         if typ.startswith("gcp:compute/"):
             kind = typ.split(":")[-1].lower()
             scope = f"regions/{inputs['region']}" if "region" in inputs else "global"
@@ -66,6 +71,10 @@ class CloudMocks:
         return None
 
 
+MOCK_PSA_ADDRESS = "10.90.0.0"
+"""The Private Service Access range the mocks' GCP allocates."""
+MOCK_LUSTRE_IP = "10.90.0.2"
+"""The address the mocks' GCP gives a Managed Lustre instance (in that range)."""
 MOCK_PROJECT_NUMBER = "123456789012"
 """The project number the mocks' GCP gives every project."""
 

@@ -19,7 +19,7 @@ class TrainingVolume(TypedDict):
     """The CSI driver (`gcsfuse.csi.storage.gke.io`, `fss.csi.oraclecloud.com`, ...)."""
     volume_handle: pulumi.Input[str]
     """The driver's id of the storage (a bucket name, `<fs OCID>:<mount target IP>:<path>`)."""
-    attributes: NotRequired[dict[str, str]]
+    attributes: NotRequired[dict[str, pulumi.Input[str]]]
     """The driver's volume attributes (unset: none)."""
     mount_options: NotRequired[list[str]]
     """Mount options (unset: the driver's defaults)."""

@@ -14,6 +14,7 @@ stack's `cloudConfig` and mounts it.
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Annotated, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import AfterValidator, Field, model_validator
@@ -39,6 +40,19 @@ def _claim_name(value: str) -> str:
 
 
 ClaimName = Annotated[str, AfterValidator(_claim_name)]
+
+
+def server_address(where: str) -> AfterValidator:
+    """A file server's IPv4 address, refused otherwise saying `where` a user reads it."""
+
+    def check(value: str) -> str:
+        try:
+            ipaddress.IPv4Address(value)
+        except ValueError:
+            raise ValueError(f"not an IPv4 address: {where}, e.g. 10.0.4.12") from None
+        return value
+
+    return AfterValidator(check)
 
 
 STORAGE_DESCRIPTION = (

@@ -14,9 +14,8 @@ from ...config_model import ConfigModel
 from ...storage.config import StorageConfig, TrainingVolumeConfig
 
 # CPFS for Lingjun file system ids: `bmcpfs-` and lower-case letters and digits (the CSI driver's
-# StorageClass parameter `bmcpfsId`, kubernetes-sigs/alibaba-cloud-csi-driver pkg/bmcpfs; the
-# docs' examples `bmcpfs-*****`). UNVERIFIED beyond the prefix: the rest is accepted as any
-# lower-case letters and digits.
+# volume handle, kubernetes-sigs/alibaba-cloud-csi-driver pkg/bmcpfs and its PV example
+# `bmcpfs-xxxxxx`). No length is published: any is accepted.
 _FILE_SYSTEM_ID = re.compile(r"^bmcpfs-[0-9a-z]+$")
 
 

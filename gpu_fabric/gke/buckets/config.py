@@ -5,13 +5,11 @@ driver")."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
 from ...config_model import ConfigModel
-from ...storage.config import StorageConfig, TrainingVolumeConfig
-from .fuse import FUSE_POD_ANNOTATIONS
 
 # Cloud Storage bucket names (Cloud Storage docs, "Bucket naming"): 3-63 characters of lower-case
 # letters, digits, '-', '_' and '.', starting and ending with a letter or digit; a name with dots
@@ -58,22 +56,3 @@ class GcsVolumeConfig(ConfigModel):
         description="Cloud Storage FUSE mount options (unset: the ones GKE's performance guide "
         "gives for the use, docs/storage.md).",
     )
-
-
-class GkeTrainingVolume(TrainingVolumeConfig):
-    """A training volume on GKE: a claim of yours, or a Cloud Storage bucket."""
-
-    KINDS: ClassVar[tuple[str, ...]] = ("claim", "gcs")
-
-    gcs: GcsVolumeConfig | None = Field(
-        None,
-        description="A Cloud Storage bucket (existing or created), mounted through GKE's Cloud "
-        "Storage FUSE CSI driver, which the stack turns on in the cluster.",
-    )
-
-    def pod_annotations(self) -> dict[str, str]:
-        return dict(FUSE_POD_ANNOTATIONS) if self.gcs is not None else {}
-
-
-GkeStorageConfig = StorageConfig[GkeTrainingVolume]
-"""The training volumes on GKE."""

@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...config_base import Layers
 from ...problems import Problem
 from ...problems import key as _key
-from ...storage.config import StorageConfig
-from .config import GkeTrainingVolume
+from ...versions import GKE_VERSION, below, gke_version_or_minor
+from .config import GcsVolumeConfig
+from .fuse import HOST_NETWORK_MIN_GKE
 
 
-def bucket_problems(storage: StorageConfig[GkeTrainingVolume], layers: Layers) -> list[Problem]:
+def bucket_problems(
+    buckets: Sequence[tuple[str, GcsVolumeConfig]], layers: Layers, version: str, host_network: bool
+) -> list[Problem]:
     """A bucket is created once; its grants name the training namespaces, which a split
-    deployment's cloud stack does not know (they are its fabric stack's `queues`)."""
+    deployment's cloud stack does not know (they are its fabric stack's `queues`); the driver
+    serves the runtime's host-network pods (`host_network`) from a GKE version on."""
     problems = []
-    buckets = [(use, volume.gcs) for use, volume in storage.volumes() if volume.gcs is not None]
+    floor = GKE_VERSION.parse(HOST_NETWORK_MIN_GKE)
+    if buckets and host_network and below(gke_version_or_minor(version), floor):
+        use, gcs = buckets[0]
+        problems.append(
+            Problem(
+                _key(f"storage.{use}.gcs"),
+                {"bucket": gcs.bucket},
+                "the fabric's runtime pods are on the host network, which GKE's Cloud Storage "
+                f"FUSE driver serves from GKE {HOST_NETWORK_MIN_GKE} on, and gpu-fabric:"
+                f"gke.version is {version}: pick a later version",
+            )
+        )
     if buckets and layers is not Layers.ALL:
         use, gcs = buckets[0]
         problems.append(

@@ -122,6 +122,8 @@ class ClusterArgs:
     """Managed Service for Prometheus (managed collection)."""
     gcs_fuse_csi: bool = False
     """GKE's Cloud Storage FUSE CSI driver (off by default on Standard clusters)."""
+    lustre_csi: bool = False
+    """GKE's Managed Lustre CSI driver (off by default)."""
     version_moves: bool = False
     """The version is a minor's newest patch, read on each run: it moves with GKE's releases,
     so after creation it is not applied again."""
@@ -144,6 +146,18 @@ def monitoring_components(version: Version, dcgm: bool) -> list[str]:
     if not below(version, GKE_VERSION.parse(JOBSET_METRICS_FROM)):
         components.append("JOBSET")
     return components
+
+
+def addons(args: ClusterArgs) -> gcp.container.ClusterAddonsConfigArgsDict:
+    """The storage drivers the training volumes need, and only those: the rest of the add-ons
+    keep GKE's defaults (pulumi-gcp `ClusterAddonsConfig`). Managed Lustre's legacy port is off
+    (LNet on 988; GKE API `LustreCsiDriverConfig`: the legacy port is for older nodes only)."""
+    config: gcp.container.ClusterAddonsConfigArgsDict = {}
+    if args.gcs_fuse_csi:
+        config["gcs_fuse_csi_driver_config"] = {"enabled": True}
+    if args.lustre_csi:
+        config["lustre_csi_driver_config"] = {"enabled": True}
+    return config
 
 
 def exec_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -280,9 +294,7 @@ class Cluster(pulumi.ComponentResource):
             },
             # Set only when on: a stack without training buckets keeps GKE's add-on defaults,
             # which its state holds as they are.
-            addons_config={"gcs_fuse_csi_driver_config": {"enabled": True}}
-            if args.gcs_fuse_csi
-            else None,
+            addons_config=addons(args) or None,
             # node_config only shapes the default pool, which is removed right after creation.
             # With deletion protection, Pulumi's `protect` too (as the OKE and ACK clusters): a
             # `pulumi destroy` or a replacement stops before it reaches GKE's own refusal.

@@ -28,6 +28,10 @@ NFS_PORTS: tuple[tuple[str, int, int], ...] = (
 (OCI docs, "Configuring VCN Security Rules for File Storage"). The group's rules are stateful,
 so the replies need no rule of their own."""
 
+CLIENT_PORTS = (1, 1023)
+"""The source ports the rules admit: NFS clients limited to reserved ports, as the same page
+recommends and the exports require (`require_privileged_source_port`)."""
+
 
 @dataclass
 class FileStorageArgs:
@@ -69,7 +73,8 @@ class FileStorage(pulumi.ComponentResource):
         )
         for protocol, low, high in NFS_PORTS:
             ports: oci.core.NetworkSecurityGroupSecurityRuleTcpOptionsArgsDict = {
-                "destination_port_range": {"min": low, "max": high}
+                "destination_port_range": {"min": low, "max": high},
+                "source_port_range": {"min": CLIENT_PORTS[0], "max": CLIENT_PORTS[1]},
             }
             kind = "tcp" if protocol == TCP else "udp"
             oci.core.NetworkSecurityGroupSecurityRule(

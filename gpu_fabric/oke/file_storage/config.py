@@ -3,26 +3,14 @@ driver (OCI docs, "Provisioning PVCs on the File Storage Service")."""
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from ...config_model import ConfigModel
-from ...storage.config import StorageConfig, TrainingVolumeConfig
+from ...storage.config import StorageConfig, TrainingVolumeConfig, server_address
 from ..ids import FileSystemId
-
-
-def _ip(value: str) -> str:
-    try:
-        ipaddress.IPv4Address(value)
-    except ValueError:
-        raise ValueError(
-            "not an IPv4 address: give the mount target's private IP (console: the mount "
-            "target's details; `oci fs mount-target get`, then its private IP), e.g. 10.0.4.12"
-        ) from None
-    return value
 
 
 def _export_path(value: str) -> str:
@@ -32,6 +20,10 @@ def _export_path(value: str) -> str:
 
 
 EXISTING = ("file_system", "mount_target_ip", "export_path")
+MOUNT_TARGET_IP = server_address(
+    "give the mount target's private IP (console: the mount target's details; `oci fs "
+    "mount-target get`, then its private IP)"
+)
 
 
 class FssVolumeConfig(ConfigModel):
@@ -46,7 +38,7 @@ class FssVolumeConfig(ConfigModel):
     file_system: FileSystemId | None = Field(
         None, description="An existing file system's OCID (with create: false)."
     )
-    mount_target_ip: Annotated[str, AfterValidator(_ip)] | None = Field(
+    mount_target_ip: Annotated[str, MOUNT_TARGET_IP] | None = Field(
         None, description="The private IP of a mount target that exports it (with create: false)."
     )
     export_path: Annotated[str, AfterValidator(_export_path)] | None = Field(

@@ -1,0 +1,139 @@
+"""GKE's training volumes (`gpu-fabric:storage`): a claim of yours, a Cloud Storage bucket
+(`buckets/`) or a Managed Lustre instance (`lustre/`), and what each layer takes of them."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import ClassVar
+
+import pulumi
+from pydantic import Field
+
+from ..storage.args import TrainingVolume
+from ..storage.config import StorageConfig, TrainingVolumeConfig, Use, made_claim
+from .buckets.config import GcsVolumeConfig
+from .buckets.fuse import DRIVER as FUSE_DRIVER
+from .buckets.fuse import (
+    FUSE_POD_ANNOTATIONS,
+    HOST_NETWORK_ATTRIBUTE,
+    MOUNT_OPTIONS,
+    VOLUME_ATTRIBUTES,
+)
+from .lustre.args import GkeLustreInstance
+from .lustre.config import LustreVolumeConfig
+from .lustre.driver import DRIVER as LUSTRE_DRIVER
+from .lustre.driver import FILESYSTEMS, volume_handle
+
+
+class GkeTrainingVolume(TrainingVolumeConfig):
+    """A training volume on GKE: a claim of yours, a Cloud Storage bucket or Managed Lustre."""
+
+    KINDS: ClassVar[tuple[str, ...]] = ("claim", "gcs", "lustre")
+
+    gcs: GcsVolumeConfig | None = Field(
+        None,
+        description="A Cloud Storage bucket (existing or created), mounted through GKE's Cloud "
+        "Storage FUSE CSI driver, which the stack turns on in the cluster.",
+    )
+    lustre: LustreVolumeConfig | None = Field(
+        None,
+        description="A Managed Lustre instance (existing or created), mounted through GKE's "
+        "Managed Lustre CSI driver, which the stack turns on in the cluster.",
+    )
+
+    def pod_annotations(self) -> dict[str, str]:
+        return dict(FUSE_POD_ANNOTATIONS) if self.gcs is not None else {}
+
+
+GkeStorageConfig = StorageConfig[GkeTrainingVolume]
+"""The training volumes on GKE."""
+
+
+def created_instance_id(cluster: str, use: Use) -> str:
+    """The id of the instance the stack creates for a volume."""
+    return f"{cluster}-{use}"
+
+
+def lustre_instances(
+    storage: StorageConfig[GkeTrainingVolume], cluster: str, zone: str
+) -> list[GkeLustreInstance]:
+    """The Managed Lustre instances the cloud layer creates (in the GPU nodes' `zone`)."""
+    return [
+        {
+            "instance_id": created_instance_id(cluster, use),
+            "zone": zone,
+            "filesystem": FILESYSTEMS[use],
+            "capacity_gib": volume.lustre.create.capacity_gib,
+            "throughput_per_tib": volume.lustre.create.throughput_per_tib,
+        }
+        for use, volume in storage.volumes()
+        if volume.lustre is not None and volume.lustre.create is not None
+    ]
+
+
+def uses_lustre(storage: StorageConfig[GkeTrainingVolume]) -> bool:
+    """Whether a volume is Managed Lustre (the cluster then needs its CSI driver)."""
+    return any(volume.lustre is not None for _, volume in storage.volumes())
+
+
+def training_volumes(
+    storage: StorageConfig[GkeTrainingVolume],
+    project: str,
+    cluster: str,
+    zone: str,
+    lustre_ips: pulumi.Input[dict[str, str]] | None,
+    host_network: bool,
+) -> list[TrainingVolume]:
+    """The volumes the fabric layer binds in every training namespace (`lustre_ips`: the cloud
+    layer's, for the instances it created; `host_network`: the runtime's pods are on it)."""
+    volumes: list[TrainingVolume] = []
+    for use, volume in storage.volumes():
+        if volume.gcs is not None:
+            volumes.append(
+                {
+                    "claim": made_claim(use),
+                    "read_only": use == "data",
+                    "driver": FUSE_DRIVER,
+                    "volume_handle": volume.gcs.bucket,
+                    "mount_options": volume.gcs.mount_options or MOUNT_OPTIONS[use],
+                    "attributes": {
+                        **VOLUME_ATTRIBUTES,
+                        **(HOST_NETWORK_ATTRIBUTE if host_network else {}),
+                    },
+                }
+            )
+        lustre = volume.lustre
+        if lustre is not None:
+            if lustre.create is not None:
+                instance, where = created_instance_id(cluster, use), zone
+                ip: pulumi.Input[str] = pulumi.Output.from_input(lustre_ips).apply(
+                    partial(_created_ip, instance=instance)
+                )
+                filesystem = FILESYSTEMS[use]
+            else:
+                assert lustre.instance and lustre.zone and lustre.ip and lustre.filesystem
+                instance, where, ip, filesystem = (
+                    lustre.instance,
+                    lustre.zone,
+                    lustre.ip,
+                    lustre.filesystem,
+                )
+            volumes.append(
+                {
+                    "claim": made_claim(use),
+                    "read_only": use == "data",
+                    "driver": LUSTRE_DRIVER,
+                    "volume_handle": volume_handle(project, where, instance),
+                    "attributes": {"ip": ip, "filesystem": filesystem},
+                }
+            )
+    return volumes
+
+
+def _created_ip(ips: dict[str, str] | None, *, instance: str) -> str:
+    if not ips or instance not in ips:
+        raise ValueError(
+            f"the cloud stack has made no Managed Lustre instance {instance}: run `pulumi up` on "
+            "the cloud stack first"
+        )
+    return ips[instance]
