@@ -300,6 +300,7 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "availabilityDomain": "string!",
         "imageId": "string!",
         "bootVolumeSizeGbs": "integer!",
+        "nvmeRaid": "integer",
         "capacityReservationId": "string",
         "sshPublicKey": "string",
         "joinTagNamespace": "string",

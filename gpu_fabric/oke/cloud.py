@@ -243,6 +243,7 @@ class OkeCloud(pulumi.ComponentResource):
                 capacity_reservation_id=nodes.get("capacity_reservation_id"),
                 join_tag=(tag[0], tag[1]) if tag[0] and tag[1] else None,
                 optional_plugins=optional_plugins(nodes),
+                nvme_raid=nodes.get("nvme_raid"),
                 cluster=cluster.cluster,
                 identity_provider=identity,
             ),

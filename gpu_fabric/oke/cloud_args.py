@@ -79,6 +79,9 @@ class OkeGpuNodes(TypedDict):
     """With join_tag_key: only instances with this defined tag may join (dynamic group rule)."""
     join_tag_key: NotRequired[str]
     """The defined tag's key."""
+    nvme_raid: NotRequired[int]
+    """Stripe the local NVMe drives at first boot (RAID 0 or 10) for the runtime's, kubelet's and
+    the pods' logs' storage (unset: off)."""
     run_command_plugin: NotRequired[bool]
     """Enable the Compute Instance Run Command plugin (unset: off)."""
     rdma_gpu_monitoring_plugin: NotRequired[bool]
@@ -186,6 +189,8 @@ def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
         args["pods_cidr"] = oke.effective_pods_cidr
     if oke.home_region is not None:
         args["home_region"] = oke.home_region
+    if nodes.nvme_raid is not None:
+        args["gpu_nodes"]["nvme_raid"] = nodes.nvme_raid
     if nodes.reservation is not None:
         args["gpu_nodes"]["capacity_reservation_id"] = nodes.reservation
     if nodes.ssh_public_key is not None:

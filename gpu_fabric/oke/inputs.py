@@ -127,6 +127,7 @@ CLOUD_INPUTS = LayerInputs(
             "count": same_as(GpuNodesConfig, "count"),
             "image_id": ImageId,
             "boot_volume_size_gbs": same_as(GpuNodesConfig, "boot_volume_size_gbs"),
+            "nvme_raid": Literal[0, 10],
             "capacity_reservation_id": same_as(GpuNodesConfig, "reservation"),
             "ssh_public_key": same_as(GpuNodesConfig, "ssh_public_key"),
             "join_tag_namespace": TagPart,

@@ -45,9 +45,18 @@ NODE_TAINTS = [f"{GPU_RESOURCE}=present:NoSchedule"]
 TAINT_ARGS = f"--register-with-taints={','.join(NODE_TAINTS)}"
 
 
-def cloud_init(api_server_host: str, ca_certificate_b64: str, kubernetes_version: str) -> str:
-    """The nodes' cloud-config: CRI-O drop-ins and ib_core mode first, then the join (which
-    installs OKE's node package for `kubernetes_version` on an image that has no join tooling)."""
+NVME_RAID_SCRIPT = "/usr/local/sbin/gpu-fabric-nvme-raid.sh"
+
+
+def cloud_init(
+    api_server_host: str,
+    ca_certificate_b64: str,
+    kubernetes_version: str,
+    nvme_raid: int | None = None,
+) -> str:
+    """The nodes' cloud-config: CRI-O drop-ins and ib_core mode first, the local NVMe array
+    (`nvme_raid`, a RAID level; None: none) next, then the join (which installs OKE's node package
+    for `kubernetes_version` on an image that has no join tooling)."""
     labels = ",".join(f"{k}={v}" for k, v in NODE_LABELS.items())
     files = [
         ("/etc/crio/crio.conf.d/20-nri.conf", "20-nri.conf"),
@@ -57,6 +66,8 @@ def cloud_init(api_server_host: str, ca_certificate_b64: str, kubernetes_version
         ("/etc/modprobe.d/ib_core.conf", "ib_core.conf"),
         ("/usr/local/sbin/gpu-fabric-join.sh", "join.sh"),
     ]
+    if nvme_raid is not None:
+        files.append((NVME_RAID_SCRIPT, "nvme-raid.sh"))
     write_files = [
         {
             "path": path,
@@ -74,19 +85,25 @@ def cloud_init(api_server_host: str, ca_certificate_b64: str, kubernetes_version
             "permissions": "0644",
         },
     ]
+    raid = [["bash", NVME_RAID_SCRIPT, str(nvme_raid)]] if nvme_raid is not None else []
     document = {
         "write_files": write_files,
         "runcmd": [
+            *raid,
             [
                 "bash",
                 "/usr/local/sbin/gpu-fabric-join.sh",
                 labels,
                 ",".join(NODE_TAINTS),
                 kubernetes_version,
-            ]
+            ],
         ],
     }
     return "#cloud-config\n" + yaml.safe_dump(document, sort_keys=False, width=1000)
+
+
+def _encoded(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
 
 
 def _matching_rule(args: RdmaNodesArgs) -> str:
@@ -169,6 +186,8 @@ class RdmaNodesArgs:
     group then matches only instances that carry it."""
     optional_plugins: list[str] = field(default_factory=list)
     """Agent plugins enabled beside the two RDMA ones."""
+    nvme_raid: int | None = None
+    """Stripe the local NVMe drives at first boot, at this RAID level (None: off)."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """Resources the instances wait for besides the join policy (none by default)."""
     identity_provider: pulumi.ProviderResource | None = None
@@ -248,7 +267,7 @@ class RdmaNodes(pulumi.ComponentResource):
         )
         user_data = pulumi.Output.all(
             args.api_server_host, args.ca_certificate_b64, args.kubernetes_version
-        ).apply(lambda parts: base64.b64encode(cloud_init(*parts).encode()).decode())
+        ).apply(lambda parts: _encoded(cloud_init(parts[0], parts[1], parts[2], args.nvme_raid)))
         metadata = {
             "user_data": user_data,
             "apiserver_host": args.api_server_host,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -83,6 +83,14 @@ class GpuNodesConfig(ConfigModel):
         None,
         description="An existing defined tag set to the cluster name on the GPU nodes; the join "
         "dynamic group matches only them.",
+    )
+    nvme_raid: Literal[0, 10] | None = Field(
+        None,
+        description="Stripe the nodes' local NVMe drives into one array at first boot (RAID 0 "
+        "or 10; four or more drives for 10, fewer are striped as 0) and put the container "
+        "runtime's storage, the pods' ephemeral storage and logs on it, as oci-hpc-oke does. "
+        "Unset: off (oci-hpc-oke's default is on, RAID 10). Read at first boot: a change "
+        "reaches new instances only.",
     )
     agent_plugins: AgentPluginsConfig = Field(
         default_factory=lambda: AgentPluginsConfig(),
