@@ -128,6 +128,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "systemPool": "OkeSystemPool!",
             "gpuNodes": "OkeGpuNodes!",
             "fileSystems": "[OkeFileSystem]",
+            "lustreFileSystems": "[OkeLustreFileSystem]",
         },
         "outputs": {
             "kubernetesProvider": "kubernetes:Provider!",
@@ -370,9 +371,16 @@ TYPE_SURFACES: dict[str, dict[str, str]] = {
         "volumeHandle": "Input<string>!",
         "attributes": "{string}",
         "mountOptions": "[string]",
+        "fsType": "string",
         "capacity": "string",
     },
     "OkeFileSystem": {"name": "string!"},
+    "OkeLustreFileSystem": {
+        "name": "string!",
+        "fileSystemName": "string!",
+        "capacityGb": "integer!",
+        "throughputPerTb": "integer!",
+    },
     "GkeLustreInstance": {
         "instanceId": "string!",
         "zone": "string!",
@@ -472,6 +480,7 @@ SHARED_ARGS_MODULES = {
     "gpu_fabric.gke.buckets.args",
     "gpu_fabric.gke.lustre.args",
     "gpu_fabric.oke.file_storage.args",
+    "gpu_fabric.oke.lustre.args",
     "gpu_fabric.gke.cloud_args",
     "gpu_fabric.ack.cloud_args",
     "gpu_fabric.oke.cloud_args",

@@ -23,12 +23,14 @@ from .cluster.component import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certi
 from .cluster.versions_offered import moves, resolved_version
 from .file_storage.component import FileStorage, FileStorageArgs
 from .inputs import CLOUD_INPUTS
+from .lustre.component import LustreFileSystems, LustreFileSystemsArgs
 from .network.component import ExistingOkeNetworkArgs, Network, Nsg, OkeNetworkArgs
 from .nodes.component import (
     RDMA_GPU_MONITORING_PLUGIN,
     RUN_COMMAND_PLUGIN,
     RdmaNodes,
     RdmaNodesArgs,
+    policy_scope,
 )
 
 
@@ -250,7 +252,7 @@ class OkeCloud(pulumi.ComponentResource):
             child,
         )
 
-        self.file_system_handles = None  # type: ignore[assignment]
+        handles: list[pulumi.Output[dict[str, str]]] = []
         if args.get("file_systems"):
             vcn = args.get("vcn")
             storage = FileStorage(
@@ -269,7 +271,32 @@ class OkeCloud(pulumi.ComponentResource):
                 ),
                 child,
             )
-            self.file_system_handles = storage.handles
+            handles.append(storage.handles)
+        if args.get("lustre_file_systems"):
+            lustre = LustreFileSystems(
+                f"{name}-lustre",
+                LustreFileSystemsArgs(
+                    name=args["cluster_name"],
+                    compartment_id=args["compartment_id"],
+                    policy_scope=policy_scope(args["compartment_id"]),
+                    availability_domain=nodes["availability_domain"],
+                    vcn_id=net.vcn_id,
+                    workers_subnet_id=net.workers_subnet_id,
+                    workers_nsg_id=net.nsg_ids[Nsg.WORKERS],
+                    file_systems=args["lustre_file_systems"],
+                    identity_provider=identity,
+                ),
+                child,
+            )
+            handles.append(lustre.handles)
+        # By use: a volume is one kind, so the two never name the same one.
+        self.file_system_handles = (
+            pulumi.Output.all(*handles).apply(
+                lambda parts: {k: v for p in parts for k, v in p.items()}
+            )
+            if handles
+            else None  # type: ignore[assignment]
+        )
 
         self.cluster_name = cluster.cluster.name
         self.cluster_id = cluster.cluster.id

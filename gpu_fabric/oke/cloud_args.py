@@ -8,7 +8,8 @@ from typing import NotRequired, TypedDict
 from .cluster.config import Cni
 from .config import OkeDranetConfig
 from .file_storage.args import OkeFileSystem
-from .file_storage.volumes import created_file_systems
+from .lustre.args import OkeLustreFileSystem
+from .training_volumes import created_file_systems, lustre_file_systems
 
 
 class OkeVcn(TypedDict):
@@ -130,6 +131,9 @@ class OkeCloudArgs(TypedDict):
     file_systems: NotRequired[list[OkeFileSystem]]
     """OCI File Storage file systems to create for the training volumes, with a mount target in
     the workers' subnet (unset: none)."""
+    lustre_file_systems: NotRequired[list[OkeLustreFileSystem]]
+    """File Storage with Lustre file systems to create for the training volumes, in the workers'
+    subnet (unset: none)."""
 
 
 STACK_KEYS = {
@@ -221,4 +225,7 @@ def cloud_args(cfg: OkeDranetConfig) -> OkeCloudArgs:
     file_systems = created_file_systems(cfg.storage)
     if file_systems:
         args["file_systems"] = file_systems
+    lustre = lustre_file_systems(cfg.storage)
+    if lustre:
+        args["lustre_file_systems"] = lustre
     return args

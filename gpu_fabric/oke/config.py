@@ -24,10 +24,10 @@ from ..storage.config import STORAGE_DESCRIPTION
 from .claims.config import ClaimShape
 from .cluster.config import OkeClusterConfig
 from .dranet.config import ChartsConfig, DranetConfig
-from .file_storage.config import OkeStorageConfig
 from .ids import ClaimName, CompartmentId, TenancyId
 from .network.config import OkeNetworkConfig
 from .nodes.config import GpuNodesConfig
+from .training_volumes import OkeStorageConfig
 
 TENANCY_KEY = "oci:tenancyOcid"
 REGION_KEY = "oci:region"

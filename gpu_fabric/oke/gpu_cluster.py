@@ -16,9 +16,9 @@ from .cloud import OkeCloud
 from .cloud_args import cloud_args
 from .config import OkeDranetConfig
 from .fabric import OkeClaim, OkeFabric, OkeFabricArgs
-from .file_storage.volumes import training_volumes
 from .health import health_of
 from .training_queue import training_queue_of
+from .training_volumes import training_volumes
 
 
 def fabric_args(

@@ -30,6 +30,7 @@ from .cloud_rules import cloud_problems
 from .cluster.config import OkeClusterConfig, SystemPoolConfig
 from .config import OkeDranetConfig
 from .ids import ClaimName, ImageId, SubnetId, VcnId
+from .lustre.config import CreatedOciLustreConfig, OciLustreVolumeConfig
 from .nodes.config import AgentPluginsConfig, GpuNodesConfig, TagPart
 
 PLATFORM: str = typing.get_args(OkeDranetConfig.model_fields["platform"].annotation)[0]
@@ -122,6 +123,12 @@ CLOUD_INPUTS = LayerInputs(
             "image_id": same_as(SystemPoolConfig, "image_id"),
         },
         "OkeFileSystem": {"name": Literal[*USES]},
+        "OkeLustreFileSystem": {
+            "name": Literal[*USES],
+            "file_system_name": same_as(OciLustreVolumeConfig, "filesystem"),
+            "capacity_gb": same_as(CreatedOciLustreConfig, "capacity_gb"),
+            "throughput_per_tb": same_as(CreatedOciLustreConfig, "throughput_per_tb"),
+        },
         "OkeGpuNodes": {
             "shape": _GPU_SHAPE,
             "count": same_as(GpuNodesConfig, "count"),

@@ -84,6 +84,8 @@ class CloudMocks:
     OKE_PRIVATE_ENDPOINT = "10.140.0.2:6443"
 
     MOUNT_TARGET_IP = "10.140.64.200"
+    LUSTRE_MGS_ADDRESS = "10.140.64.210"
+    """The management service address the mocks' OCI gives a Lustre file system."""
     """The address the mocks' OCI gives a mount target (in the example stacks' workers subnet)."""
 
     def __init__(self, config: Mapping[str, Any]):
@@ -99,6 +101,9 @@ class CloudMocks:
             state["endpoints"] = [{"privateEndpoint": self.OKE_PRIVATE_ENDPOINT}]
         if typ == "oci:Core/vcn:Vcn":
             state["defaultSecurityListId"] = f"ocid1.securitylist.oc1.{self.oci_region}.mock"
+        if typ == "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem":
+            # OCI gives its management service an address of the subnet.
+            state["managementServiceAddress"] = self.LUSTRE_MGS_ADDRESS
         if typ == "oci:FileStorage/mountTarget:MountTarget":
             # OCI gives it an address of its subnet, and an export set of its own.
             state.setdefault("ipAddress", self.MOUNT_TARGET_IP)

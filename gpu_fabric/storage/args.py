@@ -23,5 +23,7 @@ class TrainingVolume(TypedDict):
     """The driver's volume attributes (unset: none)."""
     mount_options: NotRequired[list[str]]
     """Mount options (unset: the driver's defaults)."""
+    fs_type: NotRequired[str]
+    """The file system type the driver mounts (`lustre`; unset: the driver's)."""
     capacity: NotRequired[str]
     """The size the claim asks for, which a shared file system does not enforce (unset: 1Ti)."""

@@ -15,6 +15,7 @@ stack's `cloudConfig` and mounts it.
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Annotated, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import AfterValidator, Field, model_validator
@@ -40,6 +41,20 @@ def _claim_name(value: str) -> str:
 
 
 ClaimName = Annotated[str, AfterValidator(_claim_name)]
+
+
+# A Lustre file system name: 1-8 letters and digits, a letter first (Managed Lustre docs, "Lustre
+# CSI driver reference", `filesystem`; pulumi-oci `FileStorageLustreFileSystem.file_system_name`).
+_LUSTRE_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9]{0,7}$")
+
+
+def _lustre_name(value: str) -> str:
+    if not _LUSTRE_NAME.match(value):
+        raise ValueError("a Lustre file system name is 1-8 letters and digits, a letter first")
+    return value
+
+
+LustreName = Annotated[str, AfterValidator(_lustre_name)]
 
 
 def server_address(where: str) -> AfterValidator:

@@ -7,8 +7,9 @@ PROMISES: dict[str, str] = {
     "claim": "your claim: its storage's own figures",
     "gcs": "Cloud Storage FUSE: no published per-node figure",
     "lustre": (
-        "Managed Lustre: 125, 250, 500 or 1000 MB/s per TiB of capacity, the tier chosen "
-        '(Managed Lustre docs, "Performance tiers")'
+        "Lustre: 125, 250, 500 or 1000 MB/s per TiB (GKE's Managed Lustre) or TB (OCI File "
+        'Storage with Lustre) of capacity, the tier chosen (Managed Lustre docs, "Performance '
+        'tiers"; OCI API, `CreateLustreFileSystemDetails.performanceTier`)'
     ),
     "fss": (
         "OCI File Storage: a mount target's throughput, 1 Gbps standard, 20, 40 or 80 Gbps high "

@@ -29,6 +29,8 @@ def volume_name(volume: TrainingVolume, namespace: str) -> str:
 def persistent_volume(volume: TrainingVolume, namespace: str, handle: Any) -> dict[str, Any]:
     """The volume of `namespace`'s claim (`handle`: the driver's id of the storage, resolved)."""
     csi: dict[str, Any] = {"driver": volume["driver"], "volumeHandle": handle}
+    if volume.get("fs_type"):
+        csi["fsType"] = volume["fs_type"]
     if volume.get("attributes"):
         csi["volumeAttributes"] = dict(volume["attributes"])
     spec: dict[str, Any] = {

@@ -10,19 +10,10 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from ...config_model import ConfigModel
-from ...storage.config import server_address
+from ...storage.config import LustreName, server_address
 
-# A Lustre file system name: at most 8 letters and digits, a letter first (Managed Lustre docs,
-# "Lustre CSI driver reference", `filesystem`).
-_FILESYSTEM = re.compile(r"^[a-zA-Z][a-zA-Z0-9]{0,7}$")
 # An instance id: lower-case letters, digits and hyphens, a letter first, at most 63.
 _INSTANCE = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
-
-
-def _filesystem(value: str) -> str:
-    if not _FILESYSTEM.match(value):
-        raise ValueError("a Lustre file system name is 1-8 letters and digits, a letter first")
-    return value
 
 
 def _instance(value: str) -> str:
@@ -72,7 +63,7 @@ class LustreVolumeConfig(ConfigModel):
     ip: Annotated[str, INSTANCE_IP] | None = Field(
         None, description="The existing instance's IP (its mount point's, before `@tcp`)."
     )
-    filesystem: Annotated[str, AfterValidator(_filesystem)] | None = Field(
+    filesystem: LustreName | None = Field(
         None, description="The existing instance's file system name."
     )
 

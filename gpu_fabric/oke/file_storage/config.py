@@ -3,13 +3,13 @@ driver (OCI docs, "Provisioning PVCs on the File Storage Service")."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from pydantic import AfterValidator, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from ...config_model import ConfigModel
-from ...storage.config import StorageConfig, TrainingVolumeConfig, server_address
+from ...storage.config import server_address
 from ..ids import FileSystemId
 
 
@@ -59,19 +59,3 @@ class FssVolumeConfig(ConfigModel):
                 f"an existing export needs {keys} (missing: {missing}); or set create: true"
             )
         return self
-
-
-class OkeTrainingVolume(TrainingVolumeConfig):
-    """A training volume on OKE: a claim of yours, or an OCI File Storage export."""
-
-    KINDS: ClassVar[tuple[str, ...]] = ("claim", "fss")
-
-    fss: FssVolumeConfig | None = Field(
-        None,
-        description="An OCI File Storage file system (created or existing), mounted through "
-        "OKE's FSS CSI driver.",
-    )
-
-
-OkeStorageConfig = StorageConfig[OkeTrainingVolume]
-"""The training volumes on OKE."""

@@ -116,7 +116,7 @@ def _matching_rule(args: RdmaNodesArgs) -> str:
     return f"ALL {{{compartment}, tag.{namespace}.{key}.value = '{args.name}'}}"
 
 
-def _policy_scope(compartment_id: str) -> str:
+def policy_scope(compartment_id: str) -> str:
     """Policies name the root compartment as `tenancy`, any other by OCID."""
     if compartment_id.startswith("ocid1.tenancy."):
         return "tenancy"
@@ -226,7 +226,7 @@ class RdmaNodes(pulumi.ComponentResource):
             matching_rule=_matching_rule(args),
             opts=identity,
         )
-        scope = _policy_scope(args.compartment_id)
+        scope = policy_scope(args.compartment_id)
         oci.identity.Policy(
             f"{name}-join",
             compartment_id=args.compartment_id,
