@@ -179,3 +179,20 @@ def test_creating_an_instance_on_an_existing_vpc_is_refused():
 )
 def test_an_instance_that_cannot_be_made_or_mounted_is_refused(lustre, key, says):
     assert_single_rule({"gpu-fabric:storage": {"data": {"lustre": lustre}}}, key, None, says, STACK)
+
+
+def test_a_preview_binds_the_claims_with_the_instances_address_unknown():
+    import pulumi
+
+    from offline import engine
+    from tests.conftest import encode, pair_values, with_changes
+
+    values = with_changes(pair_values(STACK), {"gpu-fabric:storage": STORAGE})
+    preview = engine.run(STACK, encode(values), preview=True)
+    volumes = {
+        v.inputs["metadata"]["name"]: v.inputs["spec"]["csi"]
+        for v in preview.of_type("kubernetes:core/v1:PersistentVolume")
+    }
+    created = volumes["training-training-checkpoints"]["volumeAttributes"]["ip"]
+    assert isinstance(created, pulumi.output.Unknown)
+    assert volumes["training-training-data"]["volumeAttributes"]["ip"] == EXISTING["ip"]
