@@ -138,6 +138,11 @@ def result_field(value: Any, name: str) -> Any:
     return getattr(value, name, None)
 
 
+def merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One dict of several whose keys never meet (an `apply` over `Output.all` of dict outputs)."""
+    return {key: value for part in parts for key, value in part.items()}
+
+
 def after(value: pulumi.Input[Any], *waits: pulumi.Input[Any]) -> pulumi.Output[Any]:
     """`value`, resolved only once every `waits` is: a resource that takes it waits for theirs.
 

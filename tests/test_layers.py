@@ -198,6 +198,7 @@ def test_config_and_checks_import_no_component_module():
         "rdma",
         "buckets",
         "lustre",
+        "filestore",
         "driver",
         "training_volumes",
         "file_storage",

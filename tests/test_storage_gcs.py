@@ -196,7 +196,7 @@ def test_a_volume_is_one_kind():
         {"gpu-fabric:storage": {"data": {"claim": "x", "gcs": {"bucket": "acme-data"}}}},
         "gpu-fabric:storage.data",
         None,
-        "exactly one of claim, gcs, lustre; this one has claim and gcs",
+        "exactly one of claim, gcs, lustre, filestore; this one has claim and gcs",
         STACK,
     )
 

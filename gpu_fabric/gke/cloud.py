@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import catalog
-from ..layers import child_options, declared_outputs, layer_token
+from ..layers import child_options, declared_outputs, layer_token, merged
 from ..versions import gke_version_or_minor, is_minor
 from .buckets.component import TrainingBuckets, TrainingBucketsArgs
 from .cloud_args import GkeCloudArgs
@@ -24,6 +24,7 @@ from .cluster.component import (
 from .cluster.config import NODE_ACCOUNT_ROLES, ReleaseChannel
 from .cluster.rules import NO_GKE_DRIVER
 from .engine_versions import resolved_version
+from .filestore.component import FilestoreInstances, FilestoreInstancesArgs
 from .inputs import CLOUD_INPUTS
 from .lustre.component import LustreInstances, LustreInstancesArgs
 from .network.args import GkeGpuNetwork
@@ -117,9 +118,9 @@ class GkeCloud(pulumi.ComponentResource):
     """The GPU subnets' names, one per NIC, in NIC order."""
     nic_networks: pulumi.Output[list[str]]
     """The VPC of each GPU NIC (aligned with gpu_subnets)."""
-    lustre_ips: pulumi.Output[dict[str, str]]
-    """The created Managed Lustre instances' IPs, by instance id (only with
-    `lustre_instances`)."""
+    file_server_ips: pulumi.Output[dict[str, str]]
+    """The created Managed Lustre and Filestore instances' IPs, by instance name (only with
+    `lustre_instances` or `filestore_instances`)."""
 
     kubernetes_provider: k8s.Provider
     """The Kubernetes provider bound to this cluster (replaced only with the cluster): the fabric
@@ -176,6 +177,7 @@ class GkeCloud(pulumi.ComponentResource):
                 managed_prometheus=monitoring["managed_prometheus"],
                 gcs_fuse_csi=bool(args.get("training_buckets")),
                 lustre_csi=args.get("lustre_csi", False),
+                filestore_csi=args.get("filestore_csi", False),
             ),
             child,
         )
@@ -194,7 +196,7 @@ class GkeCloud(pulumi.ComponentResource):
             for pool in args["gpu_pools"]
         ]
 
-        self.lustre_ips = None  # type: ignore[assignment]
+        servers: list[pulumi.Output[dict[str, str]]] = []
         if args.get("lustre_instances"):
             lustre = LustreInstances(
                 f"{name}-lustre",
@@ -207,7 +209,22 @@ class GkeCloud(pulumi.ComponentResource):
                 ),
                 child,
             )
-            self.lustre_ips = lustre.ips
+            servers.append(lustre.ips)
+        if args.get("filestore_instances"):
+            filestore = FilestoreInstances(
+                f"{name}-filestore",
+                FilestoreInstancesArgs(
+                    project=args["project"],
+                    network=primary.network,
+                    instances=args["filestore_instances"],
+                ),
+                child,
+            )
+            servers.append(filestore.ips)
+        # By instance: each created instance has its own name.
+        self.file_server_ips = (
+            pulumi.Output.all(*servers).apply(merged) if servers else None  # type: ignore[assignment]
+        )
 
         cluster = self._cluster.cluster
         self.cluster_name = cluster.name

@@ -6,6 +6,7 @@ from typing import NotRequired, TypedDict
 
 from .buckets.args import GkeTrainingBucket
 from .cluster.args import GkeAuthorizedNetwork, GkeMonitoring
+from .filestore.args import GkeFilestoreInstance
 from .lustre.args import GkeLustreInstance
 from .network.args import GkeExistingNetwork, GkeGpuNetwork, GkePrimaryNetwork
 from .pool.args import GkeGpuPool
@@ -53,6 +54,10 @@ class GkeCloudArgs(TypedDict):
     node_account_roles: NotRequired[list[str]]
     """Project roles of the nodes' service account (unset: GKE's node role and Artifact
     Registry reader)."""
+    filestore_csi: NotRequired[bool]
+    """GKE's Filestore CSI driver, for training volumes on Filestore (unset: off)."""
+    filestore_instances: NotRequired[list[GkeFilestoreInstance]]
+    """Filestore instances to create on the primary VPC (unset: none; needs `filestore_csi`)."""
     lustre_csi: NotRequired[bool]
     """GKE's Managed Lustre CSI driver, for training volumes on Managed Lustre (unset: off)."""
     lustre_instances: NotRequired[list[GkeLustreInstance]]

@@ -20,7 +20,12 @@ from .network.args import GkeGpuNetwork
 from .network.rules import nic_of
 from .pool.args import GkeGpuPool, pool_key, stack_path_of
 from .pool.config import DriverInstall, GpuPoolConfig
-from .training_volumes import lustre_instances, uses_lustre
+from .training_volumes import (
+    filestore_instances,
+    lustre_instances,
+    uses_filestore,
+    uses_lustre,
+)
 
 # NVIDIA AICR's A4X networking guide: with a bundle-installed driver, GKE's own device plugin
 # stays off these nodes.
@@ -137,6 +142,11 @@ def cloud_args(cfg: GkeStackConfig) -> GkeCloudArgs:
     buckets = [(use, v.gcs) for use, v in storage.volumes() if v.gcs is not None]
     if buckets:
         args["training_buckets"] = training_buckets(buckets, cfg.queues.namespaces)
+    if uses_filestore(storage):
+        args["filestore_csi"] = True
+        filestores = filestore_instances(storage, gke.name, cfg.pools[0].zone, cfg.region)
+        if filestores:
+            args["filestore_instances"] = filestores
     if uses_lustre(storage):
         args["lustre_csi"] = True
         instances = lustre_instances(storage, gke.name, cfg.pools[0].zone)

@@ -59,11 +59,11 @@ def fabric_args(
     health = health_of(cfg)
     if health is not None:
         args["health"] = health
-    lustre_ips = cloud.get("lustre_ips")
-    zone = cfg.pools[0].zone
+    file_server_ips = cloud.get("file_server_ips")
+    places = (cfg.pools[0].zone, cfg.region)
     host_network = "host_network_reason" in fabric.runtime_security
     volumes = training_volumes(
-        cfg.storage, cfg.project, cfg.gke.name, zone, lustre_ips, host_network
+        cfg.storage, cfg.project, cfg.gke.name, places, file_server_ips, host_network
     )
     if volumes:
         args["training_volumes"] = volumes
@@ -83,7 +83,7 @@ class GpuCluster(LayeredCluster):
     # consumers read it); the stack does not export the installer's name.
     RENAMED_OUTPUTS = {"endpoint": "clusterEndpoint"}
     UNEXPORTED_OUTPUTS = ("installer",)
-    OPTIONAL_NEEDS = ("lustre_ips",)
+    OPTIONAL_NEEDS = ("file_server_ips",)
 
     CLOUD, FABRIC = GkeCloud, GkeFabric
     cloud_args = staticmethod(cloud_args)

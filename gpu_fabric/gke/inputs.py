@@ -27,6 +27,8 @@ from .cloud_args import GkeCloudArgs
 from .cloud_rules import cloud_problems
 from .cluster.config import AuthorizedNetwork, GkeConfig, SystemPoolConfig
 from .config import GkeStackConfig, StorageClassConfig
+from .filestore.config import CreatedFilestoreConfig, FilestoreVolumeConfig
+from .lustre.config import CreatedLustreConfig, LustreVolumeConfig
 from .names import ResourceName
 from .network.config import Mtu
 from .pool.config import (
@@ -106,6 +108,16 @@ CLOUD_INPUTS = LayerInputs(
             "bucket": same_as(GcsVolumeConfig, "bucket"),
             "role": Literal[*ROLES.values()],
             "namespaces": list[TrainingNamespace],
+        },
+        "GkeFilestoreInstance": {
+            "tier": same_as(CreatedFilestoreConfig, "tier"),
+            "capacity_gb": same_as(CreatedFilestoreConfig, "capacity_gb"),
+            "share": same_as(FilestoreVolumeConfig, "share"),
+        },
+        "GkeLustreInstance": {
+            "filesystem": same_as(LustreVolumeConfig, "filesystem"),
+            "capacity_gib": same_as(CreatedLustreConfig, "capacity_gib"),
+            "throughput_per_tib": same_as(CreatedLustreConfig, "throughput_per_tib"),
         },
         "GkeAuthorizedNetwork": {"cidr_block": same_as(AuthorizedNetwork, "cidr_block")},
         "GkeGpuPool": {

@@ -50,6 +50,9 @@ class CloudMocks:
         if typ == "gcp:compute/globalAddress:GlobalAddress":
             # Google allocates a Private Service Access range from 10.0.0.0/8 by default.
             state.setdefault("address", MOCK_PSA_ADDRESS)
+        if typ == "gcp:filestore/instance:Instance":
+            # Filestore gives the instance an address of its reserved range on its network.
+            state["networks"] = [{**state["networks"][0], "ipAddresses": [MOCK_FILESTORE_IP]}]
         if typ == "gcp:lustre/instance:Instance":
             state["mountPoint"] = f"{MOCK_LUSTRE_IP}@tcp:/{inputs['filesystem']}"
         if typ.startswith("gcp:compute/"):
@@ -75,6 +78,8 @@ MOCK_PSA_ADDRESS = "10.90.0.0"
 """The Private Service Access range the mocks' GCP allocates."""
 MOCK_LUSTRE_IP = "10.90.0.2"
 """The address the mocks' GCP gives a Managed Lustre instance (in that range)."""
+MOCK_FILESTORE_IP = "10.91.0.2"
+"""The address the mocks' GCP gives a Filestore instance."""
 MOCK_PROJECT_NUMBER = "123456789012"
 """The project number the mocks' GCP gives every project."""
 

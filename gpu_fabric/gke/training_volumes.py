@@ -19,6 +19,11 @@ from .buckets.fuse import (
     MOUNT_OPTIONS,
     VOLUME_ATTRIBUTES,
 )
+from .filestore.args import GkeFilestoreInstance
+from .filestore.config import FilestoreVolumeConfig
+from .filestore.driver import DRIVER as FILESTORE_DRIVER
+from .filestore.driver import REGIONAL_TIERS, SHARES
+from .filestore.driver import volume_handle as filestore_handle
 from .lustre.args import GkeLustreInstance
 from .lustre.config import LustreVolumeConfig
 from .lustre.driver import DRIVER as LUSTRE_DRIVER
@@ -28,7 +33,7 @@ from .lustre.driver import FILESYSTEMS, volume_handle
 class GkeTrainingVolume(TrainingVolumeConfig):
     """A training volume on GKE: a claim of yours, a Cloud Storage bucket or Managed Lustre."""
 
-    KINDS: ClassVar[tuple[str, ...]] = ("claim", "gcs", "lustre")
+    KINDS: ClassVar[tuple[str, ...]] = ("claim", "gcs", "lustre", "filestore")
 
     gcs: GcsVolumeConfig | None = Field(
         None,
@@ -39,6 +44,12 @@ class GkeTrainingVolume(TrainingVolumeConfig):
         None,
         description="A Managed Lustre instance (existing or created), mounted through GKE's "
         "Managed Lustre CSI driver, which the stack turns on in the cluster.",
+    )
+
+    filestore: FilestoreVolumeConfig | None = Field(
+        None,
+        description="A Filestore instance (existing or created), mounted through GKE's "
+        "Filestore CSI driver, which the stack turns on in the cluster.",
     )
 
     def pod_annotations(self) -> dict[str, str]:
@@ -71,6 +82,29 @@ def lustre_instances(
     ]
 
 
+def filestore_instances(
+    storage: StorageConfig[GkeTrainingVolume], cluster: str, zone: str, region: str
+) -> list[GkeFilestoreInstance]:
+    """The Filestore instances the cloud layer creates (a zonal tier's in the GPU nodes' `zone`,
+    a regional tier's in the `region`)."""
+    return [
+        {
+            "name": created_instance_id(cluster, use),
+            "location": region if volume.filestore.create.tier in REGIONAL_TIERS else zone,
+            "tier": volume.filestore.create.tier,
+            "share": SHARES[use],
+            "capacity_gb": volume.filestore.create.capacity_gb,
+        }
+        for use, volume in storage.volumes()
+        if volume.filestore is not None and volume.filestore.create is not None
+    ]
+
+
+def uses_filestore(storage: StorageConfig[GkeTrainingVolume]) -> bool:
+    """Whether a volume is Filestore (the cluster then needs its CSI driver)."""
+    return any(volume.filestore is not None for _, volume in storage.volumes())
+
+
 def uses_lustre(storage: StorageConfig[GkeTrainingVolume]) -> bool:
     """Whether a volume is Managed Lustre (the cluster then needs its CSI driver)."""
     return any(volume.lustre is not None for _, volume in storage.volumes())
@@ -80,12 +114,13 @@ def training_volumes(
     storage: StorageConfig[GkeTrainingVolume],
     project: str,
     cluster: str,
-    zone: str,
-    lustre_ips: pulumi.Input[dict[str, str]] | None,
+    places: tuple[str, str],
+    file_server_ips: pulumi.Input[dict[str, str]] | None,
     host_network: bool,
 ) -> list[TrainingVolume]:
-    """The volumes the fabric layer binds in every training namespace (`lustre_ips`: the cloud
+    """The volumes the fabric layer binds in every training namespace (`file_server_ips`: the cloud
     layer's, for the instances it created; `host_network`: the runtime's pods are on it)."""
+    zone, region = places
     volumes: list[TrainingVolume] = []
     for use, volume in storage.volumes():
         if volume.gcs is not None:
@@ -106,7 +141,7 @@ def training_volumes(
         if lustre is not None:
             if lustre.create is not None:
                 instance, where = created_instance_id(cluster, use), zone
-                ip: pulumi.Input[str] = pulumi.Output.from_input(lustre_ips).apply(
+                ip: pulumi.Input[str] = pulumi.Output.from_input(file_server_ips).apply(
                     partial(_created_ip, instance=instance)
                 )
                 filesystem = FILESYSTEMS[use]
@@ -127,13 +162,41 @@ def training_volumes(
                     "attributes": {"ip": ip, "filesystem": filesystem},
                 }
             )
+        filestore = volume.filestore
+        if filestore is not None:
+            if filestore.create is not None:
+                tier = filestore.create.tier
+                instance = created_instance_id(cluster, use)
+                where = region if tier in REGIONAL_TIERS else zone
+                share = SHARES[use]
+                ip = pulumi.Output.from_input(file_server_ips).apply(
+                    partial(_created_ip, instance=instance)
+                )
+            else:
+                assert filestore.instance and filestore.location and filestore.ip
+                assert filestore.share  # its rule
+                instance, where, ip, share = (
+                    filestore.instance,
+                    filestore.location,
+                    filestore.ip,
+                    filestore.share,
+                )
+            volumes.append(
+                {
+                    "claim": made_claim(use),
+                    "read_only": use == "data",
+                    "driver": FILESTORE_DRIVER,
+                    "volume_handle": filestore_handle(where, instance, share),
+                    "attributes": {"ip": ip, "volume": share},
+                }
+            )
     return volumes
 
 
 def _created_ip(ips: dict[str, str] | None, *, instance: str) -> str:
     if not ips or instance not in ips:
         raise ValueError(
-            f"the cloud stack has made no Managed Lustre instance {instance}: run `pulumi up` on "
-            "the cloud stack first"
+            f"the cloud stack has made no instance {instance}: run `pulumi up` on the cloud stack "
+            "first"
         )
     return ips[instance]

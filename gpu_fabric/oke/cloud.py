@@ -17,7 +17,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
-from ..layers import child_options, declared_outputs, layer_token
+from ..layers import child_options, declared_outputs, layer_token, merged
 from .cloud_args import OkeCloudArgs, OkeGpuNodes
 from .cluster.component import Cluster, OkeClusterArgs, SystemPoolArgs, ca_certificate
 from .cluster.versions_offered import moves, resolved_version
@@ -291,11 +291,7 @@ class OkeCloud(pulumi.ComponentResource):
             handles.append(lustre.handles)
         # By use: a volume is one kind, so the two never name the same one.
         self.file_system_handles = (
-            pulumi.Output.all(*handles).apply(
-                lambda parts: {k: v for p in parts for k, v in p.items()}
-            )
-            if handles
-            else None  # type: ignore[assignment]
+            pulumi.Output.all(*handles).apply(merged) if handles else None  # type: ignore[assignment]
         )
 
         self.cluster_name = cluster.cluster.name

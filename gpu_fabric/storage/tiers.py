@@ -11,6 +11,10 @@ PROMISES: dict[str, str] = {
         'Storage with Lustre) of capacity, the tier chosen (Managed Lustre docs, "Performance '
         'tiers"; OCI API, `CreateLustreFileSystemDetails.performanceTier`)'
     ),
+    "filestore": (
+        "Filestore: by tier; zonal, 1-9.75 TiB: reads 260 and writes 88 MiB/s per TiB "
+        '(Filestore docs, "Service tiers")'
+    ),
     "fss": (
         "OCI File Storage: a mount target's throughput, 1 Gbps standard, 20, 40 or 80 Gbps high "
         'performance (OCI docs, "Changing mount target performance")'

@@ -124,6 +124,8 @@ class ClusterArgs:
     """GKE's Cloud Storage FUSE CSI driver (off by default on Standard clusters)."""
     lustre_csi: bool = False
     """GKE's Managed Lustre CSI driver (off by default)."""
+    filestore_csi: bool = False
+    """GKE's Filestore CSI driver (off by default on Standard clusters)."""
     version_moves: bool = False
     """The version is a minor's newest patch, read on each run: it moves with GKE's releases,
     so after creation it is not applied again."""
@@ -157,6 +159,8 @@ def addons(args: ClusterArgs) -> gcp.container.ClusterAddonsConfigArgsDict:
         config["gcs_fuse_csi_driver_config"] = {"enabled": True}
     if args.lustre_csi:
         config["lustre_csi_driver_config"] = {"enabled": True}
+    if args.filestore_csi:
+        config["gcp_filestore_csi_driver_config"] = {"enabled": True}
     return config
 
 
