@@ -714,3 +714,33 @@ def test_a_chart_going_back_a_version_is_called_out(a3_file):
     assert "goes back from chart 2.2.1 to 2.2.0" in report
     forward = diff_with(a3_file, {"gpu-fabric:queues": {"kueueVersion": "0.19.3"}})
     assert "[!WARNING]" not in diff.render_stack(forward, RULES)
+
+
+STORAGE_OF = {
+    "gke": [
+        {
+            "data": {"gcs": {"bucket": "acme-data", "create": True}},
+            "checkpoints": {"lustre": {"create": {"capacityGib": 18000, "throughputPerTib": 500}}},
+        },
+        {"checkpoints": {"filestore": {"create": {"tier": "ZONAL", "capacityGb": 2048}}}},
+    ],
+    "oke": [
+        {
+            "data": {"fss": {"create": True}},
+            "checkpoints": {"lustre": {"create": {"capacityGb": 31200, "throughputPerTb": 125}}},
+        }
+    ],
+    "ack": [{"data": {"cpfs": {"fileSystem": "bmcpfs-0a1b2c3d"}}}],
+}
+
+
+@pytest.mark.parametrize(
+    ("package", "storage"),
+    [(package, storage) for package, kinds in STORAGE_OF.items() for storage in kinds],
+)
+def test_every_resource_type_the_training_volumes_create_is_covered(package, storage):
+    from tests.stacks import cluster_key_stacks_on
+
+    stack = cluster_key_stacks_on(package)[0]
+    plan = run_stack({"gpu-fabric:storage": storage}, stack=stack)
+    assert _uncovered({r.type for r in plan.resources}) == []
