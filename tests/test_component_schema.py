@@ -80,7 +80,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "gpuNetworks": "[string]!",
             "gpuSubnets": "[string]!",
             "nicNetworks": "[string]!",
-            "fileServerIps": "{string}!",
+            "fileServerIps": "{string}",
         },
     },
     "GkeFabric": {
@@ -143,7 +143,7 @@ COMPONENT_SURFACES: dict[str, dict[str, dict[str, str]]] = {
             "computeClusterId": "string!",
             "gpuNodes": "[string]!",
             "gpuNodeIds": "[string]!",
-            "fileSystemHandles": "{string}!",
+            "fileSystemHandles": "{string}",
         },
     },
     "OkeFabric": {

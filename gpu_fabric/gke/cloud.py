@@ -118,7 +118,7 @@ class GkeCloud(pulumi.ComponentResource):
     """The GPU subnets' names, one per NIC, in NIC order."""
     nic_networks: pulumi.Output[list[str]]
     """The VPC of each GPU NIC (aligned with gpu_subnets)."""
-    file_server_ips: pulumi.Output[dict[str, str]]
+    file_server_ips: pulumi.Output[dict[str, str] | None]
     """The created Managed Lustre and Filestore instances' IPs, by instance name (only with
     `lustre_instances` or `filestore_instances`)."""
 

@@ -161,7 +161,7 @@ class OkeCloud(pulumi.ComponentResource):
     gpu_node_ids: pulumi.Output[list[str]]
     """The GPU instances' OCIDs: the fabric's node waits run again when one changes (a replaced
     instance keeps its display name, not its OCID)."""
-    file_system_handles: pulumi.Output[dict[str, str]]
+    file_system_handles: pulumi.Output[dict[str, str] | None]
     """The created training file systems' CSI volume handles, by name (only with
     `file_systems`)."""
 
