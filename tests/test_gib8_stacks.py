@@ -22,6 +22,7 @@ from tests.conftest import (
 from tests.stacks import stacks_on
 from tests.test_health import GKE_HEALTH_KINDS
 from tests.test_manifests import UPSTREAM, validate
+from tests.test_storage import STORAGE_KINDS
 from tests.test_workloads_queues import QUEUE_KINDS
 from tests.vendored import VERIFY_UPSTREAM
 
@@ -69,7 +70,14 @@ def test_gvnic_vpc_with_firewall_and_one_roce_vpc_with_eight_subnets(stack_plan)
         if "-rdma-" in s.inputs["name"]
     )
     assert subnets == [(f"{stack}-rdma-sub-{i}", f"192.168.{i + 1}.0/24") for i in range(8)]
-    (rule,) = plan.of_type("gcp:compute/firewall:Firewall")
+    # The GPU VPCs' one rule (a stack with Managed Lustre volumes has the Lustre port's too, on
+    # its primary VPC: tests/test_storage_lustre.py).
+    gpu_vpcs = {f"{stack}-gvnic", f"{stack}-rdma"}
+    (rule,) = [
+        r
+        for r in plan.of_type("gcp:compute/firewall:Firewall")
+        if r.inputs["network"].rsplit("/", 1)[-1] in gpu_vpcs
+    ]
     assert rule.inputs["name"] == f"{stack}-gvnic-internal"
 
 
@@ -173,7 +181,8 @@ def test_every_object_is_valid_and_there_is_no_a4x_extra(stack_plan):
     kinds = {"DaemonSet", "Network", "GKENetworkParamSet", *QUEUE_KINDS, *GKE_HEALTH_KINDS}
     # A Topology where the pools' nodes carry GKE's topology labels; a queued pool's admission
     # check and its config (tests/test_workloads_queues.py checks when).
-    optional = {"Topology", "AdmissionCheck", "ProvisioningRequestConfig"}
+    # The training volumes where the stack names them (tests/test_storage.py).
+    optional = {"Topology", "AdmissionCheck", "ProvisioningRequestConfig", *STORAGE_KINDS}
     assert kinds - optional <= {o["kind"] for o in objects} <= kinds | optional
     for obj in objects:
         validate(obj)

@@ -7,11 +7,13 @@ import kubernetes_validate
 import pytest
 
 from gpu_fabric.storage.mounts import CHECKPOINTS_PATH, DATA_PATH
-from tests.conftest import assert_single_rule, run_stack
+from tests.conftest import DELETE, assert_single_rule, run_stack
 from tests.stacks import CLUSTER_KEY_STACKS
 from tests.test_workloads_runtime import node_container, resolve, runtime_of, user_job
 
 STORAGE = {"data": {"claim": "training-data"}, "checkpoints": {"claim": "llama-checkpoints"}}
+STORAGE_KINDS = {"PersistentVolume", "PersistentVolumeClaim"}
+"""What the training volumes add to a cluster."""
 
 
 @pytest.mark.parametrize("stack", CLUSTER_KEY_STACKS)
@@ -40,7 +42,9 @@ def test_a_users_job_finds_the_data_and_checkpoint_mounts_through_every_runtime(
 
 @pytest.mark.parametrize("stack", CLUSTER_KEY_STACKS)
 def test_no_storage_mounts_nothing(stack):
-    pod = resolve(runtime_of(run_stack(stack=stack)), user_job("r"))[0]
+    plan = run_stack({"gpu-fabric:storage": DELETE}, stack=stack)
+    assert not [r for kind in STORAGE_KINDS for r in plan.of_type(f"kubernetes:core/v1:{kind}")]
+    pod = resolve(runtime_of(plan), user_job("r"))[0]
     paths = {m["mountPath"] for m in node_container(pod).get("volumeMounts", [])}
     assert not {DATA_PATH, CHECKPOINTS_PATH} & paths
 
