@@ -176,3 +176,14 @@ def test_a_preview_plans_the_claims_with_the_mount_target_unknown():
 )
 def test_a_file_system_that_cannot_be_mounted_is_refused(fss, key, says):
     assert_single_rule({"gpu-fabric:storage": {"data": {"fss": fss}}}, key, None, says, STACK)
+
+
+def test_a_fabric_stack_whose_cloud_stack_made_no_file_system_yet_fails_naming_the_fix():
+    from tests.conftest import encode, fabric_stack_of, pair_values, split_values, with_changes
+
+    values = with_changes(pair_values(STACK), {"gpu-fabric:storage": STORAGE})
+    cloud_values, fabric_values = split_values(STACK, values)
+    cloud = engine.run(STACK, encode(cloud_values))
+    older = {k: v for k, v in cloud.outputs.items() if k != "fileSystemHandles"}
+    with pytest.raises(Exception, match="run `pulumi up` on the cloud stack first"):
+        engine.run(fabric_stack_of(STACK), encode(fabric_values), None, older)

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import ClassVar
 
 import pulumi
 from pydantic import Field
 
 from ..storage.args import TrainingVolume
-from ..storage.config import StorageConfig, TrainingVolumeConfig, Use, made_claim
+from ..storage.config import StorageConfig, TrainingVolumeConfig, Use
+from ..storage.volumes import made_by_cloud, training_volume
 from .buckets.config import GcsVolumeConfig
 from .buckets.fuse import DRIVER as FUSE_DRIVER
 from .buckets.fuse import (
@@ -27,7 +27,8 @@ from .filestore.driver import volume_handle as filestore_handle
 from .lustre.args import GkeLustreInstance
 from .lustre.config import LustreVolumeConfig
 from .lustre.driver import DRIVER as LUSTRE_DRIVER
-from .lustre.driver import FILESYSTEMS, volume_handle
+from .lustre.driver import FILESYSTEMS
+from .lustre.driver import volume_handle as lustre_handle
 
 
 class GkeTrainingVolume(TrainingVolumeConfig):
@@ -118,85 +119,50 @@ def training_volumes(
     file_server_ips: pulumi.Input[dict[str, str]] | None,
     host_network: bool,
 ) -> list[TrainingVolume]:
-    """The volumes the fabric layer binds in every training namespace (`file_server_ips`: the cloud
-    layer's, for the instances it created; `host_network`: the runtime's pods are on it)."""
+    """The volumes the fabric layer binds in every training namespace (`places`: the GPU nodes'
+    zone and the region; `file_server_ips`: the cloud layer's, for the instances it created;
+    `host_network`: the runtime's pods are on it)."""
     zone, region = places
     volumes: list[TrainingVolume] = []
     for use, volume in storage.volumes():
-        if volume.gcs is not None:
+        gcs, lustre, filestore = volume.gcs, volume.lustre, volume.filestore
+        if gcs is not None:
+            attributes = {**VOLUME_ATTRIBUTES, **(HOST_NETWORK_ATTRIBUTE if host_network else {})}
             volumes.append(
-                {
-                    "claim": made_claim(use),
-                    "read_only": use == "data",
-                    "driver": FUSE_DRIVER,
-                    "volume_handle": volume.gcs.bucket,
-                    "mount_options": volume.gcs.mount_options or MOUNT_OPTIONS[use],
-                    "attributes": {
-                        **VOLUME_ATTRIBUTES,
-                        **(HOST_NETWORK_ATTRIBUTE if host_network else {}),
-                    },
-                }
-            )
-        lustre = volume.lustre
-        if lustre is not None:
-            if lustre.create is not None:
-                instance, where = created_instance_id(cluster, use), zone
-                ip: pulumi.Input[str] = pulumi.Output.from_input(file_server_ips).apply(
-                    partial(_created_ip, instance=instance)
+                training_volume(
+                    use,
+                    FUSE_DRIVER,
+                    gcs.bucket,
+                    mount_options=gcs.mount_options or MOUNT_OPTIONS[use],
+                    attributes=attributes,
                 )
-                filesystem = FILESYSTEMS[use]
+            )
+        elif lustre is not None:
+            if lustre.create is not None:
+                instance, where, filesystem = (
+                    created_instance_id(cluster, use),
+                    zone,
+                    FILESYSTEMS[use],
+                )
+                ip = made_by_cloud(file_server_ips, instance)
             else:
                 assert lustre.instance and lustre.zone and lustre.ip and lustre.filesystem
-                instance, where, ip, filesystem = (
-                    lustre.instance,
-                    lustre.zone,
-                    lustre.ip,
-                    lustre.filesystem,
-                )
-            volumes.append(
-                {
-                    "claim": made_claim(use),
-                    "read_only": use == "data",
-                    "driver": LUSTRE_DRIVER,
-                    "volume_handle": volume_handle(project, where, instance),
-                    "attributes": {"ip": ip, "filesystem": filesystem},
-                }
-            )
-        filestore = volume.filestore
-        if filestore is not None:
+                instance, where, filesystem = lustre.instance, lustre.zone, lustre.filesystem
+                ip = pulumi.Output.from_input(lustre.ip)
+            handle = lustre_handle(project, where, instance)
+            served: dict[str, pulumi.Input[str]] = {"ip": ip, "filesystem": filesystem}
+            volumes.append(training_volume(use, LUSTRE_DRIVER, handle, attributes=served))
+        elif filestore is not None:
             if filestore.create is not None:
-                tier = filestore.create.tier
-                instance = created_instance_id(cluster, use)
-                where = region if tier in REGIONAL_TIERS else zone
-                share = SHARES[use]
-                ip = pulumi.Output.from_input(file_server_ips).apply(
-                    partial(_created_ip, instance=instance)
-                )
+                instance, share = created_instance_id(cluster, use), SHARES[use]
+                where = region if filestore.create.tier in REGIONAL_TIERS else zone
+                ip = made_by_cloud(file_server_ips, instance)
             else:
                 assert filestore.instance and filestore.location and filestore.ip
                 assert filestore.share  # its rule
-                instance, where, ip, share = (
-                    filestore.instance,
-                    filestore.location,
-                    filestore.ip,
-                    filestore.share,
-                )
-            volumes.append(
-                {
-                    "claim": made_claim(use),
-                    "read_only": use == "data",
-                    "driver": FILESTORE_DRIVER,
-                    "volume_handle": filestore_handle(where, instance, share),
-                    "attributes": {"ip": ip, "volume": share},
-                }
-            )
+                instance, where, share = filestore.instance, filestore.location, filestore.share
+                ip = pulumi.Output.from_input(filestore.ip)
+            handle = filestore_handle(where, instance, share)
+            shared: dict[str, pulumi.Input[str]] = {"ip": ip, "volume": share}
+            volumes.append(training_volume(use, FILESTORE_DRIVER, handle, attributes=shared))
     return volumes
-
-
-def _created_ip(ips: dict[str, str] | None, *, instance: str) -> str:
-    if not ips or instance not in ips:
-        raise ValueError(
-            f"the cloud stack has made no instance {instance}: run `pulumi up` on the cloud stack "
-            "first"
-        )
-    return ips[instance]

@@ -4,14 +4,14 @@ takes of them."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import ClassVar
 
 import pulumi
 from pydantic import Field
 
 from ..storage.args import TrainingVolume
-from ..storage.config import StorageConfig, TrainingVolumeConfig, made_claim
+from ..storage.config import StorageConfig, TrainingVolumeConfig
+from ..storage.volumes import made_by_cloud, training_volume
 from .file_storage.args import OkeFileSystem
 from .file_storage.config import FssVolumeConfig
 from .file_storage.volumes import DRIVER as FSS_DRIVER
@@ -76,33 +76,19 @@ def training_volumes(
     volumes: list[TrainingVolume] = []
     for use, volume in storage.volumes():
         fss, lustre = volume.fss, volume.lustre
-        if fss is None and lustre is None:
-            continue
-        handle: pulumi.Input[str]
-        if (fss and fss.create) or (lustre and lustre.create):
-            handle = pulumi.Output.from_input(handles).apply(partial(_created_handle, use=use))
-        elif fss is not None:
-            assert fss.file_system and fss.mount_target_ip and fss.export_path  # its rule
-            handle = export_handle(fss.file_system, fss.mount_target_ip, fss.export_path)
-        else:
-            assert lustre and lustre.ip and lustre.filesystem  # its rule
-            handle = lustre_handle(lustre.ip, lustre.filesystem)
-        made: TrainingVolume = {
-            "claim": made_claim(use),
-            "read_only": use == "data",
-            "driver": FSS_DRIVER if fss is not None else LUSTRE_DRIVER,
-            "volume_handle": handle,
-        }
-        if lustre is not None:
-            made |= {"fs_type": "lustre", "attributes": {**LUSTRE_ATTRIBUTES}}
-        volumes.append(made)
+        if fss is not None:
+            if fss.create:
+                handle = made_by_cloud(handles, use)
+            else:
+                assert fss.file_system and fss.mount_target_ip and fss.export_path  # its rule
+                handle = export_handle(fss.file_system, fss.mount_target_ip, fss.export_path)
+            volumes.append(training_volume(use, FSS_DRIVER, handle))
+        elif lustre is not None:
+            if lustre.create is not None:
+                handle = made_by_cloud(handles, use)
+            else:
+                assert lustre.ip and lustre.filesystem  # its rule
+                handle = pulumi.Output.from_input(lustre_handle(lustre.ip, lustre.filesystem))
+            extra = {"fs_type": "lustre", "attributes": {**LUSTRE_ATTRIBUTES}}
+            volumes.append(training_volume(use, LUSTRE_DRIVER, handle, **extra))
     return volumes
-
-
-def _created_handle(made: dict[str, str] | None, *, use: str) -> str:
-    if not made or use not in made:
-        raise ValueError(
-            f"the cloud stack has made no file system for storage.{use}: run `pulumi up` on the "
-            "cloud stack first (it creates the file system and exports its handle)"
-        )
-    return made[use]

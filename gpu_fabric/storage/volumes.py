@@ -5,13 +5,45 @@ per training namespace, pre-bound to the claim the runtime mounts there (Kuberne
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+import pulumi
+
 from .args import TrainingVolume
+from .config import Use, made_claim
 
 DEFAULT_CAPACITY = "1Ti"
 """What a claim asks for where the storage sets no size: Kubernetes requires one, and a bucket or
 a shared file system does not enforce it."""
+
+
+def training_volume(
+    use: Use, driver: str, handle: pulumi.Input[str], **extra: Any
+) -> TrainingVolume:
+    """A platform's volume of `use`: the claim the stack makes, read-only for the data set."""
+    volume: TrainingVolume = {
+        "claim": made_claim(use),
+        "read_only": use == "data",
+        "driver": driver,
+        "volume_handle": handle,
+    }
+    return volume | extra  # type: ignore[return-value]
+
+
+def made_by_cloud(outputs: pulumi.Input[dict[str, str]] | None, key: str) -> pulumi.Output[str]:
+    """`key` of a cloud layer's output of what it created (a handle, an address): a fabric
+    stack whose cloud stack has not made it yet fails naming the fix."""
+    return pulumi.Output.from_input(outputs).apply(partial(_made, key=key))
+
+
+def _made(outputs: dict[str, str] | None, *, key: str) -> str:
+    if not outputs or key not in outputs:
+        raise ValueError(
+            f"the cloud stack has made no {key} yet: run `pulumi up` on the cloud stack first (it "
+            "creates it and exports what the volume needs)"
+        )
+    return outputs[key]
 
 
 def access_mode(volume: TrainingVolume) -> str:

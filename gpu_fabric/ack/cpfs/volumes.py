@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ...storage.args import TrainingVolume
-from ...storage.config import StorageConfig, made_claim
+from ...storage.config import StorageConfig
+from ...storage.volumes import training_volume
 from .config import AckTrainingVolume
 
 DRIVER = "bmcpfsplugin.csi.alibabacloud.com"
@@ -20,13 +21,7 @@ def training_volumes(storage: StorageConfig[AckTrainingVolume]) -> list[Training
     static volume the docs give, the file system's id as its handle and the directory as its
     `path` attribute."""
     return [
-        {
-            "claim": made_claim(use),
-            "read_only": use == "data",
-            "driver": DRIVER,
-            "volume_handle": volume.cpfs.file_system,
-            "attributes": {"path": volume.cpfs.path},
-        }
+        training_volume(use, DRIVER, volume.cpfs.file_system, attributes={"path": volume.cpfs.path})
         for use, volume in storage.volumes()
         if volume.cpfs is not None
     ]
