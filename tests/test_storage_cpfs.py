@@ -103,3 +103,9 @@ def test_one_file_system_for_both_volumes_is_refused():
 )
 def test_a_file_system_the_driver_cannot_mount_is_refused(cpfs, key, says):
     assert_single_rule({"gpu-fabric:storage": {"data": {"cpfs": cpfs}}}, key, None, says, STACK)
+
+
+def test_an_add_on_of_a_fixed_name_is_replaced_delete_first(plan):
+    wanted = set(catalog().ack.cpfs_csi.addons)
+    addons = plan.of_type("alicloud:cs/kubernetesAddon:KubernetesAddon")
+    assert all(a.delete_before_replace for a in addons if a.inputs["name"] in wanted)

@@ -196,3 +196,13 @@ def test_a_preview_binds_the_claims_with_the_instances_address_unknown():
     created = volumes["training-training-checkpoints"]["volumeAttributes"]["ip"]
     assert isinstance(created, pulumi.output.Unknown)
     assert volumes["training-training-data"]["volumeAttributes"]["ip"] == EXISTING["ip"]
+
+
+def test_the_fixed_name_network_parts_are_replaced_delete_first(plan):
+    fixed = [
+        *plan.of_type("gcp:compute/globalAddress:GlobalAddress"),
+        *plan.of_type("gcp:servicenetworking/connection:Connection"),
+        *[f for f in plan.of_type("gcp:compute/firewall:Firewall") if f.name.endswith("-lustre")],
+    ]
+    assert len(fixed) == 3
+    assert all(r.delete_before_replace for r in fixed)

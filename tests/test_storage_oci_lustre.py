@@ -116,3 +116,10 @@ def test_every_oke_cluster_the_stacks_make_is_new_enough_for_the_driver():
     # OKE's Lustre CSI driver needs OKE 1.29 or later; the stacks' floor is the catalog's.
     floor = catalog().oke.min_kubernetes.removeprefix("v").split(".")
     assert (int(floor[0]), int(floor[1])) >= (1, 29)
+
+
+def test_the_policy_of_a_fixed_name_is_replaced_delete_first(plan):
+    (policy,) = [
+        p for p in plan.of_type("oci:Identity/policy:Policy") if p.name.endswith("lustre-policy")
+    ]
+    assert policy.delete_before_replace

@@ -109,8 +109,11 @@ class AckCloud(pulumi.ComponentResource):
                     cluster_id=cluster.cluster.id,
                     # Always explicit: the provider auto-names an add-on otherwise.
                     name=addon,
-                    # Beside the pools: a node plugin's DaemonSet waits for no node.
-                    opts=child,
+                    # Beside the pools: a node plugin's DaemonSet waits for no node. One add-on of
+                    # a name per cluster: a replacement is deleted first.
+                    opts=pulumi.ResourceOptions.merge(
+                        child, pulumi.ResourceOptions(delete_before_replace=True)
+                    ),
                 )
         self.cluster_name = cluster.cluster.name
         self.cluster_id = cluster.cluster.id

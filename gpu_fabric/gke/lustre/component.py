@@ -41,7 +41,9 @@ class LustreInstances(pulumi.ComponentResource):
         self, name: str, args: LustreInstancesArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpu-fabric:gke:LustreInstances", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        # The range, its peering (one per VPC) and the rule have fixed names: a replacement is
+        # deleted first (else 409 "already exists"); the instances on the range follow it.
+        replaced_first = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
         network_id = pulumi.Output.from_input(args.network).apply(
             lambda link: link.split("/compute/v1/", 1)[-1]
         )
@@ -53,14 +55,14 @@ class LustreInstances(pulumi.ComponentResource):
             address_type="INTERNAL",
             prefix_length=PSA_PREFIX_LENGTH,
             network=args.network,
-            opts=child,
+            opts=replaced_first,
         )
         peering = gcp.servicenetworking.Connection(
             f"{name}-psa-peering",
             network=network_id,
             service="servicenetworking.googleapis.com",
             reserved_peering_ranges=[services.name],
-            opts=child,
+            opts=replaced_first,
         )
         gcp.compute.Firewall(
             f"{name}-lustre",
@@ -72,7 +74,7 @@ class LustreInstances(pulumi.ComponentResource):
             target_service_accounts=[args.node_service_account],
             allows=[{"protocol": "tcp", "ports": [str(LUSTRE_PORT)]}],
             description="Managed Lustre's servers to the GKE nodes' Lustre clients",
-            opts=child,
+            opts=replaced_first,
         )
         ips = {}
         for instance in args.instances:

@@ -87,7 +87,10 @@ class LustreFileSystems(pulumi.ComponentResource):
             statements=[
                 f"Allow service lustrefs to use virtual-network-family in {args.policy_scope}"
             ],
-            opts=pulumi.ResourceOptions(parent=self, provider=args.identity_provider),
+            # A fixed name, unique in the compartment: a replacement is deleted first.
+            opts=pulumi.ResourceOptions(
+                parent=self, provider=args.identity_provider, delete_before_replace=True
+            ),
         )
         group = oci.core.NetworkSecurityGroup(
             f"{name}-nsg",
